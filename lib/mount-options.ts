@@ -1,0 +1,77 @@
+/**
+ * NFS mount options as data: the set Amazon EFS recommends, rendered to an fstab line or a
+ * mount command, with a check that refuses the options EFS advises against.
+ */
+
+/** Options that defeat client caching or are unsupported on EFS, and why. */
+const DISCOURAGED: Record<string, string> = {
+  'noac': 'disables attribute caching, so every stat pays a round trip to EFS',
+  'actimeo=0': 'disables attribute caching, so every stat pays a round trip to EFS',
+  'lookupcache=none': 'disables the lookup cache, so every path walk pays a round trip to EFS',
+  'fsc': 'FS-Cache (cachefilesd) is not supported on EFS and can serve stale data',
+};
+
+export class MountOptions {
+  /** The NFS options EFS recommends: NFSv4.1, 1 MiB I/O, hard mounts with 60 s timeouts, no reserved ports. */
+  public static recommendedNfs(): MountOptions {
+    return new MountOptions(['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport']);
+  }
+
+  /**
+   * amazon-efs-utils options (`mount -t efs`): TLS and IAM authorization, optionally through an access point.
+   * Encryption in transit and IAM are what a SharedFileSystem's policy requires.
+   */
+  public static efsUtils(options: EfsUtilsMountOptions = {}): MountOptions {
+    const list = ['tls', 'iam'];
+    if (options.accessPointId) list.push(`accesspoint=${options.accessPointId}`);
+    return new MountOptions(list);
+  }
+
+  /** Options that make a boot-time fstab entry safe: wait for the network, and never block boot if EFS is unreachable. */
+  public static readonly FSTAB_BOOT = ['_netdev', 'nofail'];
+
+  public readonly options: readonly string[];
+
+  /** @param options each `name` or `name=value`; throws on options EFS advises against. */
+  constructor(options: string[]) {
+    for (const option of options) {
+      if (!/^[A-Za-z0-9_.-]+(=[^\s,]+)?$/.test(option)) {
+        throw new Error(`MountOptions: '${option}' is not a mount option (expected name or name=value, no spaces or commas).`);
+      }
+      const reason = DISCOURAGED[option];
+      if (reason) throw new Error(`MountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
+    }
+    this.options = options;
+  }
+
+  /** A copy with `extra` added, replacing options of the same name. */
+  public with(...extra: string[]): MountOptions {
+    const name = (o: string) => o.split('=')[0];
+    const replaced = new Set(extra.map(name));
+    return new MountOptions([...this.options.filter((o) => !replaced.has(name(o))), ...extra]);
+  }
+
+  /** Comma-separated, as `-o` and fstab take them. */
+  public toString(): string {
+    return this.options.join(',');
+  }
+
+  /** An /etc/fstab line that mounts at boot without blocking it (`_netdev,nofail` added). */
+  public toFstabLine(device: string, mountPoint: string, fsType: 'efs' | 'nfs4'): string {
+    return `${device} ${mountPoint} ${fsType} ${this.with(...MountOptions.FSTAB_BOOT)} 0 0`;
+  }
+
+  /** A `mount` command line. */
+  public toMountCommand(device: string, mountPoint: string, fsType: 'efs' | 'nfs4'): string {
+    return `mount -t ${fsType} -o ${this} ${device} ${mountPoint}`;
+  }
+}
+
+/** Options for {@link MountOptions.efsUtils}. */
+export interface EfsUtilsMountOptions {
+  /**
+   * Mount through this access point (`accesspoint=fsap-...`).
+   * @default - the file system root
+   */
+  readonly accessPointId?: string;
+}

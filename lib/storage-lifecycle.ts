@@ -1,0 +1,44 @@
+import * as efs from 'aws-cdk-lib/aws-efs';
+
+/** Options for {@link StorageLifecycle.infrequentAccess}. */
+export interface InfrequentAccessOptions {
+  /**
+   * Move a file to Infrequent Access after it has not been read or written for this long.
+   * @default efs.LifecyclePolicy.AFTER_30_DAYS
+   */
+  readonly after?: efs.LifecyclePolicy;
+  /**
+   * Move a file back to Standard on its first access, so a file that becomes hot again is not
+   * billed IA's per-GiB access charge and latency on every read.
+   * @default true
+   */
+  readonly backOnFirstAccess?: boolean;
+  /**
+   * Move a file on to Archive after this long without access (Elastic throughput only).
+   * @default - never archived
+   */
+  readonly archiveAfter?: efs.LifecyclePolicy;
+}
+
+/** When files move between EFS storage classes. */
+export class StorageLifecycle {
+  /** Tier cold files to Infrequent Access (the default: 30 days, back to Standard on first access). */
+  public static infrequentAccess(options: InfrequentAccessOptions = {}): StorageLifecycle {
+    return new StorageLifecycle(
+      options.after ?? efs.LifecyclePolicy.AFTER_30_DAYS,
+      options.backOnFirstAccess ?? true ? efs.OutOfInfrequentAccessPolicy.AFTER_1_ACCESS : undefined,
+      options.archiveAfter,
+    );
+  }
+
+  /** Keep every file in Standard storage. */
+  public static none(): StorageLifecycle {
+    return new StorageLifecycle(undefined, undefined, undefined);
+  }
+
+  private constructor(
+    public readonly toInfrequentAccess: efs.LifecyclePolicy | undefined,
+    public readonly backToStandard: efs.OutOfInfrequentAccessPolicy | undefined,
+    public readonly toArchive: efs.LifecyclePolicy | undefined,
+  ) {}
+}

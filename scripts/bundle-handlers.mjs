@@ -1,0 +1,28 @@
+// Pre-bundles every lambda/<name>/index.ts into dist/handlers/<name>/index.js, the folder the
+// constructs deploy with lambda.Code.fromAsset: consumers need neither esbuild nor Docker.
+import { build } from 'esbuild';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const outRoot = join(root, 'dist', 'handlers');
+rmSync(outRoot, { recursive: true, force: true });
+
+const names = readdirSync(join(root, 'lambda'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(root, 'lambda', d.name, 'index.ts')))
+  .map((d) => d.name);
+
+await Promise.all(names.map((name) => build({
+  entryPoints: [join(root, 'lambda', name, 'index.ts')],
+  outfile: join(outRoot, name, 'index.js'),
+  bundle: true,
+  platform: 'node',
+  // Lambda runs nodejs22.x; the handlers are also run by the tests on this machine's Node 20.
+  target: 'node20',
+  format: 'cjs',
+  minify: true,
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+})));
+console.log(`bundled ${names.length} handler(s): ${names.join(', ') || '(none)'}`);

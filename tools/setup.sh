@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing:
+# Debian packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the
+# HTML report test) and a project-local Python venv with cfn-lint and moto's S3 server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(fuse3 libfuse3-dev pkg-config rsync parallel fpart cpio rclone chromium)
+PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages (${missing[*]}); install them as root: apt-get install ${missing[*]}" >&2
+  else
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+if [ ! -x .venv/bin/cfn-lint ] || [ ! -x .venv/bin/moto_server ]; then
+  echo "setup: creating .venv with ${PIP_PACKAGES[*]}"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
