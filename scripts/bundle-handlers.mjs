@@ -1,12 +1,13 @@
 // Pre-bundles every lambda/<name>/index.ts into dist/handlers/<name>/index.js, the folder the
 // constructs deploy with lambda.Code.fromAsset: consumers need neither esbuild nor Docker.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const outRoot = join(root, 'dist', 'handlers');
 rmSync(outRoot, { recursive: true, force: true });
+mkdirSync(outRoot, { recursive: true });
 
 const names = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(join(root, 'lambda', d.name, 'index.ts')))

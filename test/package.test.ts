@@ -1,0 +1,37 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+// Checks what users get: the published tarball, the command line, and an offline `cdk synth`.
+// Needs `npm run build` first (npm test does it).
+const root = path.join(__dirname, '..');
+
+test('the npm tarball holds the compiled library, the CLI and the bundled handlers, not sources or tests', () => {
+  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+  const files: string[] = pack.files.map((f: { path: string }) => f.path);
+  expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cdk-efs-kit.js', 'package.json', 'README.md']));
+  expect(files.filter((f) => /^(test|examples|lib|bin|lambda|tools|bench|scripts)\//.test(f))).toEqual([]);
+  expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  for (const handler of fs.readdirSync(path.join(root, 'dist', 'handlers'))) {
+    expect(files).toContain(`dist/handlers/${handler}/index.js`);
+  }
+});
+
+test('the cdk-efs-kit command prints its help', () => {
+  const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), '--help'], { encoding: 'utf8' });
+  expect(out).toMatch(/^Usage: cdk-efs-kit/);
+});
+
+test('npx cdk synth works offline with no AWS credentials', () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_')));
+  execFileSync(path.join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--output', outdir], {
+    cwd: root,
+    env: { ...env, CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', HOME: outdir },
+    stdio: 'pipe',
+  });
+  const template = JSON.parse(fs.readFileSync(path.join(outdir, 'EfsKitQuickstart.template.json'), 'utf8'));
+  expect(Object.values<any>(template.Resources).some((r) => r.Type === 'AWS::EFS::FileSystem')).toBe(true);
+  fs.rmSync(outdir, { recursive: true, force: true });
+});
