@@ -198,6 +198,10 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   public readonly mountTargetsAvailable: IDependable;
   public readonly throughputMode: efs.ThroughputMode;
   public readonly performanceMode: efs.PerformanceMode;
+  /** The VPC of the mount targets. */
+  public readonly vpc: ec2.IVpc;
+  /** The subnets holding a mount target, one per Availability Zone. */
+  public readonly mountTargetSubnets: ec2.SelectedSubnets;
   /** Whether the file system policy requires TLS. */
   public readonly tlsEnforced: boolean;
   /** Whether clients without IAM authorization may mount. */
@@ -217,9 +221,14 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.validate(props, encrypted);
     this.warnAboutRiskyChoices(props, { encrypted, backups, removalPolicy });
 
+    this.vpc = props.vpc;
+    const subnets = props.vpcSubnets ?? defaultMountTargetSubnets(props.vpc);
+    // One Zone file systems live in one AZ; aws-cdk wants it named in the selection.
+    const vpcSubnets = props.oneZone && !subnets.availabilityZones ? { ...subnets, availabilityZones: [props.vpc.availabilityZones[0]] } : subnets;
+    this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
     this.fileSystem = new efs.FileSystem(this, 'Resource', {
       vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets ?? defaultMountTargetSubnets(props.vpc),
+      vpcSubnets,
       securityGroup: props.securityGroup,
       fileSystemName: props.fileSystemName,
       throughputMode: this.throughputMode,

@@ -181,6 +181,14 @@ describe('overrides', () => {
     expect(onlyFileSystem().Properties.LifecyclePolicies).toEqual([{ TransitionToIA: 'AFTER_7_DAYS' }, { TransitionToArchive: 'AFTER_90_DAYS' }]);
   });
 
+  test('One Zone puts a single mount target in the first AZ', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc, oneZone: true });
+    const template = Template.fromStack(stack);
+    template.resourceCountIs('AWS::EFS::MountTarget', 1);
+    template.hasResourceProperties('AWS::EFS::FileSystem', { AvailabilityZoneName: stack.resolve(vpc.availabilityZones[0]) });
+    expect(files.mountTargetSubnets.subnets).toHaveLength(1);
+  });
+
   test('isolated subnets when the VPC has no private ones', () => {
     stack = new Stack(new App(), 'Isolated');
     vpc = new ec2.Vpc(stack, 'Vpc', {

@@ -1,0 +1,214 @@
+import { CustomResource, Duration, Stack } from 'aws-cdk-lib';
+import * as datasync from 'aws-cdk-lib/aws-datasync';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { handlerCode } from './handler-code';
+
+/** How DataSync verifies what it transferred. */
+export enum DataSyncVerifyMode {
+  /** Checksum every file transferred, at its destination (the default). */
+  ONLY_FILES_TRANSFERRED = 'ONLY_FILES_TRANSFERRED',
+  /** Compare the whole source and destination at the end of the transfer. */
+  POINT_IN_TIME_CONSISTENT = 'POINT_IN_TIME_CONSISTENT',
+  /** No verification. */
+  NONE = 'NONE',
+}
+
+/** Options of the DataSync seed engine. */
+export interface DataSyncEngineOptions {
+  /**
+   * How DataSync verifies the transfer.
+   * @default DataSyncVerifyMode.ONLY_FILES_TRANSFERRED
+   */
+  readonly verifyMode?: DataSyncVerifyMode;
+  /**
+   * Transfer every file, not only those that differ from the destination.
+   * @default false - TransferMode CHANGED: a re-run copies only what changed
+   */
+  readonly transferAll?: boolean;
+  /**
+   * Delete files from the file system that are no longer in the source.
+   * @default false - PreserveDeletedFiles PRESERVE: nothing on the file system is ever deleted
+   */
+  readonly removeDeletedFiles?: boolean;
+  /**
+   * DataSync simple patterns of paths to include, e.g. `['/images*', '/css*']`.
+   * @default - everything
+   */
+  readonly includes?: string[];
+  /**
+   * DataSync simple patterns of paths to exclude, e.g. `['*.tmp', '/drafts']`.
+   * @default - nothing
+   */
+  readonly excludes?: string[];
+  /**
+   * Also run the task on this schedule (DataSync allows at most one run per hour), keeping the file
+   * system in step with the bucket after the deploy.
+   * @default - only at deploy time
+   */
+  readonly scheduleExpression?: string;
+  /**
+   * Cap DataSync's bandwidth, in bytes per second, to leave throughput to the applications.
+   * @default - no cap
+   */
+  readonly bytesPerSecond?: number;
+  /**
+   * Wait for the execution to finish during the deploy, so dependents start with the data in place
+   * (up to the Provider framework's 2 hours). When false, the deploy only starts it.
+   * @default true
+   */
+  readonly waitForCompletion?: boolean;
+  /**
+   * Retention of the task's CloudWatch log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
+  readonly fileSystem: efs.IFileSystem;
+  readonly accessPoint: efs.IAccessPoint;
+  /** A subnet with a mount target, where DataSync puts its network interfaces. */
+  readonly subnet: ec2.ISubnet;
+  readonly vpc: ec2.IVpc;
+  readonly bucket: s3.IBucket;
+  /** Key prefix in the bucket, '' for the whole bucket. */
+  readonly prefix: string;
+  /** Directory under the access point to copy into, '/' for its root. */
+  readonly subdirectory: string;
+  /** Changing it starts a new execution on the next deploy. */
+  readonly trigger: string;
+}
+
+/**
+ * An S3 -> EFS DataSync task (locations, roles, logging) and a custom resource that runs it at
+ * deploy time and waits for it.
+ */
+export class DataSyncSeedRun extends Construct {
+  public readonly task: datasync.CfnTask;
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: DataSyncSeedRunProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    const source = this.s3Location(props);
+    const destination = this.efsLocation(props);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
+    this.logGroup.addToResourcePolicy(new iam.PolicyStatement({
+      principals: [new iam.ServicePrincipal('datasync.amazonaws.com')],
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [this.logGroup.logGroupArn],
+      conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+    }));
+
+    this.task = new datasync.CfnTask(this, 'Task', {
+      sourceLocationArn: source.attrLocationArn,
+      destinationLocationArn: destination.attrLocationArn,
+      cloudWatchLogGroupArn: this.logGroup.logGroupArn,
+      options: {
+        verifyMode: props.verifyMode ?? DataSyncVerifyMode.ONLY_FILES_TRANSFERRED,
+        transferMode: props.transferAll ? 'ALL' : 'CHANGED',
+        preserveDeletedFiles: props.removeDeletedFiles ? 'REMOVE' : 'PRESERVE',
+        overwriteMode: 'ALWAYS',
+        logLevel: 'BASIC',
+        taskQueueing: 'ENABLED',
+        bytesPerSecond: props.bytesPerSecond ?? -1,
+      },
+      includes: props.includes?.length ? [{ filterType: 'SIMPLE_PATTERN', value: props.includes.join('|') }] : undefined,
+      excludes: props.excludes?.length ? [{ filterType: 'SIMPLE_PATTERN', value: props.excludes.join('|') }] : undefined,
+      schedule: props.scheduleExpression ? { scheduleExpression: props.scheduleExpression } : undefined,
+    });
+    this.task.node.addDependency(this.logGroup);
+
+    this.runAtDeploy(props);
+  }
+
+  private s3Location(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
+    const role = new iam.Role(this, 'S3AccessRole', {
+      assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
+      description: 'DataSync reads the seed source from S3',
+    });
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+      resources: [props.bucket.bucketArn],
+    }));
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetObject', 's3:GetObjectTagging', 's3:GetObjectVersion', 's3:GetObjectVersionTagging'],
+      resources: [props.bucket.arnForObjects(`${props.prefix}*`)],
+    }));
+    props.bucket.encryptionKey?.grantDecrypt(role);
+    return new datasync.CfnLocationS3(this, 'Source', {
+      s3BucketArn: props.bucket.bucketArn,
+      s3Config: { bucketAccessRoleArn: role.roleArn },
+      subdirectory: `/${props.prefix}`,
+    });
+  }
+
+  private efsLocation(props: DataSyncSeedRunProps): datasync.CfnLocationEFS {
+    const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'DataSync network interfaces that write the seed to EFS',
+      allowAllOutbound: false,
+    });
+    securityGroup.connections.allowTo(props.fileSystem, ec2.Port.tcp(2049), 'NFS to the file system');
+    const role = new iam.Role(this, 'FileSystemAccessRole', {
+      assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
+      description: 'DataSync mounts the file system through the seed access point',
+    });
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+      resources: [props.fileSystem.fileSystemArn],
+      conditions: {
+        StringEquals: { 'elasticfilesystem:AccessPointArn': props.accessPoint.accessPointArn },
+        Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+      },
+    }));
+    const location = new datasync.CfnLocationEFS(this, 'Destination', {
+      efsFilesystemArn: props.fileSystem.fileSystemArn,
+      ec2Config: {
+        subnetArn: Stack.of(this).formatArn({ service: 'ec2', resource: 'subnet', resourceName: props.subnet.subnetId }),
+        securityGroupArns: [Stack.of(this).formatArn({ service: 'ec2', resource: 'security-group', resourceName: securityGroup.securityGroupId })],
+      },
+      accessPointArn: props.accessPoint.accessPointArn,
+      fileSystemAccessRoleArn: role.roleArn,
+      // Access points and IAM need TLS; the file system's policy also refuses anything else.
+      inTransitEncryption: 'TLS1_2',
+      subdirectory: props.subdirectory,
+    });
+    location.node.addDependency(props.fileSystem.mountTargetsAvailable);
+    location.node.addDependency(role);
+    return location;
+  }
+
+  private runAtDeploy(props: DataSyncSeedRunProps): void {
+    const code = handlerCode('datasync-run');
+    const grant = (fn: lambda.Function) => {
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [`${this.task.attrTaskArn}/execution/*`] }));
+      return fn;
+    };
+    const common = { runtime: lambda.Runtime.NODEJS_22_X, code, timeout: Duration.minutes(1), memorySize: 256 };
+    const onEvent = grant(new lambda.Function(this, 'StartExecution', { ...common, handler: 'index.onEvent' }));
+    const waitForCompletion = props.waitForCompletion ?? true;
+    const isComplete = waitForCompletion ? grant(new lambda.Function(this, 'WaitForExecution', { ...common, handler: 'index.isComplete' })) : undefined;
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: waitForCompletion ? Duration.seconds(30) : undefined,
+      totalTimeout: waitForCompletion ? Duration.hours(2) : undefined,
+    });
+    new CustomResource(this, 'Run', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::CdkEfsKitDataSyncSeed',
+      properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger },
+    });
+  }
+}
