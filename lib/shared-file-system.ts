@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
+import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
@@ -409,6 +410,14 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
     this.grantAccess(host, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, options.accessPoint);
     host.node.addDependency(this.mountTargetsAvailable);
+  }
+
+  /**
+   * Fill the file system at deploy time through `options.accessPoint` (see {@link FileSystemSeed}).
+   * Make consumers depend on the returned seed to start them once the content is in place.
+   */
+  public addSeed(id: string, options: SeedOptions): FileSystemSeed {
+    return new FileSystemSeed(this, id, { ...options, fileSystem: this });
   }
 
   private basePolicy(): iam.PolicyDocument {

@@ -8,68 +8,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
 import { handlerCode } from './handler-code';
-
-/** How DataSync verifies what it transferred. */
-export enum DataSyncVerifyMode {
-  /** Checksum every file transferred, at its destination (the default). */
-  ONLY_FILES_TRANSFERRED = 'ONLY_FILES_TRANSFERRED',
-  /** Compare the whole source and destination at the end of the transfer. */
-  POINT_IN_TIME_CONSISTENT = 'POINT_IN_TIME_CONSISTENT',
-  /** No verification. */
-  NONE = 'NONE',
-}
-
-/** Options of the DataSync seed engine. */
-export interface DataSyncEngineOptions {
-  /**
-   * How DataSync verifies the transfer.
-   * @default DataSyncVerifyMode.ONLY_FILES_TRANSFERRED
-   */
-  readonly verifyMode?: DataSyncVerifyMode;
-  /**
-   * Transfer every file, not only those that differ from the destination.
-   * @default false - TransferMode CHANGED: a re-run copies only what changed
-   */
-  readonly transferAll?: boolean;
-  /**
-   * Delete files from the file system that are no longer in the source.
-   * @default false - PreserveDeletedFiles PRESERVE: nothing on the file system is ever deleted
-   */
-  readonly removeDeletedFiles?: boolean;
-  /**
-   * DataSync simple patterns of paths to include, e.g. `['/images*', '/css*']`.
-   * @default - everything
-   */
-  readonly includes?: string[];
-  /**
-   * DataSync simple patterns of paths to exclude, e.g. `['*.tmp', '/drafts']`.
-   * @default - nothing
-   */
-  readonly excludes?: string[];
-  /**
-   * Also run the task on this schedule (DataSync allows at most one run per hour), keeping the file
-   * system in step with the bucket after the deploy.
-   * @default - only at deploy time
-   */
-  readonly scheduleExpression?: string;
-  /**
-   * Cap DataSync's bandwidth, in bytes per second, to leave throughput to the applications.
-   * @default - no cap
-   */
-  readonly bytesPerSecond?: number;
-  /**
-   * Wait for the execution to finish during the deploy, so dependents start with the data in place
-   * (up to the Provider framework's 2 hours). When false, the deploy only starts it.
-   * @default true
-   */
-  readonly waitForCompletion?: boolean;
-  /**
-   * Retention of the task's CloudWatch log group.
-   * @default logs.RetentionDays.ONE_MONTH
-   */
-  readonly logRetention?: logs.RetentionDays;
-}
+import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef } from './nag';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   readonly fileSystem: efs.IFileSystem;
@@ -145,6 +86,8 @@ export class DataSyncSeedRun extends Construct {
       resources: [props.bucket.arnForObjects(`${props.prefix}*`)],
     }));
     props.bucket.encryptionKey?.grantDecrypt(role);
+    acknowledgeWildcard(role, `${nagRef(props.bucket.node.defaultChild ?? props.bucket)}/${props.prefix}*`,
+      'DataSync reads every object under the seed prefix, and only those.');
     return new datasync.CfnLocationS3(this, 'Source', {
       s3BucketArn: props.bucket.bucketArn,
       s3Config: { bucketAccessRoleArn: role.roleArn },
@@ -193,6 +136,8 @@ export class DataSyncSeedRun extends Construct {
     const grant = (fn: lambda.Function) => {
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [`${this.task.attrTaskArn}/execution/*`] }));
+      acknowledgeFunction(fn);
+      acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
       return fn;
     };
     const common = { runtime: lambda.Runtime.NODEJS_22_X, code, timeout: Duration.minutes(1), memorySize: 256 };
@@ -205,6 +150,7 @@ export class DataSyncSeedRun extends Construct {
       queryInterval: waitForCompletion ? Duration.seconds(30) : undefined,
       totalTimeout: waitForCompletion ? Duration.hours(2) : undefined,
     });
+    acknowledgeProvider(provider, isComplete ? [onEvent, isComplete] : [onEvent]);
     new CustomResource(this, 'Run', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',

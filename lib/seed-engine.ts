@@ -1,0 +1,107 @@
+import { Duration, Size } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+
+/** How DataSync verifies what it transferred. */
+export enum DataSyncVerifyMode {
+  /** Checksum every file transferred, at its destination (the default). */
+  ONLY_FILES_TRANSFERRED = 'ONLY_FILES_TRANSFERRED',
+  /** Compare the whole source and destination at the end of the transfer. */
+  POINT_IN_TIME_CONSISTENT = 'POINT_IN_TIME_CONSISTENT',
+  /** No verification. */
+  NONE = 'NONE',
+}
+
+/** Options of the DataSync seed engine. */
+export interface DataSyncEngineOptions {
+  /**
+   * How DataSync verifies the transfer.
+   * @default DataSyncVerifyMode.ONLY_FILES_TRANSFERRED
+   */
+  readonly verifyMode?: DataSyncVerifyMode;
+  /**
+   * Transfer every file, not only those that differ from the destination.
+   * @default false - TransferMode CHANGED: a re-run copies only what changed
+   */
+  readonly transferAll?: boolean;
+  /**
+   * Delete files from the file system that are no longer in the source.
+   * @default false - PreserveDeletedFiles PRESERVE: nothing on the file system is ever deleted
+   */
+  readonly removeDeletedFiles?: boolean;
+  /**
+   * DataSync simple patterns of paths to include, e.g. `['/images*', '/css*']`.
+   * @default - everything
+   */
+  readonly includes?: string[];
+  /**
+   * DataSync simple patterns of paths to exclude, e.g. `['*.tmp', '/drafts']`.
+   * @default - nothing
+   */
+  readonly excludes?: string[];
+  /**
+   * Also run the task on this schedule (DataSync allows at most one run per hour), keeping the file
+   * system in step with the bucket after the deploy.
+   * @default - only at deploy time
+   */
+  readonly scheduleExpression?: string;
+  /**
+   * Cap DataSync's bandwidth, in bytes per second, to leave throughput to the applications.
+   * @default - no cap
+   */
+  readonly bytesPerSecond?: number;
+  /**
+   * Wait for the execution to finish during the deploy, so dependents start with the data in place
+   * (up to the Provider framework's 2 hours). When false, the deploy only starts it.
+   * @default true
+   */
+  readonly waitForCompletion?: boolean;
+  /**
+   * Retention of the task's CloudWatch log group.
+   * @default logs.RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+
+/** Options of the Lambda seed engine. */
+export interface LambdaEngineOptions {
+  /**
+   * Memory of the seed function; Lambda gives CPU and network in proportion.
+   * @default Size.mebibytes(2048)
+   */
+  readonly memorySize?: Size;
+  /**
+   * Timeout of each seed invocation. The function checkpoints before it runs out and the next
+   * invocation resumes, until the deploy's one-hour custom resource limit.
+   * @default Duration.minutes(15)
+   */
+  readonly timeout?: Duration;
+}
+
+/** Which engine does the copying. */
+export enum SeedEngineKind {
+  LAMBDA = 'lambda',
+  DATASYNC = 'datasync',
+}
+
+/**
+ * How a seed runs. One Lambda function (the default) handles archives and prefixes up to a few GB
+ * per deploy; DataSync is AWS's managed transfer service for large S3 prefixes.
+ */
+export class SeedEngine {
+  /** One Lambda function running the cdk-efs-kit copy engine, resuming across invocations. */
+  public static lambda(options: LambdaEngineOptions = {}): SeedEngine {
+    return new SeedEngine(SeedEngineKind.LAMBDA, options, undefined);
+  }
+
+  /** An AWS DataSync task (S3 sources only), run and awaited at deploy time. */
+  public static dataSync(options: DataSyncEngineOptions = {}): SeedEngine {
+    return new SeedEngine(SeedEngineKind.DATASYNC, undefined, options);
+  }
+
+  private constructor(
+    public readonly kind: SeedEngineKind,
+    public readonly lambdaOptions: LambdaEngineOptions | undefined,
+    public readonly dataSyncOptions: DataSyncEngineOptions | undefined,
+  ) {}
+}

@@ -1,0 +1,114 @@
+import * as path from 'path';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
+import { Construct } from 'constructs';
+
+/** How the seed engine reads a source. */
+export enum SeedSourceFormat {
+  /** Every object under an S3 prefix becomes a file (key minus prefix = path). */
+  S3_OBJECTS = 's3-objects',
+  /** One archive object, extracted while it streams in. */
+  ZIP = 'zip',
+  TAR = 'tar',
+  TAR_GZ = 'tar.gz',
+}
+
+/** Where a bound source lives. */
+export interface SeedSourceConfig {
+  readonly bucket: s3.IBucket;
+  /** The archive's key, or the prefix of the objects (`''` for the whole bucket). */
+  readonly key: string;
+  readonly format: SeedSourceFormat;
+  /**
+   * Changes exactly when the content changes (an asset hash) or when the user says so (`version`),
+   * which is what makes a deploy re-run the seed.
+   */
+  readonly fingerprint: string;
+  /** Grants read access to exactly this source. */
+  grantRead(grantee: iam.IGrantable): void;
+}
+
+/** Options for sources in an existing bucket. */
+export interface S3SeedSourceOptions {
+  /**
+   * A label for the content. CloudFormation cannot see inside the bucket, so the seed re-runs on a
+   * deploy only when this changes: bump it after updating the objects. Re-runs copy only what changed.
+   * @default '' - seeded on the first deploy only
+   */
+  readonly version?: string;
+}
+
+/** What to put on the file system. */
+export abstract class SeedSource {
+  /**
+   * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar or .tar.gz file (uploaded
+   * as it is). Re-seeds whenever its content changes.
+   */
+  public static asset(localPath: string): SeedSource {
+    return new AssetSource(localPath);
+  }
+
+  /** Every object under `prefix` in `bucket`, as files under the target (S3 `a/b.txt` -> `<target>/b.txt` for prefix `a/`). */
+  public static s3(bucket: s3.IBucket, prefix = '', options: S3SeedSourceOptions = {}): SeedSource {
+    return new BucketSource(bucket, prefix, SeedSourceFormat.S3_OBJECTS, options.version ?? '');
+  }
+
+  /** One .zip, .tar or .tar.gz object in `bucket`, extracted into the target. */
+  public static archive(bucket: s3.IBucket, key: string, options: S3SeedSourceOptions = {}): SeedSource {
+    return new BucketSource(bucket, key, archiveFormatOf(key, `SeedSource.archive: key`), options.version ?? '');
+  }
+
+  /** @internal */
+  public abstract _bind(scope: Construct): SeedSourceConfig;
+}
+
+class AssetSource extends SeedSource {
+  constructor(private readonly localPath: string) {
+    super();
+  }
+
+  public _bind(scope: Construct): SeedSourceConfig {
+    const asset = new s3assets.Asset(scope, 'SourceAsset', { path: this.localPath });
+    // A directory arrives zipped; a single file arrives as it is and must be an archive.
+    const format = asset.isZipArchive ? SeedSourceFormat.ZIP : archiveFormatOf(path.basename(this.localPath), 'SeedSource.asset: localPath');
+    return {
+      bucket: asset.bucket,
+      key: asset.s3ObjectKey,
+      format,
+      fingerprint: asset.assetHash,
+      grantRead: (grantee) => asset.grantRead(grantee),
+    };
+  }
+}
+
+class BucketSource extends SeedSource {
+  constructor(
+    private readonly bucket: s3.IBucket,
+    private readonly key: string,
+    private readonly format: SeedSourceFormat,
+    private readonly version: string,
+  ) {
+    super();
+    if (key.startsWith('/')) throw new Error(`SeedSource: S3 keys and prefixes do not start with '/', got "${key}".`);
+  }
+
+  public _bind(): SeedSourceConfig {
+    const objects = this.format === SeedSourceFormat.S3_OBJECTS ? `${this.key}*` : this.key;
+    return {
+      bucket: this.bucket,
+      key: this.key,
+      format: this.format,
+      fingerprint: `${this.format}:${this.key}:${this.version}`,
+      grantRead: (grantee) => this.bucket.grantRead(grantee, objects),
+    };
+  }
+}
+
+function archiveFormatOf(name: string, what: string): SeedSourceFormat {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.zip')) return SeedSourceFormat.ZIP;
+  if (lower.endsWith('.tar')) return SeedSourceFormat.TAR;
+  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return SeedSourceFormat.TAR_GZ;
+  throw new Error(`${what} must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "${name}".`);
+}
