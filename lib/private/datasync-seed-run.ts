@@ -10,7 +10,7 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
 import { handlerCode } from './handler-code';
-import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef } from './nag';
+import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef, nagResource } from './nag';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   readonly fileSystem: efs.IFileSystem;
@@ -86,7 +86,7 @@ export class DataSyncSeedRun extends Construct {
       resources: [props.bucket.arnForObjects(`${props.prefix}*`)],
     }));
     props.bucket.encryptionKey?.grantDecrypt(role);
-    acknowledgeWildcard(role, `${nagRef(props.bucket.node.defaultChild ?? props.bucket)}/${props.prefix}*`,
+    acknowledgeWildcard(role, nagResource(this, props.bucket.arnForObjects(`${props.prefix}*`)),
       'DataSync reads every object under the seed prefix, and only those.');
     return new datasync.CfnLocationS3(this, 'Source', {
       s3BucketArn: props.bucket.bucketArn,

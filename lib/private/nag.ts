@@ -25,7 +25,19 @@ export function acknowledgeWildcard(scope: IConstruct, resource: string, reason:
   Validations.of(scope).acknowledge({ id: `AwsSolutions-IAM5[Resource::${resource}]`, reason });
 }
 
-/** `<Logical.Attr>` as cdk-nag writes a GetAtt in a finding id. */
+/** A resource string (an ARN token, say) as cdk-nag writes it in a finding id: `<Logical.Attr>`, `<AWS::Partition>`. */
+export function nagResource(scope: IConstruct, value: string): string {
+  const render = (v: any): string => {
+    if (typeof v === 'string') return v;
+    if (v.Ref) return `<${v.Ref}>`;
+    if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'].join('.')}>`;
+    if (v['Fn::Join']) return v['Fn::Join'][1].map(render).join(v['Fn::Join'][0]);
+    throw new Error(`cdk-efs-kit: cannot render ${JSON.stringify(v)} as a cdk-nag resource`);
+  };
+  return render(Stack.of(scope).resolve(value));
+}
+
+/** `<Logical.Attr>` as cdk-nag writes a GetAtt of `element` in a finding id. */
 export function nagRef(element: IConstruct, attribute = 'Arn'): string {
   return `<${Stack.of(element).getLogicalId(element as CfnElement)}.${attribute}>`;
 }
