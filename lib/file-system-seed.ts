@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Size } from 'aws-cdk-lib';
+import { Annotations, CustomResource, Duration, Size } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
@@ -6,9 +6,11 @@ import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../lambda/seed/resource-properties';
 import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
+import { DistributedMapSeedRun } from './private/distributed-map-seed-run';
+import { acknowledgeFunction, acknowledgeProvider } from './private/nag';
 import { check } from './private/validate';
-import { SeedEngine, SeedEngineKind } from './seed-engine';
-import { SeedSource, SeedSourceFormat } from './seed-source';
+import { DataSyncEngineOptions, DistributedMapEngineOptions, LambdaEngineOptions, SeedEngine, SeedEngineKind } from './seed-engine';
+import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
 import type { SharedFileSystem } from './shared-file-system';
 
 /** What to seed, where, and how: {@link SharedFileSystem.addSeed} takes these. */
@@ -63,85 +65,133 @@ const SEED_MOUNT_PATH = '/mnt/seed';
  * file, and resumable. `service.node.addDependency(seed)` starts a service only once its content is there.
  */
 export class FileSystemSeed extends Construct {
-  /** The seed function (Lambda engine only). */
+  /** The seed function (Lambda engine), or the batch worker (Distributed Map engine). */
   public readonly function?: lambda.Function;
   /** The custom resource whose completion means the content is in place. */
   public readonly resource: CustomResource;
 
+  private readonly where: string;
+
   constructor(scope: Construct, id: string, props: FileSystemSeedProps) {
     super(scope, id);
-    const where = `FileSystemSeed(${this.node.path})`;
+    this.where = `FileSystemSeed(${this.node.path})`;
     const targetPath = props.targetPath ?? '/';
     const concurrency = props.concurrency ?? 64;
     check(/^\/([^/\0]+\/?)*$/.test(targetPath) && !targetPath.split('/').some((p) => p === '..' || p === '.'),
-      where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without '.' or '..' parts");
-    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1024, where, 'concurrency', concurrency, 'must be an integer from 1 to 1024');
+      this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without '.' or '..' parts");
+    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1024, this.where, 'concurrency', concurrency, 'must be an integer from 1 to 1024');
 
     const engine = props.engine ?? SeedEngine.lambda();
     const source = props.source._bind(this);
-    const subPath = targetPath.replace(/^\/+|\/+$/g, '');
+    const settings: SeedResourceProperties = {
+      Bucket: source.bucket.bucketName,
+      Key: source.key,
+      Format: source.format,
+      Fingerprint: source.fingerprint,
+      MountPath: SEED_MOUNT_PATH,
+      TargetSubPath: targetPath.replace(/^\/+|\/+$/g, ''),
+      Concurrency: String(concurrency),
+      Prune: String(props.prune ?? false),
+      RemoveOnDelete: String(props.removeOnDelete ?? false),
+    };
 
-    if (engine.kind === SeedEngineKind.DATASYNC) {
-      if (source.format !== SeedSourceFormat.S3_OBJECTS) {
-        throw new Error(`${where}: SeedEngine.dataSync() copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.lambda() for ${source.format} sources.`);
+    switch (engine.kind) {
+      case SeedEngineKind.DATASYNC:
+        this.resource = this.runWithDataSync(props, engine.dataSyncOptions ?? {}, source, settings);
+        break;
+      case SeedEngineKind.DISTRIBUTED_MAP: {
+        const run = this.runWithDistributedMap(props, engine.distributedMapOptions ?? {}, source, settings);
+        this.function = run.worker;
+        this.resource = run.resource;
+        break;
       }
-      const run = new DataSyncSeedRun(this, 'DataSync', {
-        ...engine.dataSyncOptions,
-        fileSystem: props.fileSystem,
-        accessPoint: props.accessPoint,
-        vpc: props.fileSystem.vpc,
-        subnet: props.fileSystem.mountTargetSubnets.subnets[0],
-        bucket: source.bucket,
-        prefix: source.key,
-        subdirectory: `/${subPath}`,
-        trigger: source.fingerprint,
-        removeDeletedFiles: engine.dataSyncOptions?.removeDeletedFiles ?? props.prune,
-      });
-      this.resource = run.node.findChild('Run') as CustomResource;
-    } else {
-      const seedFunction = (id: string, handler: string) => {
-        const options = engine.lambdaOptions ?? {};
-        const fn = new lambda.Function(this, id, {
-          runtime: lambda.Runtime.NODEJS_22_X,
-          code: handlerCode('seed'),
-          handler,
-          memorySize: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
-          timeout: options.timeout ?? Duration.minutes(15),
-          vpc: props.fileSystem.vpc,
-          vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-          description: `cdk-efs-kit seed ${this.node.path}`,
-        });
-        props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: SEED_MOUNT_PATH, threadPoolSize: concurrency });
-        source.grantRead(fn);
-        return fn;
-      };
-      // onEvent starts the copy and isComplete resumes it from its checkpoint until it is done.
-      this.function = seedFunction('Function', 'index.onEvent');
-      const isComplete = seedFunction('ResumeFunction', 'index.isComplete');
+      default: {
+        const run = this.runWithLambda(props, engine.lambdaOptions ?? {}, source, settings);
+        this.function = run.function;
+        this.resource = run.resource;
+      }
+    }
+  }
 
-      const provider = new cr.Provider(this, 'Provider', {
-        onEventHandler: this.function,
-        isCompleteHandler: isComplete,
-        queryInterval: Duration.seconds(10),
-        // CloudFormation waits at most one hour for a custom resource.
-        totalTimeout: Duration.hours(1),
+  private runWithLambda(props: FileSystemSeedProps, options: LambdaEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
+    const seedFunction = (id: string, handler: string) => {
+      const fn = new lambda.Function(this, id, {
+        runtime: lambda.Runtime.NODEJS_22_X,
+        code: handlerCode('seed'),
+        handler,
+        memorySize: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
+        timeout: options.timeout ?? Duration.minutes(15),
+        vpc: props.fileSystem.vpc,
+        vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
+        description: `cdk-efs-kit seed ${this.node.path}`,
       });
-      const properties: SeedResourceProperties = {
-        Bucket: source.bucket.bucketName,
-        Key: source.key,
-        Format: source.format,
-        Fingerprint: source.fingerprint,
-        MountPath: SEED_MOUNT_PATH,
-        TargetSubPath: subPath,
-        Concurrency: String(concurrency),
-        Prune: String(props.prune ?? false),
-        RemoveOnDelete: String(props.removeOnDelete ?? false),
-      };
-      this.resource = new CustomResource(this, 'Resource', {
-        serviceToken: provider.serviceToken,
-        resourceType: 'Custom::CdkEfsKitSeed',
-        properties: { ...properties },
-      });
+      props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: SEED_MOUNT_PATH, threadPoolSize: Number(settings.Concurrency) });
+      source.grantRead(fn);
+      acknowledgeFunction(fn);
+      return fn;
+    };
+    // onEvent starts the copy; isComplete resumes it from its checkpoint until it is done.
+    const onEvent = seedFunction('Function', 'index.onEvent');
+    const isComplete = seedFunction('ResumeFunction', 'index.isComplete');
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: Duration.seconds(10),
+      // CloudFormation waits at most one hour for a custom resource.
+      totalTimeout: Duration.hours(1),
+    });
+    acknowledgeProvider(provider, [onEvent, isComplete]);
+    const resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::CdkEfsKitSeed',
+      properties: { ...settings },
+    });
+    return { function: onEvent, resource };
+  }
+
+  private runWithDataSync(props: FileSystemSeedProps, options: DataSyncEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties): CustomResource {
+    this.requireObjects(source, 'SeedEngine.dataSync()');
+    const run = new DataSyncSeedRun(this, 'DataSync', {
+      ...options,
+      fileSystem: props.fileSystem,
+      accessPoint: props.accessPoint,
+      vpc: props.fileSystem.vpc,
+      subnet: props.fileSystem.mountTargetSubnets.subnets[0],
+      bucket: source.bucket,
+      prefix: source.key,
+      subdirectory: `/${settings.TargetSubPath}`,
+      trigger: source.fingerprint,
+      removeDeletedFiles: options.removeDeletedFiles ?? props.prune,
+    });
+    return run.resource;
+  }
+
+  private runWithDistributedMap(props: FileSystemSeedProps, options: DistributedMapEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
+    this.requireObjects(source, 'SeedEngine.distributedMap()');
+    const maxConcurrency = options.maxConcurrency ?? 100;
+    check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, this.where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)');
+    if (maxConcurrency > 3000) {
+      Annotations.of(this).addWarningV2('cdk-efs-kit:seedConnectionBurst',
+        `maxConcurrency ${maxConcurrency}: each worker is one EFS client connection, and EFS accepts 3,000 new connections in a burst, then 500 a minute.`);
+    }
+    return new DistributedMapSeedRun(this, 'DistributedMap', {
+      ...options,
+      maxConcurrency,
+      fileSystem: props.fileSystem,
+      accessPoint: props.accessPoint,
+      bucket: source.bucket,
+      prefix: source.key,
+      batchInput: { ...settings },
+      mountPath: SEED_MOUNT_PATH,
+      concurrency: Number(settings.Concurrency),
+      workerMemoryMiB: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
+      trigger: source.fingerprint,
+    });
+  }
+
+  private requireObjects(source: SeedSourceConfig, engine: string): void {
+    if (source.format !== SeedSourceFormat.S3_OBJECTS) {
+      throw new Error(`${this.where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.lambda() for ${source.format} sources.`);
     }
   }
 }

@@ -78,10 +78,36 @@ export interface LambdaEngineOptions {
   readonly timeout?: Duration;
 }
 
+/** Options of the Distributed Map seed engine. */
+export interface DistributedMapEngineOptions {
+  /**
+   * Batches copied at once, each by one worker Lambda. Every worker execution environment is one
+   * EFS client connection: EFS accepts 3,000 new connections in a burst, then 500 a minute.
+   * @default 100
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * S3 objects per batch; a batch's input is also capped at 256 KiB.
+   * @default 1000
+   */
+  readonly maxItemsPerBatch?: number;
+  /**
+   * Percentage of batches that may fail (each worker reports failed keys) before the run fails.
+   * @default 0
+   */
+  readonly toleratedFailurePercentage?: number;
+  /**
+   * Memory of each worker.
+   * @default Size.mebibytes(2048)
+   */
+  readonly memorySize?: Size;
+}
+
 /** Which engine does the copying. */
 export enum SeedEngineKind {
   LAMBDA = 'lambda',
   DATASYNC = 'datasync',
+  DISTRIBUTED_MAP = 'distributed-map',
 }
 
 /**
@@ -91,17 +117,26 @@ export enum SeedEngineKind {
 export class SeedEngine {
   /** One Lambda function running the cdk-efs-kit copy engine, resuming across invocations. */
   public static lambda(options: LambdaEngineOptions = {}): SeedEngine {
-    return new SeedEngine(SeedEngineKind.LAMBDA, options, undefined);
+    return new SeedEngine(SeedEngineKind.LAMBDA, options, undefined, undefined);
   }
 
   /** An AWS DataSync task (S3 sources only), run and awaited at deploy time. */
   public static dataSync(options: DataSyncEngineOptions = {}): SeedEngine {
-    return new SeedEngine(SeedEngineKind.DATASYNC, undefined, options);
+    return new SeedEngine(SeedEngineKind.DATASYNC, undefined, options, undefined);
+  }
+
+  /**
+   * A Step Functions Distributed Map (S3 sources only) that lists the prefix and runs the cdk-efs-kit
+   * copy engine on batches of keys in up to thousands of parallel Lambda workers.
+   */
+  public static distributedMap(options: DistributedMapEngineOptions = {}): SeedEngine {
+    return new SeedEngine(SeedEngineKind.DISTRIBUTED_MAP, undefined, undefined, options);
   }
 
   private constructor(
     public readonly kind: SeedEngineKind,
     public readonly lambdaOptions: LambdaEngineOptions | undefined,
     public readonly dataSyncOptions: DataSyncEngineOptions | undefined,
+    public readonly distributedMapOptions: DistributedMapEngineOptions | undefined,
   ) {}
 }

@@ -34,6 +34,8 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
 export class DataSyncSeedRun extends Construct {
   public readonly task: datasync.CfnTask;
   public readonly logGroup: logs.LogGroup;
+  /** Completes when the execution started by this deploy has finished. */
+  public readonly resource: CustomResource;
 
   constructor(scope: Construct, id: string, props: DataSyncSeedRunProps) {
     super(scope, id);
@@ -69,7 +71,7 @@ export class DataSyncSeedRun extends Construct {
     });
     this.task.node.addDependency(this.logGroup);
 
-    this.runAtDeploy(props);
+    this.resource = this.runAtDeploy(props);
   }
 
   private s3Location(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
@@ -131,7 +133,7 @@ export class DataSyncSeedRun extends Construct {
     return location;
   }
 
-  private runAtDeploy(props: DataSyncSeedRunProps): void {
+  private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
     const code = handlerCode('datasync-run');
     const grant = (fn: lambda.Function) => {
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
@@ -151,7 +153,7 @@ export class DataSyncSeedRun extends Construct {
       totalTimeout: waitForCompletion ? Duration.hours(2) : undefined,
     });
     acknowledgeProvider(provider, isComplete ? [onEvent, isComplete] : [onEvent]);
-    new CustomResource(this, 'Run', {
+    return new CustomResource(this, 'Run', {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
       properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger },

@@ -1,0 +1,117 @@
+import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import type { DistributedMapEngineOptions } from '../seed-engine';
+import type { SharedFileSystem } from '../shared-file-system';
+import { handlerCode } from './handler-code';
+import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagResource } from './nag';
+
+export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {
+  readonly fileSystem: SharedFileSystem;
+  readonly accessPoint: efs.IAccessPoint;
+  readonly bucket: s3.IBucket;
+  readonly prefix: string;
+  /** Settings every batch gets (mount path, target, concurrency...), as the worker reads them. */
+  readonly batchInput: Record<string, string>;
+  readonly mountPath: string;
+  readonly concurrency: number;
+  readonly workerMemoryMiB: number;
+  readonly trigger: string;
+}
+
+/**
+ * A Step Functions state machine whose Distributed Map lists the S3 prefix, batches the keys, and
+ * runs the seed worker on each batch in parallel; plus a custom resource that runs it at deploy time.
+ */
+export class DistributedMapSeedRun extends Construct {
+  public readonly stateMachine: sfn.StateMachine;
+  public readonly worker: lambda.Function;
+  public readonly resultsBucket: s3.Bucket;
+  public readonly resource: CustomResource;
+
+  constructor(scope: Construct, id: string, props: DistributedMapSeedRunProps) {
+    super(scope, id);
+
+    this.worker = new lambda.Function(this, 'Worker', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      code: handlerCode('seed'),
+      handler: 'index.copyBatch',
+      memorySize: props.workerMemoryMiB,
+      timeout: Duration.minutes(15),
+      vpc: props.fileSystem.vpc,
+      vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
+      description: `cdk-efs-kit seed worker ${this.node.path}`,
+    });
+    props.fileSystem.mountOnLambda(this.worker, props.accessPoint, { mountPath: props.mountPath, threadPoolSize: props.concurrency });
+    props.bucket.grantRead(this.worker, `${props.prefix}*`);
+    acknowledgeFunction(this.worker);
+    acknowledgeWildcard(this.worker, nagResource(this, props.bucket.arnForObjects(`${props.prefix}*`)), 'The worker reads the objects under the seed prefix, and only those.');
+
+    this.resultsBucket = new s3.Bucket(this, 'Results', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [{ expiration: Duration.days(30) }],
+    });
+
+    const copy = new sfn.DistributedMap(this, 'CopyObjects', {
+      itemReader: new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: props.prefix || undefined }),
+      itemBatcher: new sfn.ItemBatcher({
+        maxItemsPerBatch: props.maxItemsPerBatch ?? 1000,
+        maxInputBytesPerBatch: 256 * 1024,
+        batchInput: props.batchInput,
+      }),
+      maxConcurrency: props.maxConcurrency ?? 100,
+      toleratedFailurePercentage: props.toleratedFailurePercentage ?? 0,
+      resultWriterV2: new sfn.ResultWriterV2({ bucket: this.resultsBucket, prefix: 'seed-results' }),
+    });
+    copy.itemProcessor(new tasks.LambdaInvoke(this, 'CopyBatch', {
+      lambdaFunction: this.worker,
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: true,
+    }), { mode: sfn.ProcessorMode.DISTRIBUTED, executionType: sfn.ProcessorType.STANDARD });
+
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(copy),
+      timeout: Duration.hours(12),
+      tracingEnabled: true,
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL },
+    });
+
+    this.resource = this.runAtDeploy(props);
+  }
+
+  private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {
+    const common = { runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('sfn-run'), timeout: Duration.minutes(1), memorySize: 256 };
+    const onEvent = new lambda.Function(this, 'StartExecution', { ...common, handler: 'index.onEvent' });
+    const isComplete = new lambda.Function(this, 'WaitForExecution', { ...common, handler: 'index.isComplete' });
+    this.stateMachine.grantStartExecution(onEvent);
+    const stack = this.stateMachine.stack;
+    const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${this.stateMachine.stateMachineName}:*`;
+    isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+    for (const fn of [onEvent, isComplete]) acknowledgeFunction(fn);
+    acknowledgeWildcard(isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: Duration.seconds(30),
+      // CloudFormation waits at most one hour for a custom resource.
+      totalTimeout: Duration.hours(1),
+    });
+    acknowledgeProvider(provider, [onEvent, isComplete]);
+    return new CustomResource(this, 'Run', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
+      properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger },
+    });
+  }
+}
