@@ -1,0 +1,77 @@
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { Readable } from 'stream';
+
+/** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
+export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
+
+/** Large files go out in writes of this size: EFS clients move up to 1 MiB per request. */
+export const WRITE_CHUNK_BYTES = 1024 * 1024;
+
+export interface WriteOptions {
+  readonly mode: number;
+  /** Refuse (before the rename) content whose length differs: an archive that lies about a size. */
+  readonly expectedSize?: number;
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Give the file this modification time (one more round trip); otherwise it gets the write time. */
+  readonly mtimeMs?: number;
+}
+
+/**
+ * Writes `content` to `finalPath` so that no reader and no interrupted run ever sees a partial file:
+ * a temporary file in the same directory, written with open/write/close (no copyFile, which costs
+ * extra setattr round trips), then renamed over the final name. On failure the temporary file is removed.
+ */
+export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions): Promise<number> {
+  const tmp = path.join(path.dirname(finalPath), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}`);
+  let written = 0;
+  const handle = await fs.promises.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, options.mode);
+  try {
+    try {
+      written = Buffer.isBuffer(content) ? await writeAll(handle, content) : await writeStream(handle, content);
+      if (options.expectedSize !== undefined && written !== options.expectedSize) {
+        throw new Error(`the source said ${options.expectedSize} bytes but delivered ${written}`);
+      }
+      if (options.uid !== undefined || options.gid !== undefined) await handle.chown(options.uid ?? -1, options.gid ?? -1);
+      if (options.mtimeMs !== undefined) await handle.utimes(new Date(options.mtimeMs), new Date(options.mtimeMs));
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(tmp, finalPath);
+    return written;
+  } catch (err) {
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function writeAll(handle: fs.promises.FileHandle, buffer: Buffer): Promise<number> {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, offset, Math.min(buffer.length - offset, WRITE_CHUNK_BYTES));
+    offset += bytesWritten;
+  }
+  return offset;
+}
+
+/** Gathers the stream into 1 MiB writes: sources hand out small chunks (64 KiB from S3, 16 KiB from tar). */
+async function writeStream(handle: fs.promises.FileHandle, stream: Readable): Promise<number> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    total += await writeAll(handle, Buffer.concat(pending, pendingBytes));
+    pending = [];
+    pendingBytes = 0;
+  };
+  for await (const chunk of stream) {
+    pending.push(chunk as Buffer);
+    pendingBytes += (chunk as Buffer).length;
+    if (pendingBytes >= WRITE_CHUNK_BYTES) await flush();
+  }
+  await flush();
+  return total;
+}

@@ -1,0 +1,51 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { SeedEntry, SeedSource } from './entry';
+import { seed, SeedFailure } from './engine';
+import { publishSeedMetrics } from './metrics';
+import type { SeedResourceProperties } from './resource-properties';
+import { S3ObjectsSource } from './sources/s3-objects';
+
+/**
+ * The Distributed Map worker: copies one batch of S3 keys (Step Functions' ItemBatcher shape) into
+ * the target. Many workers write one target at once, so there is no shared manifest: unchanged files
+ * are recognised by size and modification time. A bad key fails alone; the batch reports it.
+ */
+export interface BatchEvent {
+  readonly Items: ReadonlyArray<{ Key: string; Size?: number; Etag?: string; ETag?: string; LastModified?: string }>;
+  readonly BatchInput: SeedResourceProperties;
+}
+
+export interface BatchResult {
+  readonly written: number;
+  readonly skipped: number;
+  readonly failed: SeedFailure[];
+}
+
+export class BatchFailedError extends Error {
+  constructor(readonly failed: SeedFailure[], readonly written: number, readonly skipped: number) {
+    super(`${failed.length} of the batch's keys failed (${written} written, ${skipped} unchanged): ${failed.slice(0, 10).map((f) => f.error).join('; ')}`);
+    this.name = 'SeedBatchFailed';
+  }
+}
+
+export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchResult> {
+  const props = event.BatchInput;
+  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key);
+  const source: SeedSource = {
+    description: `${event.Items.length} keys of ${objects.description}`,
+    async *entries() {
+      for (const item of event.Items) {
+        const entry: SeedEntry | undefined = objects.entryFor(item.Key, item.Size ?? 0, item.Etag ?? item.ETag ?? '',
+          item.LastModified ? new Date(item.LastModified) : undefined);
+        if (entry) yield entry;
+      }
+    },
+  };
+  const summary = await seed(source, `${props.MountPath}/${props.TargetSubPath ?? ''}`, { concurrency: Number(props.Concurrency), manifest: false });
+  publishSeedMetrics(`${props.Bucket}/${props.Key}`, summary);
+  if (summary.failed.length > 0) {
+    // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.
+    throw new BatchFailedError(summary.failed, summary.written, summary.skipped);
+  }
+  return { written: summary.written, skipped: summary.skipped, failed: [] };
+}

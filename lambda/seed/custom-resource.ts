@@ -1,0 +1,110 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { seed, SeedSummary } from './engine';
+import { loadManifest, STATE_DIR } from './manifest';
+import { publishSeedMetrics } from './metrics';
+import type { SeedResourceProperties } from './resource-properties';
+import { openSource, SourceFormat } from './sources/open-source';
+
+/**
+ * The FileSystemSeed custom resource (Provider framework). onEvent copies until the function's time
+ * nearly runs out; isComplete resumes (the manifest is the checkpoint: finished files are skipped)
+ * until the copy is complete. Update re-runs only when the source changed; Delete leaves the data
+ * unless RemoveOnDelete is 'true', and then removes only what the seed wrote.
+ */
+export interface SeedEvent {
+  readonly RequestType: 'Create' | 'Update' | 'Delete';
+  readonly LogicalResourceId?: string;
+  readonly ResourceProperties: SeedResourceProperties;
+  readonly OldResourceProperties?: SeedResourceProperties;
+  readonly PhysicalResourceId?: string;
+  /** onEvent's Data, seen by isComplete. */
+  readonly Data?: { Complete?: string };
+}
+
+export interface SeedDeps {
+  readonly s3: S3Client;
+  /** Milliseconds this invocation has left. */
+  readonly remainingMs: () => number;
+}
+
+/** Stop starting files this long before the function times out: in-flight writes must finish. */
+export const SAFETY_MARGIN_MS = 60_000;
+
+type Data = Record<string, string | number>;
+
+export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
+  const props = event.ResourceProperties;
+  const physicalId = `seed:${targetOf(props)}`;
+  if (event.RequestType === 'Delete') {
+    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(targetOf(props));
+    return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
+  }
+  if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
+    console.log(JSON.stringify({ message: 'source and target unchanged: nothing to copy' }));
+    return { PhysicalResourceId: physicalId, Data: { Complete: 'true' } };
+  }
+  const summary = await runSlice(event, deps);
+  return { PhysicalResourceId: physicalId, Data: dataOf(summary) };
+}
+
+export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ IsComplete: boolean; Data?: Data }> {
+  if (event.RequestType === 'Delete' || event.Data?.Complete === 'true') return { IsComplete: true };
+  const summary = await runSlice(event, deps);
+  return summary.complete ? { IsComplete: true, Data: dataOf(summary) } : { IsComplete: false };
+}
+
+function targetOf(props: SeedResourceProperties): string {
+  if (!/^\/mnt\/[A-Za-z0-9._-]+$/.test(props.MountPath)) throw new Error(`MountPath must be /mnt/<name>, got ${JSON.stringify(props.MountPath)}`);
+  return path.join(props.MountPath, props.TargetSubPath ?? '');
+}
+
+/** Settings whose change means the target may differ from the source. */
+function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boolean {
+  return old.Fingerprint !== now.Fingerprint || targetOf(old) !== targetOf(now) || old.Prune !== now.Prune;
+}
+
+async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> {
+  const props = event.ResourceProperties;
+  const concurrency = Number(props.Concurrency);
+  const target = targetOf(props);
+  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3 });
+  let summary: SeedSummary;
+  let lastLog = 0;
+  try {
+    summary = await seed(opened.source, target, {
+      concurrency,
+      prune: props.Prune === 'true',
+      deadline: Date.now() + deps.remainingMs() - SAFETY_MARGIN_MS,
+      onProgress: (p) => {
+        if (Date.now() - lastLog < 10_000) return;
+        lastLog = Date.now();
+        console.log(JSON.stringify({ message: 'seed progress', ...p }));
+      },
+    });
+  } finally {
+    await opened.close();
+  }
+  publishSeedMetrics(event.LogicalResourceId ?? target, summary);
+  console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20) }));
+  if (summary.failed.length > 0) {
+    const shown = summary.failed.slice(0, 5).map((f) => f.error).join('; ');
+    throw new Error(`seed of ${opened.source.description} into ${target} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
+  }
+  return summary;
+}
+
+function dataOf(summary: SeedSummary): Data {
+  return {
+    Complete: String(summary.complete), Files: summary.files, Bytes: summary.bytes,
+    Written: summary.written, Skipped: summary.skipped, Seconds: summary.seconds,
+  };
+}
+
+/** Removes the files the manifest lists (what seeds wrote), then the manifest; nothing else. */
+async function removeWhatTheSeedWrote(target: string): Promise<void> {
+  const manifest = await loadManifest(target);
+  await Promise.all([...manifest.keys()].map((relative) => fs.promises.unlink(path.join(target, relative)).catch(() => undefined)));
+  await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
+}

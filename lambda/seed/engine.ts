@@ -1,0 +1,297 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { TEMP_PREFIX, writeFileAtomically } from './atomic-write';
+import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
+import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
+import { RoundRobinPool } from './round-robin-pool';
+import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
+
+/**
+ * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
+ * from a source with a bounded pool of writers, round-robin across directories, each file written
+ * atomically; unchanged files (per the manifest) are only stat'ed; nothing outside the target is
+ * ever touched, and files the source no longer has are kept unless `prune` is set.
+ */
+export interface SeedOptions {
+  /** Files written at once. @default 64 */
+  readonly concurrency?: number;
+  /** Delete files an earlier seed wrote that the source no longer has. @default false */
+  readonly prune?: boolean;
+  /** Report what would be written, write nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Owner of written files and directories. @default the process's */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Epoch ms after which no new file is started; the summary then says complete: false. */
+  readonly deadline?: number;
+  /** Bytes of buffered archive members held while waiting for a writer. @default 64 MiB */
+  readonly maxQueuedBytes?: number;
+  /**
+   * Keep a manifest in the target (default). Without one, as when many Distributed Map workers
+   * write into one target at once, a file counts as unchanged when its size and modification time
+   * match the source's, and written files get the source's modification time.
+   * @default true
+   */
+  readonly manifest?: boolean;
+  /** Called after each entry is done. */
+  readonly onProgress?: (progress: SeedProgress) => void;
+}
+
+export interface SeedProgress {
+  readonly files: number;
+  readonly bytes: number;
+  readonly written: number;
+  readonly skipped: number;
+  readonly failed: number;
+  readonly totalFiles?: number;
+  readonly totalBytes?: number;
+  readonly elapsedSeconds: number;
+}
+
+export interface SeedFailure {
+  readonly path: string;
+  readonly error: string;
+}
+
+export interface SeedSummary {
+  /** Files and symlinks in the source (that this run got to). */
+  readonly files: number;
+  /** Their bytes. */
+  readonly bytes: number;
+  readonly directories: number;
+  /** Files written (or, in a dry run, that would be). */
+  readonly written: number;
+  readonly writtenBytes: number;
+  /** Files left alone because they were unchanged. */
+  readonly skipped: number;
+  readonly pruned: number;
+  readonly failed: SeedFailure[];
+  /** False when the deadline stopped the run: run it again to continue. */
+  readonly complete: boolean;
+  readonly seconds: number;
+  /** Most files in progress at once. */
+  readonly peakConcurrency: number;
+}
+
+export const DEFAULT_CONCURRENCY = 64;
+export const MAX_CONCURRENCY = 1024;
+
+type Job = { kind: 'file'; entry: FileEntry } | { kind: 'symlink'; entry: SymlinkEntry };
+
+export async function seed(source: SeedSource, target: string, options: SeedOptions = {}): Promise<SeedSummary> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
+  }
+  const started = Date.now();
+  const root = path.resolve(target);
+  const dryRun = options.dryRun ?? false;
+  if (!dryRun) await ensureRoot(root);
+
+  const useManifest = options.manifest ?? true;
+  const previous = useManifest ? await loadManifest(root) : new Map<string, string>();
+  const manifest: Manifest = new Map(previous);
+  const seen = new Set<string>();
+  const failed: SeedFailure[] = [];
+  const counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
+  const totals = await source.totals?.();
+  const directories = new DirectoryMaker(root, dryRun, options);
+
+  const progress = () => options.onProgress?.({
+    files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
+    totalFiles: totals?.files, totalBytes: totals?.bytes, elapsedSeconds: (Date.now() - started) / 1000,
+  });
+  const fail = (entryPath: string, err: unknown) => {
+    failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
+  };
+
+  const pool = new RoundRobinPool<Job>({
+    concurrency,
+    maxQueuedJobs: Math.max(10_000, concurrency * 16),
+    maxQueuedBytes: options.maxQueuedBytes ?? 64 * 1024 * 1024,
+  }, async (job) => {
+    const relative = job.entry.path;
+    try {
+      await directories.make(path.posix.dirname(relative));
+      const done = job.kind === 'file'
+        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options)
+        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun);
+      if (done.written) {
+        counts.written++;
+        counts.writtenBytes += done.bytes;
+      } else {
+        counts.skipped++;
+      }
+      if (!dryRun && useManifest) manifest.set(relative, job.entry.identity);
+    } catch (err) {
+      if (job.kind === 'file') job.entry.discard?.();
+      fail(relative, err);
+    }
+    progress();
+  });
+
+  let complete = true;
+  try {
+    for await (const raw of source.entries()) {
+      let relative: string;
+      try {
+        relative = safeRelativePath(raw.path);
+        if (relative === '' && raw.type !== 'directory') throw new UnsafeEntryError(raw.path, 'the name is empty');
+        if (relative === STATE_DIR || relative.startsWith(`${STATE_DIR}/`)) throw new UnsafeEntryError(raw.path, `${STATE_DIR}/ is reserved for the seed's own state`);
+        if (raw.type === 'symlink') checkSymlinkTarget(relative, raw.target);
+      } catch (err) {
+        if (raw.type === 'file') raw.discard?.();
+        fail(raw.path, err);
+        continue;
+      }
+      if (raw.type === 'directory') {
+        if (relative === '') continue; // the archive's own root, './'
+        counts.directories++;
+        directories.declare(relative, raw.mode);
+        continue;
+      }
+      if (seen.has(relative)) {
+        if (raw.type === 'file') raw.discard?.();
+        fail(raw.path, new Error('the source lists this path twice'));
+        continue;
+      }
+      seen.add(relative);
+      if (options.deadline !== undefined && Date.now() >= options.deadline) {
+        if (raw.type === 'file') raw.discard?.();
+        complete = false;
+        break;
+      }
+      counts.files++;
+      if (raw.type === 'file') {
+        counts.bytes += raw.size;
+        // Buffered archive members count against the memory bound; streamed ones do not.
+        await pool.add(path.posix.dirname(relative), { kind: 'file', entry: { ...raw, path: relative } }, raw.size <= SMALL_FILE_BYTES ? raw.size : 0);
+      } else {
+        await pool.add(path.posix.dirname(relative), { kind: 'symlink', entry: { ...raw, path: relative } });
+      }
+    }
+  } finally {
+    // Even when the source fails, let writes in flight finish or clean up their temporary files.
+    await pool.drain();
+  }
+
+  let pruned = 0;
+  if (complete && options.prune && failed.length === 0) {
+    for (const relative of previous.keys()) {
+      if (seen.has(relative)) continue;
+      if (!dryRun) {
+        await fs.promises.unlink(path.join(root, relative)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') fail(relative, err);
+        });
+        manifest.delete(relative);
+      }
+      pruned++;
+    }
+  }
+  // An unchanged re-run writes nothing at all, not even the manifest.
+  if (!dryRun && useManifest && !sameEntries(previous, manifest)) await saveManifest(root, manifest);
+  progress();
+
+  return {
+    ...counts, pruned, failed, complete, seconds: (Date.now() - started) / 1000, peakConcurrency: pool.peakConcurrency,
+  };
+}
+
+function sameEntries(a: Manifest, b: Manifest): boolean {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
+
+/** Files up to this size are read whole by streamed sources, and written in one write. */
+export const SMALL_FILE_BYTES = 1024 * 1024;
+
+async function ensureRoot(root: string): Promise<void> {
+  await fs.promises.mkdir(root, { recursive: true });
+  const stat = await fs.promises.lstat(root);
+  if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
+}
+
+async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions) {
+  const finalPath = path.join(root, entry.path);
+  const byTime = options.manifest === false && entry.mtimeMs !== undefined;
+  if (known === entry.identity || byTime) {
+    const stat = await fs.promises.lstat(finalPath).catch(() => undefined);
+    const unchanged = stat?.isFile() && stat.size === entry.size && (!byTime || Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!));
+    if (unchanged) {
+      entry.discard?.();
+      return { written: false, bytes: 0 };
+    }
+  }
+  if (dryRun) {
+    entry.discard?.();
+    return { written: true, bytes: entry.size };
+  }
+  const bytes = await writeFileAtomically(finalPath, await entry.open(), {
+    mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined,
+  });
+  return { written: true, bytes };
+}
+
+async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean) {
+  const finalPath = path.join(root, entry.path);
+  if (known === entry.identity) {
+    const current = await fs.promises.readlink(finalPath).catch(() => undefined);
+    if (current === entry.target) return { written: false, bytes: 0 };
+  }
+  if (dryRun) return { written: true, bytes: 0 };
+  const tmp = path.join(path.dirname(finalPath), `${TEMP_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  await fs.promises.symlink(entry.target, tmp);
+  await fs.promises.rename(tmp, finalPath).catch(async (err) => {
+    await fs.promises.unlink(tmp).catch(() => undefined);
+    throw err;
+  });
+  return { written: true, bytes: 0 };
+}
+
+/**
+ * Creates each directory once, parents first, refusing any path component that exists but is not a
+ * real directory (a symlink planted to lead writes outside the target). Directories that already
+ * existed are swept of temporary files an interrupted run left behind.
+ */
+class DirectoryMaker {
+  private readonly made = new Map<string, Promise<void>>();
+  private readonly modes = new Map<string, number>();
+
+  constructor(private readonly root: string, private readonly dryRun: boolean, private readonly options: SeedOptions) {}
+
+  declare(relative: string, mode: number): void {
+    this.modes.set(relative, mode);
+  }
+
+  make(relative: string): Promise<void> {
+    if (relative === '.' || relative === '') return this.made.get('') ?? this.remember('', this.sweep(this.root));
+    return this.made.get(relative) ?? this.remember(relative, this.create(relative));
+  }
+
+  private remember(relative: string, promise: Promise<void>): Promise<void> {
+    this.made.set(relative, promise);
+    return promise;
+  }
+
+  private async create(relative: string): Promise<void> {
+    await this.make(path.posix.dirname(relative));
+    if (this.dryRun) return;
+    const full = path.join(this.root, relative);
+    try {
+      await fs.promises.mkdir(full, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
+      if (this.options.uid !== undefined || this.options.gid !== undefined) {
+        await fs.promises.chown(full, this.options.uid ?? -1, this.options.gid ?? -1);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const stat = await fs.promises.lstat(full);
+      if (!stat.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
+      await this.sweep(full);
+    }
+  }
+
+  private async sweep(dir: string): Promise<void> {
+    if (this.dryRun) return;
+    const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+    await Promise.all(names.filter((n) => n.startsWith(TEMP_PREFIX)).map((n) => fs.promises.unlink(path.join(dir, n)).catch(() => undefined)));
+  }
+}

@@ -1,0 +1,48 @@
+import { Readable } from 'stream';
+
+/** One thing a source holds, named by its path relative to the seed's target ('/'-separated). */
+export type SeedEntry = FileEntry | DirectoryEntry | SymlinkEntry;
+
+export interface FileEntry {
+  readonly type: 'file';
+  readonly path: string;
+  readonly size: number;
+  /** Permission bits to create the file with. */
+  readonly mode: number;
+  /** Changes whenever the content changes: size + mtime, an ETag, a CRC. Compared with the manifest. */
+  readonly identity: string;
+  /** Modification time to give the file where the seed runs without a manifest (see SeedOptions.manifest). */
+  readonly mtimeMs?: number;
+  /** The content, read only when the file has to be written. */
+  open(): Promise<Readable | Buffer>;
+  /**
+   * Called instead of open() when the file is not written (unchanged, refused, failed), so a
+   * streamed source such as a tar can move past it.
+   */
+  discard?(): void;
+}
+
+export interface DirectoryEntry {
+  readonly type: 'directory';
+  readonly path: string;
+  readonly mode: number;
+}
+
+export interface SymlinkEntry {
+  readonly type: 'symlink';
+  readonly path: string;
+  readonly target: string;
+  readonly identity: string;
+}
+
+/** Where entries come from. Entries may arrive in any order; a directory may never be listed. */
+export interface SeedSource {
+  /** For messages: 's3://bucket/prefix', '/path/to/dir', 'site.tar.gz'. */
+  readonly description: string;
+  entries(): AsyncIterable<SeedEntry>;
+  /** Totals, where the source knows them before the copy (a zip's central directory, a walked tree). */
+  totals?(): Promise<{ files: number; bytes: number } | undefined>;
+}
+
+export const DEFAULT_FILE_MODE = 0o644;
+export const DEFAULT_DIRECTORY_MODE = 0o755;

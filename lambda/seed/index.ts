@@ -1,0 +1,14 @@
+import type { Context } from 'aws-lambda';
+import { copyBatch as copy, BatchEvent } from './batch-worker';
+import { isComplete as resume, onEvent as start, SeedEvent } from './custom-resource';
+import { s3Client } from './sources/s3-client';
+
+/** The seed Lambda's entry points: the custom resource (onEvent, isComplete) and the batch worker. */
+const s3 = s3Client();
+process.umask(0); // create files with exactly the source's modes
+
+const deps = (context: Context) => ({ s3, remainingMs: () => context.getRemainingTimeInMillis() });
+
+export const onEvent = (event: SeedEvent, context: Context) => start(event, deps(context));
+export const isComplete = (event: SeedEvent, context: Context) => resume(event, deps(context));
+export const copyBatch = (event: BatchEvent) => copy(event, s3);

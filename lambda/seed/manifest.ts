@@ -1,0 +1,34 @@
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+/**
+ * What earlier seeds wrote into a target: path -> identity of the source content. It makes a re-run
+ * incremental (unchanged entries are only stat'ed) and lets `prune` delete only files a seed wrote.
+ * Kept inside the target, so it travels with the data.
+ */
+export const STATE_DIR = '.cdk-efs-kit';
+const MANIFEST = 'seed-manifest.json';
+
+export type Manifest = Map<string, string>;
+
+export async function loadManifest(target: string): Promise<Manifest> {
+  try {
+    const text = await fs.promises.readFile(path.join(target, STATE_DIR, MANIFEST), 'utf8');
+    return new Map(Object.entries(JSON.parse(text).files as Record<string, string>));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    // A manifest we cannot read only costs a full re-copy, never data: start over.
+    console.warn(`cdk-efs-kit seed: ignoring an unreadable manifest (${(err as Error).message}); every file is checked and rewritten`);
+    return new Map();
+  }
+}
+
+/** Writes the manifest atomically (temporary file, then rename). */
+export async function saveManifest(target: string, manifest: Manifest): Promise<void> {
+  const dir = path.join(target, STATE_DIR);
+  await fs.promises.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`);
+  await fs.promises.writeFile(tmp, JSON.stringify({ version: 1, files: Object.fromEntries(manifest) }));
+  await fs.promises.rename(tmp, path.join(dir, MANIFEST));
+}

@@ -1,0 +1,39 @@
+import * as path from 'path';
+
+/**
+ * Entry names come from archives, buckets and directories we do not control: a name that is
+ * absolute, climbs out with '..', or would land anywhere but under the target is refused.
+ */
+export class UnsafeEntryError extends Error {
+  constructor(readonly entryPath: string, reason: string) {
+    super(`refused ${JSON.stringify(entryPath)}: ${reason}`);
+    this.name = 'UnsafeEntryError';
+  }
+}
+
+const MAX_NAME_BYTES = 255; // EFS (and most file systems) limit a name to 255 bytes
+const MAX_DEPTH = 1000; // EFS's directory depth limit
+
+/** The entry's path, normalised to 'a/b/c' (no leading './', no trailing '/'; '' for the root itself), or an UnsafeEntryError. */
+export function safeRelativePath(raw: string): string {
+  if (raw.includes('\0')) throw new UnsafeEntryError(raw, 'the name contains a NUL byte');
+  const unified = raw.replace(/\\/g, '/');
+  if (unified.startsWith('/') || /^[A-Za-z]:\//.test(unified)) throw new UnsafeEntryError(raw, 'absolute paths are not allowed');
+  const parts = unified.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) throw new UnsafeEntryError(raw, "'..' is not allowed");
+  if (parts.length === 0) return '';
+  if (parts.length > MAX_DEPTH) throw new UnsafeEntryError(raw, `deeper than ${MAX_DEPTH} directories (the EFS limit)`);
+  const long = parts.find((p) => Buffer.byteLength(p) > MAX_NAME_BYTES);
+  if (long) throw new UnsafeEntryError(raw, `a name is longer than ${MAX_NAME_BYTES} bytes`);
+  return parts.join('/');
+}
+
+/** Refuses a symlink at `linkPath` (relative) whose target would resolve outside the target root. */
+export function checkSymlinkTarget(linkPath: string, target: string): void {
+  if (target.includes('\0')) throw new UnsafeEntryError(linkPath, 'the link target contains a NUL byte');
+  if (path.posix.isAbsolute(target)) throw new UnsafeEntryError(linkPath, `the link points to an absolute path (${target})`);
+  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(linkPath), target));
+  if (resolved === '..' || resolved.startsWith('../')) {
+    throw new UnsafeEntryError(linkPath, `the link points outside the target (${target})`);
+  }
+}

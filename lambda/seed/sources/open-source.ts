@@ -1,0 +1,92 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { pipeline } from 'stream/promises';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'stream';
+import { SeedSource } from '../entry';
+import { ArchiveLimits } from './archive-limits';
+import { LocalDirectorySource } from './local-directory';
+import { s3Client, S3Location } from './s3-client';
+import { S3ObjectsSource } from './s3-objects';
+import { TarArchiveSource } from './tar-archive';
+import { ZipArchiveSource } from './zip-archive';
+
+/** What a seed reads: the formats the FileSystemSeed construct and the CLI name. */
+export type SourceFormat = 'directory' | 's3-objects' | 'zip' | 'tar' | 'tar.gz';
+
+export interface SourceLocation {
+  readonly format: SourceFormat;
+  /** A local path, or with `bucket` an S3 key (archive) or prefix (objects). */
+  readonly key: string;
+  readonly bucket?: string;
+}
+
+export interface OpenSource {
+  readonly source: SeedSource;
+  /** Releases what opening took (a downloaded zip, an open archive). */
+  close(): Promise<void>;
+}
+
+/** 's3://bucket/prefix/', 's3://bucket/site.tar.gz', '/local/dir' or 'site.zip', as the CLI takes them. */
+export function parseSourceSpec(spec: string): SourceLocation {
+  const s3 = /^s3:\/\/([^/]+)\/?(.*)$/.exec(spec);
+  if (s3) {
+    const format = archiveFormat(s3[2]);
+    return { format: format ?? 's3-objects', bucket: s3[1], key: s3[2] };
+  }
+  const stat = fs.statSync(spec, { throwIfNoEntry: false });
+  if (!stat) throw new Error(`the source ${spec} does not exist`);
+  if (stat.isDirectory()) return { format: 'directory', key: spec };
+  const format = archiveFormat(spec);
+  if (!format) throw new Error(`the source ${spec} is a file but not a .zip, .tar, .tar.gz or .tgz archive`);
+  return { format, key: spec };
+}
+
+export function archiveFormat(name: string): SourceFormat | undefined {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.zip')) return 'zip';
+  if (lower.endsWith('.tar')) return 'tar';
+  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return 'tar.gz';
+  return undefined;
+}
+
+export async function openSource(location: SourceLocation, options: { s3?: S3Location; client?: S3Client; limits?: ArchiveLimits } = {}): Promise<OpenSource> {
+  const { format, bucket, key } = location;
+  const nothing = async () => undefined;
+  if (!bucket) {
+    if (format === 'directory') return { source: new LocalDirectorySource(key), close: nothing };
+    if (format === 'zip') {
+      const zip = new ZipArchiveSource(key, key, options.limits);
+      return { source: zip, close: () => zip.close() };
+    }
+    if (format === 'tar' || format === 'tar.gz') {
+      return { source: new TarArchiveSource(key, async () => fs.createReadStream(key, { highWaterMark: 1024 * 1024 }), format === 'tar.gz', options.limits), close: nothing };
+    }
+    throw new Error(`a local source must be a directory or an archive, got format ${format}`);
+  }
+
+  const client = options.client ?? s3Client(options.s3);
+  const description = `s3://${bucket}/${key}`;
+  const getObject = async () => {
+    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return object.Body as Readable;
+  };
+  switch (format) {
+    case 's3-objects':
+      return { source: new S3ObjectsSource(client, bucket, key), close: nothing };
+    case 'tar':
+    case 'tar.gz':
+      return { source: new TarArchiveSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };
+    case 'zip': {
+      // A zip's directory is at its end: spool it to local disk (streamed, not into memory) first.
+      const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cdk-efs-kit-zip-'));
+      const file = path.join(dir, 'source.zip');
+      await pipeline(await getObject(), fs.createWriteStream(file));
+      const zip = new ZipArchiveSource(description, file, options.limits);
+      return { source: zip, close: async () => { await zip.close(); await fs.promises.rm(dir, { recursive: true, force: true }); } };
+    }
+    default:
+      throw new Error(`an S3 source must be objects or an archive, got format ${format}`);
+  }
+}

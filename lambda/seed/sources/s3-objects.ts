@@ -1,0 +1,44 @@
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'stream';
+import { DEFAULT_FILE_MODE, SeedEntry, SeedSource } from '../entry';
+
+/** Every object under an S3 prefix, as a file at its key minus the prefix. */
+export class S3ObjectsSource implements SeedSource {
+  private readonly prefix: string;
+
+  constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string) {
+    // 'site' means the folder 'site/', not every key that starts with 'site'.
+    this.prefix = prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix;
+  }
+
+  get description(): string {
+    return `s3://${this.bucket}/${this.prefix}`;
+  }
+
+  async *entries(): AsyncIterable<SeedEntry> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        const entry = this.entryFor(object.Key!, object.Size ?? 0, object.ETag ?? '', object.LastModified);
+        if (entry) yield entry;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /** One key, as the Distributed Map worker receives them (`{Key, Size, Etag, LastModified}`). */
+  entryFor(key: string, size: number, etag: string, lastModified?: Date): SeedEntry | undefined {
+    const relative = key.slice(this.prefix.length);
+    if (!key.startsWith(this.prefix) || relative === '') return undefined;
+    // "Folders" made in the S3 console are empty objects whose key ends in '/'.
+    if (relative.endsWith('/')) return { type: 'directory', path: relative, mode: 0o755 };
+    return {
+      type: 'file', path: relative, size, mode: DEFAULT_FILE_MODE, identity: `etag:${etag}`, mtimeMs: lastModified?.getTime(),
+      open: async () => {
+        const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+        return object.Body as Readable;
+      },
+    };
+  }
+}

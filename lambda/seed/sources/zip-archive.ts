@@ -1,0 +1,80 @@
+import { promisify } from 'util';
+import * as yauzl from 'yauzl';
+import { Readable } from 'stream';
+import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, SeedEntry, SeedSource } from '../entry';
+import { ArchiveBudget, ArchiveLimits } from './archive-limits';
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/**
+ * A .zip file on disk (zips need random access: the central directory is at the end). Members are
+ * read concurrently; yauzl checks every member's size and CRC against the directory.
+ */
+export class ZipArchiveSource implements SeedSource {
+  private opened?: Promise<{ zip: yauzl.ZipFile; entries: yauzl.Entry[] }>;
+
+  constructor(readonly description: string, private readonly file: string, private readonly limits: ArchiveLimits = {}) {}
+
+  async totals() {
+    const { entries } = await this.open();
+    const files = entries.filter((e) => !(e.fileName as unknown as Buffer).toString('latin1').endsWith('/'));
+    return { files: files.length, bytes: files.reduce((sum, e) => sum + e.uncompressedSize, 0) };
+  }
+
+  async *entries(): AsyncIterable<SeedEntry> {
+    const { zip, entries } = await this.open();
+    const openStream = promisify(zip.openReadStream.bind(zip)) as (entry: yauzl.Entry) => Promise<Readable>;
+    const budget = new ArchiveBudget(this.limits);
+    for (const entry of entries) {
+      // yauzl would reject a whole archive for one bad name; we decode names ourselves and refuse
+      // the bad entries one by one (bit 11 of the flags marks UTF-8, the rest is CP437, ~latin1).
+      const name = (entry.fileName as unknown as Buffer).toString(entry.generalPurposeBitFlag & 0x800 ? 'utf8' : 'latin1');
+      const unixMode = (entry.externalFileAttributes >>> 16) & 0xffff;
+      const mode = unixMode & 0o7777;
+      if (name.endsWith('/')) {
+        yield { type: 'directory', path: name, mode: mode || DEFAULT_DIRECTORY_MODE };
+        continue;
+      }
+      const refusal = budget.refusal(entry.uncompressedSize);
+      if ((unixMode & S_IFMT) === S_IFLNK && !refusal) {
+        const target = (await readAll(await openStream(entry))).toString('utf8');
+        yield { type: 'symlink', path: name, target, identity: `link:${target}` };
+        continue;
+      }
+      yield {
+        type: 'file', path: name, size: entry.uncompressedSize, mode: mode || DEFAULT_FILE_MODE,
+        identity: `${entry.uncompressedSize}:crc32:${entry.crc32}`,
+        open: () => (refusal ? Promise.reject(new Error(refusal)) : openStream(entry)),
+      };
+    }
+  }
+
+  /** Closes the archive; call once the seed is done with it. */
+  async close(): Promise<void> {
+    if (this.opened) (await this.opened).zip.close();
+  }
+
+  private open() {
+    this.opened ??= (async () => {
+      const openZip = promisify(yauzl.open) as (file: string, options: yauzl.Options) => Promise<yauzl.ZipFile>;
+      const zip = await openZip(this.file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false })
+        .catch((err: Error) => { throw new Error(`${this.description} is not a readable .zip archive: ${err.message}`); });
+      const entries: yauzl.Entry[] = [];
+      await new Promise<void>((resolve, reject) => {
+        zip.on('entry', (entry: yauzl.Entry) => { entries.push(entry); zip.readEntry(); });
+        zip.on('end', resolve);
+        zip.on('error', (err: Error) => reject(new Error(`${this.description} is not a readable .zip archive: ${err.message}`)));
+        zip.readEntry();
+      });
+      return { zip, entries };
+    })();
+    return this.opened;
+  }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

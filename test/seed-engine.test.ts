@@ -1,0 +1,207 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { seed, SeedSummary } from '../lambda/seed/engine';
+import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
+import { lieAboutZipSizes, makeTar, makeTree, makeZip, tempDir, treeDigest } from './helpers/seed-fixtures';
+
+// The copy engine against real directories and real archives on the local disk.
+async function seedFrom(spec: string, target: string, options: Parameters<typeof seed>[2] = {}): Promise<SeedSummary> {
+  const { source, close } = await openSource(parseSourceSpec(spec));
+  try {
+    return await seed(source, target, options);
+  } finally {
+    await close();
+  }
+}
+
+let work: string;
+beforeEach(() => { work = tempDir(); });
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+describe('from a directory', () => {
+  test('copies every file byte for byte, with modes and symlinks', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 5, 20);
+    fs.chmodSync(path.join(src, 'dir-0', 'file-0.dat'), 0o600);
+    fs.symlinkSync('dir-1/file-1.dat', path.join(src, 'link'));
+    const summary = await seedFrom(src, path.join(work, 'dst'));
+    expect(summary).toMatchObject({ files: 101, written: 101, skipped: 0, failed: [], complete: true });
+    expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
+    expect(fs.statSync(path.join(work, 'dst', 'dir-0', 'file-0.dat')).mode & 0o777).toBe(0o600);
+  });
+
+  test('a second run with an unchanged source writes nothing', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 3, 10);
+    await seedFrom(src, path.join(work, 'dst'));
+    const manifestBefore = fs.statSync(path.join(work, 'dst', '.cdk-efs-kit', 'seed-manifest.json')).mtimeMs;
+    const again = await seedFrom(src, path.join(work, 'dst'));
+    expect(again).toMatchObject({ written: 0, skipped: 30 });
+    expect(fs.statSync(path.join(work, 'dst', '.cdk-efs-kit', 'seed-manifest.json')).mtimeMs).toBe(manifestBefore);
+  });
+
+  test('replaces changed files, keeps files the source dropped, and prunes only when asked', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 2, 5);
+    await seedFrom(src, dst);
+    fs.writeFileSync(path.join(dst, 'users-own-file.txt'), 'not the seed\'s');
+    fs.writeFileSync(path.join(src, 'dir-0', 'file-0.dat'), 'changed content');
+    fs.rmSync(path.join(src, 'dir-1', 'file-1.dat'));
+
+    const second = await seedFrom(src, dst);
+    expect(second).toMatchObject({ written: 1, pruned: 0 });
+    expect(fs.readFileSync(path.join(dst, 'dir-0', 'file-0.dat'), 'utf8')).toBe('changed content');
+    expect(fs.existsSync(path.join(dst, 'dir-1', 'file-1.dat'))).toBe(true);
+
+    const third = await seedFrom(src, dst, { prune: true });
+    expect(third.pruned).toBe(1);
+    expect(fs.existsSync(path.join(dst, 'dir-1', 'file-1.dat'))).toBe(false);
+    expect(fs.readFileSync(path.join(dst, 'users-own-file.txt'), 'utf8')).toBe('not the seed\'s');
+  });
+
+  test('a dry run writes nothing and reports what it would write', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 2, 3);
+    const summary = await seedFrom(src, path.join(work, 'dst'), { dryRun: true });
+    expect(summary).toMatchObject({ files: 6, written: 6 });
+    expect(fs.existsSync(path.join(work, 'dst'))).toBe(false);
+  });
+
+  test('stops at the deadline and a later run finishes the job', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 4, 25);
+    const first = await seedFrom(src, path.join(work, 'dst'), { deadline: Date.now() - 1 });
+    expect(first.complete).toBe(false);
+    const second = await seedFrom(src, path.join(work, 'dst'));
+    expect(second.complete).toBe(true);
+    expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
+  });
+
+  test('removes temporary files an interrupted run left behind', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 1, 3);
+    fs.mkdirSync(path.join(work, 'dst', 'dir-0'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'dst', 'dir-0', '.cdk-efs-kit-tmp-abc123'), 'half a file');
+    await seedFrom(src, path.join(work, 'dst'));
+    expect(fs.readdirSync(path.join(work, 'dst', 'dir-0')).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+  });
+
+  test('never follows a directory symlink planted in the target', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 1, 2);
+    const outside = path.join(work, 'outside');
+    fs.mkdirSync(outside);
+    fs.mkdirSync(path.join(work, 'dst'));
+    fs.symlinkSync(outside, path.join(work, 'dst', 'dir-0'));
+    const summary = await seedFrom(src, path.join(work, 'dst'));
+    expect(summary.failed.map((f) => f.error)).toEqual(expect.arrayContaining([expect.stringContaining('is not a directory (a symlink is never followed)')]));
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  test('fails when the concurrency is out of range', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 1, 1);
+    await expect(seedFrom(src, path.join(work, 'dst'), { concurrency: 2000 })).rejects.toThrow('concurrency must be an integer from 1 to 1024, got 2000');
+  });
+});
+
+describe('from archives', () => {
+  test.each(['site.tar', 'site.tar.gz', 'site.zip'])('extracts %s byte for byte, incrementally', async (name) => {
+    const src = path.join(work, 'src');
+    makeTree(src, 3, 8, [100, 3 * 1024 * 1024]); // some members above the 1 MiB streaming threshold
+    fs.symlinkSync('dir-0/file-0.dat', path.join(src, 'link'));
+    const archive = path.join(work, name);
+    if (name.endsWith('.zip')) require('child_process').execFileSync('zip', ['-qry', archive, '.'], { cwd: src });
+    else require('child_process').execFileSync('tar', [name.endsWith('gz') ? 'czf' : 'cf', archive, '-C', src, '.']);
+
+    const first = await seedFrom(archive, path.join(work, 'dst'));
+    expect(first).toMatchObject({ files: 25, written: 25, failed: [] });
+    expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
+    const second = await seedFrom(archive, path.join(work, 'dst'));
+    expect(second).toMatchObject({ written: 0, skipped: 25 });
+  });
+
+  describe('refuses malicious archives and writes nothing outside the target', () => {
+    let dst: string;
+    beforeEach(() => {
+      dst = path.join(work, 'box', 'dst');
+      fs.mkdirSync(dst, { recursive: true });
+    });
+    const outsideFiles = () => fs.readdirSync(path.join(work, 'box')).filter((n) => n !== 'dst');
+
+    test.each([
+      ['../x', "'..' is not allowed"],
+      ['a/../../x', "'..' is not allowed"],
+      ['/etc/x', 'absolute paths are not allowed'],
+    ])('a tar member named %s', async (name, reason) => {
+      const archive = path.join(work, 'evil.tar');
+      await makeTar(archive, [{ name, content: 'pwned' }, { name: 'ok.txt', content: 'fine' }]);
+      const summary = await seedFrom(archive, dst);
+      expect(summary.failed).toEqual([{ path: name, error: `refused ${JSON.stringify(name)}: ${reason}` }]);
+      expect(fs.readFileSync(path.join(dst, 'ok.txt'), 'utf8')).toBe('fine');
+      expect(outsideFiles()).toEqual([]);
+      expect(fs.existsSync('/etc/x')).toBe(false);
+    });
+
+    test('a tar symlink that escapes, then a file written through it', async () => {
+      const archive = path.join(work, 'evil.tar');
+      await makeTar(archive, [
+        { name: 'escape', type: 'symlink', linkname: '../../' },
+        { name: 'escape/x', content: 'pwned' },
+      ]);
+      const summary = await seedFrom(archive, dst);
+      expect(summary.failed.map((f) => f.path)).toEqual(expect.arrayContaining(['escape']));
+      expect(outsideFiles()).toEqual([]);
+      expect(fs.existsSync(path.join(work, 'x'))).toBe(false);
+    });
+
+    test('a tar symlink to an absolute path', async () => {
+      const archive = path.join(work, 'evil.tar');
+      await makeTar(archive, [{ name: 'passwd', type: 'symlink', linkname: '/etc/passwd' }]);
+      const summary = await seedFrom(archive, dst);
+      expect(summary.failed[0].error).toContain('the link points to an absolute path');
+      expect(fs.existsSync(path.join(dst, 'passwd'))).toBe(false);
+    });
+
+    test('a zip member named ../x and a zip symlink that escapes', async () => {
+      const archive = path.join(work, 'evil.zip');
+      makeZip(archive, [{ name: '../x', content: 'pwned' }, { name: 'up', content: '../../..', symlink: true }, { name: 'ok.txt', content: 'fine' }]);
+      const summary = await seedFrom(archive, dst);
+      expect(summary.failed.map((f) => f.path).sort()).toEqual(['../x', 'up']);
+      expect(fs.readFileSync(path.join(dst, 'ok.txt'), 'utf8')).toBe('fine');
+      expect(outsideFiles()).toEqual([]);
+    });
+
+    test('a zip that lies about its sizes', async () => {
+      const archive = path.join(work, 'liar.zip');
+      makeZip(archive, [{ name: 'big.txt', content: 'x'.repeat(5000) }]);
+      lieAboutZipSizes(archive, 10);
+      const summary = await seedFrom(archive, dst);
+      expect(summary.failed).toHaveLength(1);
+      expect(summary.failed[0].error).toMatch(/big\.txt: .*(too many bytes|size|mismatch)/i);
+      expect(fs.existsSync(path.join(dst, 'big.txt'))).toBe(false);
+      expect(fs.readdirSync(dst).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+    });
+
+    test('a truncated tar.gz fails with a clear error and leaves no partial file', async () => {
+      const archive = path.join(work, 'cut.tar.gz');
+      await makeTar(archive, [{ name: 'a.txt', content: 'a' }, { name: 'big.bin', content: Buffer.alloc(3 * 1024 * 1024, 7) }]);
+      const whole = fs.readFileSync(archive);
+      fs.writeFileSync(archive, whole.subarray(0, Math.floor(whole.length * 0.6)));
+      await expect(seedFrom(archive, dst)).rejects.toThrow(/is not a readable \.tar\.gz archive/);
+      expect(fs.existsSync(path.join(dst, 'big.bin'))).toBe(false);
+      expect(fs.readdirSync(dst).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+    });
+
+    test('a member over the size limit', async () => {
+      const archive = path.join(work, 'bomb.tar');
+      await makeTar(archive, [{ name: 'huge.bin', content: Buffer.alloc(2048) }]);
+      const { source, close } = await openSource(parseSourceSpec(archive), { limits: { maxEntryBytes: 1024 } });
+      const summary = await seed(source, dst);
+      await close();
+      expect(summary.failed[0].error).toContain('over the 1024-byte limit per member');
+      expect(fs.existsSync(path.join(dst, 'huge.bin'))).toBe(false);
+    });
+  });
+});
