@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import './uv-threadpool'; // first: sizes libuv's pool before any file system call
 import { Command } from 'commander';
 import { packageVersion } from '../lib/private/package-root';
+import * as seed from './commands/seed';
 
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
 export function buildProgram(): Command {
@@ -8,12 +10,15 @@ export function buildProgram(): Command {
     .description('Fast, safe and observable Amazon EFS: seed, probe and compare file systems from any machine.')
     .version(packageVersion())
     .showHelpAfterError();
+  seed.register(program);
   return program;
 }
 
 if (require.main === module) {
+  process.umask(0); // files get exactly the source's modes
   buildProgram().parseAsync(process.argv).catch((err: Error) => {
+    // Bad input and unreachable sources end in one clear line, not a stack trace.
     console.error(`cdk-efs-kit: ${err.message}`);
-    process.exitCode = 1;
+    process.exitCode = 2;
   });
 }

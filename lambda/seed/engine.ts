@@ -189,7 +189,10 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     }
   }
   // An unchanged re-run writes nothing at all, not even the manifest.
-  if (!dryRun && useManifest && !sameEntries(previous, manifest)) await saveManifest(root, manifest);
+  if (!dryRun && useManifest && !sameEntries(previous, manifest)) {
+    // The files are in place either way; without the manifest the next run re-checks and rewrites them.
+    await saveManifest(root, manifest).catch((err) => fail(`${STATE_DIR}/seed-manifest.json`, err));
+  }
   progress();
 
   return {
@@ -206,7 +209,8 @@ export const SMALL_FILE_BYTES = 1024 * 1024;
 
 async function ensureRoot(root: string): Promise<void> {
   await fs.promises.mkdir(root, { recursive: true });
-  const stat = await fs.promises.lstat(root);
+  // The root is the caller's choice and may be a symlink (/mnt/efs -> ...); below it, nothing is followed.
+  const stat = await fs.promises.stat(root);
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SeedEntry, SeedSource } from '../entry';
+import { SMALL_FILE_BYTES } from '../engine';
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements SeedSource {
@@ -46,7 +47,8 @@ export class LocalDirectorySource implements SeedSource {
           const s = await fs.promises.stat(full);
           out.push({
             type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
-            open: async () => fs.createReadStream(full, { highWaterMark: 1024 * 1024 }),
+            // Small files in one read; large ones streamed, so memory stays bounded.
+            open: async () => (s.size <= SMALL_FILE_BYTES ? fs.promises.readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
           });
         }
         // Sockets, FIFOs and devices have no content to copy.

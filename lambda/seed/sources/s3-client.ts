@@ -9,10 +9,12 @@ export interface S3Location {
 }
 
 export function s3Client(location: S3Location = {}): S3Client {
+  const endpoint = location.endpoint ?? process.env.AWS_ENDPOINT_URL_S3 ?? process.env.AWS_ENDPOINT_URL;
   return new S3Client({
-    endpoint: location.endpoint,
+    endpoint,
     region: location.region ?? process.env.AWS_REGION ?? 'us-east-1',
-    forcePathStyle: location.forcePathStyle ?? Boolean(location.endpoint),
+    // Custom endpoints (moto, MinIO, LocalStack) serve buckets by path, not by host name.
+    forcePathStyle: location.forcePathStyle ?? Boolean(endpoint),
     // Many parallel GETs: the default agent's 50 sockets would queue the pool's requests.
     requestHandler: { requestTimeout: 120_000, httpsAgent: { maxSockets: 1024 }, httpAgent: { maxSockets: 1024 } },
   });

@@ -1,0 +1,19 @@
+/**
+ * Node runs file system calls on libuv's thread pool, 4 threads unless UV_THREADPOOL_SIZE says
+ * otherwise, read when the pool first starts. The CLI's commands write `--concurrency` files at once,
+ * so size the pool before anything touches the file system. Imported first by the CLI entry point.
+ */
+const DEFAULT_CONCURRENCY = 64;
+
+function requestedConcurrency(argv: string[]): number {
+  const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
+  if (i === -1) return DEFAULT_CONCURRENCY;
+  const value = argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_CONCURRENCY;
+}
+
+if (!process.env.UV_THREADPOOL_SIZE) {
+  // A few threads more than the writers, for reads, DNS and zlib; libuv caps the pool at 1024.
+  process.env.UV_THREADPOOL_SIZE = String(Math.min(1024, requestedConcurrency(process.argv) + 4));
+}

@@ -1,0 +1,113 @@
+import { ChildProcess, execFile, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { promisify } from 'util';
+import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+import { makeTree, tempDir, treeDigest } from './helpers/seed-fixtures';
+
+// The seed CLI (the compiled dist/bin, as users run it) against the EFS latency emulator: proof of
+// concurrency and of "an unchanged re-run only stats" by operation counts, and of atomicity under
+// SIGKILL and injected I/O errors. Needs `npm run build` (npm test does it).
+const exec = promisify(execFile);
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
+
+const runSeed = (...args: string[]) => exec(process.execPath, [CLI, 'seed', ...args, '--json'], { maxBuffer: 64 * 1024 * 1024 });
+const tempLeftovers = (root: string) => Object.keys(treeDigest(root)).filter((p) => path.basename(p).startsWith('.cdk-efs-kit-tmp-'));
+
+describeWithFuse('seed on efs-sim', () => {
+  let sim: EfsSim | undefined;
+  let work: string;
+  beforeEach(() => { work = tempDir(); });
+  afterEach(async () => {
+    await sim?.stop();
+    sim = undefined;
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  test('keeps the pool full across many directories, and an unchanged re-run makes no creates and no writes', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 100, 6);
+    // Round trips of 10 ms dwarf this 2-core machine's own overhead between them.
+    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=10'] });
+    const target = path.join(sim.mount, 'www');
+    await sim.resetStats();
+    const first = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
+    expect(first).toMatchObject({ files: 600, written: 600, failed: [] });
+    const firstStats = await sim.stats();
+    expect(firstStats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 64);
+    expect(firstStats.ops.create).toBe(600 + 1); // the files, and the manifest
+
+    await sim.resetStats();
+    const second = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
+    expect(second).toMatchObject({ written: 0, skipped: 600 });
+    const secondStats = await sim.stats();
+    expect(secondStats.ops).toMatchObject({ create: 0, write: 0, mkdir: 0, rename: 0, unlink: 0, setattr: 0 });
+  });
+
+  test('writes large files in 1 MiB requests', async () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'big.bin'), Buffer.alloc(7 * 1024 * 1024 + 123, 1));
+    sim = await startEfsSim({ profile: 'local' });
+    await sim.resetStats();
+    await runSeed(src, path.join(sim.mount, 'dst'));
+    const stats = await sim.stats();
+    expect(stats.ops.write).toBe(8 + 1); // eight for the file, one for the manifest
+  });
+
+  test('a run killed with SIGKILL mid-copy, then re-run, ends byte-identical with no temporary files', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 20, 20, [4096, 65536]);
+    sim = await startEfsSim({ profile: 'efs-gp' });
+    const target = path.join(sim.mount, 'dst');
+    const child: ChildProcess = spawn(process.execPath, [CLI, 'seed', src, target, '--concurrency', '4', '--json'], { stdio: 'ignore' });
+    // Kill it once some files, but not all, have landed.
+    await waitFor(() => countFiles(target) > 50);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const partial = Object.keys(treeDigest(target)).filter((p) => !path.basename(p).startsWith('.cdk-efs-kit-tmp-')).length;
+    expect(partial).toBeLessThan(400);
+
+    const rerun = JSON.parse((await runSeed(src, target)).stdout);
+    expect(rerun).toMatchObject({ complete: true, failed: [] });
+    expect(treeDigest(target)).toEqual(treeDigest(src));
+    expect(tempLeftovers(target)).toEqual([]);
+  });
+
+  test.each(['EIO', 'ENOSPC'])('%s on writes: a clear error, and no partial file at any final path', async (errno) => {
+    const src = path.join(work, 'src');
+    makeTree(src, 10, 10);
+    sim = await startEfsSim({ profile: 'local', flags: [`--fault=${errno}:write:prob=0.3`] });
+    const target = path.join(sim.mount, 'dst');
+    const failure = await runSeed(src, target).then(() => undefined, (err) => err as { code: number; stdout: string });
+    expect(failure?.code).toBe(1);
+    const summary = JSON.parse(failure!.stdout);
+    expect(summary.failed.length).toBeGreaterThan(0);
+    const message = errno === 'EIO' ? 'i/o error' : 'no space left on device';
+    expect(summary.failed[0].error.toLowerCase()).toContain(message);
+
+    const sourceDigest = treeDigest(src);
+    for (const [file, digest] of Object.entries(treeDigest(target))) {
+      if (file.startsWith('.cdk-efs-kit')) continue;
+      expect([file, digest]).toEqual([file, sourceDigest[file]]); // every file that exists is whole
+    }
+    expect(tempLeftovers(target)).toEqual([]);
+  });
+});
+
+/** Files under root, tolerant of a tree that changes while it is read. */
+function countFiles(root: string): number {
+  try {
+    return (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((d) => d.isFile()).length;
+  } catch {
+    return 0;
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
