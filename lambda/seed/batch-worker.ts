@@ -11,7 +11,8 @@ import { S3ObjectsSource } from './sources/s3-objects';
  * are recognised by size and modification time. A bad key fails alone; the batch reports it.
  */
 export interface BatchEvent {
-  readonly Items: ReadonlyArray<{ Key: string; Size?: number; Etag?: string; ETag?: string; LastModified?: string }>;
+  /** As Distributed Map's S3 reader lists them: LastModified in epoch seconds. */
+  readonly Items: ReadonlyArray<{ Key: string; Size?: number; Etag?: string; ETag?: string; LastModified?: number | string }>;
   readonly BatchInput: SeedResourceProperties;
 }
 
@@ -19,6 +20,11 @@ export interface BatchResult {
   readonly written: number;
   readonly skipped: number;
   readonly failed: SeedFailure[];
+}
+
+function lastModifiedOf(value: number | string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? new Date(value * 1000) : new Date(value);
 }
 
 export class BatchFailedError extends Error {
@@ -36,7 +42,7 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
     async *entries() {
       for (const item of event.Items) {
         const entry: SeedEntry | undefined = objects.entryFor(item.Key, item.Size ?? 0, item.Etag ?? item.ETag ?? '',
-          item.LastModified ? new Date(item.LastModified) : undefined);
+          lastModifiedOf(item.LastModified));
         if (entry) yield entry;
       }
     },

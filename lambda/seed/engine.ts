@@ -105,12 +105,24 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
   };
 
+  let complete = true;
+  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
   const pool = new RoundRobinPool<Job>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
     maxQueuedBytes: options.maxQueuedBytes ?? 64 * 1024 * 1024,
   }, async (job) => {
     const relative = job.entry.path;
+    if (pastDeadline()) {
+      // Queued but not started: leave it to the next run.
+      if (job.kind === 'file') {
+        job.entry.discard?.();
+        counts.bytes -= job.entry.size;
+      }
+      counts.files--;
+      complete = false;
+      return;
+    }
     try {
       await directories.make(path.posix.dirname(relative));
       const done = job.kind === 'file'
@@ -130,7 +142,6 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     progress();
   });
 
-  let complete = true;
   try {
     for await (const raw of source.entries()) {
       let relative: string;
@@ -156,7 +167,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
         continue;
       }
       seen.add(relative);
-      if (options.deadline !== undefined && Date.now() >= options.deadline) {
+      if (pastDeadline()) {
         if (raw.type === 'file') raw.discard?.();
         complete = false;
         break;

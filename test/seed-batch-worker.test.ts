@@ -1,0 +1,70 @@
+import { CreateBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+import { Moto, startMoto } from './helpers/moto';
+
+// The Distributed Map worker (the bundled seed handler's copyBatch) on batches shaped exactly like
+// Step Functions' ItemBatcher output over an S3ObjectsItemReader: {Items: [{Key, Size, Etag,
+// LastModified (epoch seconds), StorageClass}], BatchInput}. Reads moto's S3, writes to efs-sim.
+let moto: Moto;
+let handler: any;
+let s3: S3Client;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  handler = require(path.join(__dirname, '..', 'dist', 'handlers', 'seed', 'index.js'));
+  s3 = new S3Client(moto.clientConfig);
+  await s3.send(new CreateBucketCommand({ Bucket: 'lake' }));
+  await Promise.all(Array.from({ length: 60 }, (_, i) => s3.send(new PutObjectCommand({ Bucket: 'lake', Key: `data/p${i % 6}/o${i}.bin`, Body: randomBytes(2000 + i) }))));
+});
+afterAll(() => moto.stop());
+
+async function itemsUnder(prefix: string) {
+  const page = await s3.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }));
+  return page.Contents!.map((o) => ({
+    Etag: o.ETag, Key: o.Key!, LastModified: Math.floor(o.LastModified!.getTime() / 1000), Size: o.Size, StorageClass: 'STANDARD',
+  }));
+}
+
+describeWithFuse('copyBatch', () => {
+  let sim: EfsSim;
+  let mountPath: string;
+  beforeEach(async () => {
+    sim = await startEfsSim({ profile: 'efs-gp' });
+    mountPath = `/mnt/cdk-efs-kit-test-${path.basename(sim.mount)}`;
+    fs.symlinkSync(sim.mount, mountPath);
+  });
+  afterEach(async () => {
+    fs.rmSync(mountPath, { force: true });
+    await sim.stop();
+  });
+
+  const batchInput = () => ({
+    Bucket: 'lake', Key: 'data/', Format: 's3-objects', Fingerprint: 'v1', MountPath: mountPath, TargetSubPath: 'lake',
+    Concurrency: '16', Prune: 'false', RemoveOnDelete: 'false',
+  });
+
+  test('copies a batch, and a retried batch rewrites nothing', async () => {
+    const Items = await itemsUnder('data/');
+    const first = await handler.copyBatch({ Items, BatchInput: batchInput() });
+    expect(first).toEqual({ written: 60, skipped: 0, failed: [] });
+    expect(fs.readdirSync(path.join(sim.mount, 'lake', 'p0')).sort()).toHaveLength(10);
+
+    await sim.resetStats();
+    const retry = await handler.copyBatch({ Items, BatchInput: batchInput() });
+    expect(retry).toEqual({ written: 0, skipped: 60, failed: [] });
+    expect((await sim.stats()).ops).toMatchObject({ create: 0, write: 0, rename: 0, setattr: 0 });
+  });
+
+  test('a bad key fails the batch with its reason while the other keys are written', async () => {
+    const Items = [...(await itemsUnder('data/p1/')), { Key: 'data/p1/missing.bin', Size: 10, Etag: '"x"', LastModified: 1700000000 }];
+    await expect(handler.copyBatch({ Items, BatchInput: batchInput() })).rejects.toMatchObject({
+      name: 'SeedBatchFailed',
+      message: expect.stringMatching(/1 of the batch's keys failed \(10 written, 0 unchanged\): p1\/missing\.bin: .*(NoSuchKey|does not exist)/),
+    });
+    expect(fs.readdirSync(path.join(sim.mount, 'lake', 'p1')).filter((n) => !n.startsWith('.'))).toHaveLength(10);
+  });
+});

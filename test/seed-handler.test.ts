@@ -1,0 +1,110 @@
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+import { Moto, startMoto } from './helpers/moto';
+import { makeTree, tempDir, treeDigest } from './helpers/seed-fixtures';
+
+// The bundled seed handler, exactly the asset FileSystemSeed deploys (dist/handlers/seed), driven
+// with CloudFormation-shaped events from the Provider framework, reading from moto's S3 on
+// 127.0.0.1 and writing under /mnt/<name> as in Lambda (a symlink to a test directory).
+let moto: Moto;
+let handler: any;
+let work: string;
+let mountPath: string;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  handler = require(path.join(__dirname, '..', 'dist', 'handlers', 'seed', 'index.js'));
+  const s3 = new S3Client(moto.clientConfig);
+  await s3.send(new CreateBucketCommand({ Bucket: 'assets' }));
+  const src = tempDir();
+  makeTree(src, 8, 10);
+  execFileSync('zip', ['-qr', path.join(src, '..', 'site.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-1.zip', Body: fs.readFileSync(path.join(src, '..', 'site.zip')) }));
+  fs.writeFileSync(path.join(src, 'dir-0', 'file-0.dat'), 'version two');
+  execFileSync('zip', ['-qr', path.join(src, '..', 'site2.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-2.zip', Body: fs.readFileSync(path.join(src, '..', 'site2.zip')) }));
+});
+afterAll(() => moto.stop());
+
+beforeEach(() => {
+  work = tempDir();
+  mountPath = `/mnt/cdk-efs-kit-test-${path.basename(work)}`;
+  fs.symlinkSync(work, mountPath);
+});
+afterEach(() => {
+  fs.rmSync(mountPath, { force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const props = (overrides: Record<string, string> = {}) => ({
+  Bucket: 'assets', Key: 'asset-hash-1.zip', Format: 'zip', Fingerprint: 'asset-hash-1', MountPath: mountPath,
+  TargetSubPath: 'www', Concurrency: '16', Prune: 'false', RemoveOnDelete: 'false', ...overrides,
+});
+const context = (remainingMs = 900_000) => ({ getRemainingTimeInMillis: () => remainingMs });
+
+test('Create copies the asset and reports the counts', async () => {
+  const response = await handler.onEvent({ RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props() }, context());
+  expect(response).toMatchObject({ PhysicalResourceId: `seed:${mountPath}/www`, Data: { Complete: 'true', Files: 80, Written: 80 } });
+  expect(await handler.isComplete({ RequestType: 'Create', ResourceProperties: props(), ...response }, context())).toEqual({ IsComplete: true });
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(80);
+});
+
+test('Update with a new asset rewrites only what changed; Update without a source change does nothing', async () => {
+  await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
+  const changed = props({ Key: 'asset-hash-2.zip', Fingerprint: 'asset-hash-2' });
+  const update = await handler.onEvent({ RequestType: 'Update', ResourceProperties: changed, OldResourceProperties: props(), PhysicalResourceId: `seed:${mountPath}/www` }, context());
+  expect(update.Data).toMatchObject({ Written: 1, Skipped: 79 });
+  expect(fs.readFileSync(path.join(work, 'www', 'dir-0', 'file-0.dat'), 'utf8')).toBe('version two');
+
+  const noop = await handler.onEvent({ RequestType: 'Update', ResourceProperties: { ...changed, Concurrency: '32' }, OldResourceProperties: changed }, context());
+  expect(noop.Data).toEqual({ Complete: 'true' });
+});
+
+test('Delete leaves the data by default, and removes only what the seed wrote when asked', async () => {
+  await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
+  fs.writeFileSync(path.join(work, 'www', 'users-file.txt'), 'mine');
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props(), PhysicalResourceId: 'x' }, context());
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(81);
+
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props({ RemoveOnDelete: 'true' }), PhysicalResourceId: 'x' }, context());
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toEqual(['users-file.txt']);
+});
+
+test('fails with a clear reason when the source is missing', async () => {
+  await expect(handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ Key: 'nope.zip' }) }, context()))
+    .rejects.toThrow(/NoSuchKey|does not exist/);
+});
+
+test('fails when the mount path is not /mnt/<name>', async () => {
+  await expect(handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ MountPath: '/etc' }) }, context()))
+    .rejects.toThrow('MountPath must be /mnt/<name>, got "/etc"');
+});
+
+describeWithFuse('on efs-sim', () => {
+  let sim: EfsSim;
+  afterEach(async () => sim.stop());
+
+  test('runs out of time, checkpoints, and isComplete resumes until done', async () => {
+    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=10'] });
+    fs.rmSync(mountPath);
+    fs.symlinkSync(sim.mount, mountPath);
+    // 60 s is the safety margin: 61 s remaining leaves 1 s of work per invocation.
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context(61_000));
+    expect(first.Data.Complete).toBe('false');
+    let calls = 0;
+    let done: any;
+    do {
+      done = await handler.isComplete({ RequestType: 'Create', ResourceProperties: props(), ...first }, context(61_000));
+      calls++;
+    } while (!done.IsComplete && calls < 30);
+    expect(done.IsComplete).toBe(true);
+    expect(calls).toBeGreaterThan(1);
+    const files = Object.keys(treeDigest(path.join(sim.mount, 'www')));
+    expect(files).toHaveLength(80);
+    expect(files.filter((f) => path.basename(f).startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+  });
+});
