@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
+import { acknowledgeWildcard, nagResource } from './private/nag';
 
 /** How the seed engine reads a source. */
 export enum SeedSourceFormat {
@@ -77,7 +78,7 @@ class AssetSource extends SeedSource {
       key: asset.s3ObjectKey,
       format,
       fingerprint: asset.assetHash,
-      grantRead: (grantee) => asset.grantRead(grantee),
+      grantRead: (grantee) => grantObjectRead(grantee, asset.bucket, asset.s3ObjectKey),
     };
   }
 }
@@ -94,15 +95,32 @@ class BucketSource extends SeedSource {
   }
 
   public _bind(): SeedSourceConfig {
-    const objects = this.format === SeedSourceFormat.S3_OBJECTS ? `${this.key}*` : this.key;
+    const isPrefix = this.format === SeedSourceFormat.S3_OBJECTS;
     return {
       bucket: this.bucket,
       key: this.key,
       format: this.format,
       fingerprint: `${this.format}:${this.key}:${this.version}`,
-      grantRead: (grantee) => this.bucket.grantRead(grantee, objects),
+      grantRead: (grantee) => (isPrefix ? grantPrefixRead(grantee, this.bucket, this.key) : grantObjectRead(grantee, this.bucket, this.key)),
     };
   }
+}
+
+/** s3:GetObject on one key, and nothing else: least privilege for an archive. */
+function grantObjectRead(grantee: iam.IGrantable, bucket: s3.IBucket, key: string): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(key)] }));
+  bucket.encryptionKey?.grantDecrypt(grantee);
+}
+
+/** Listing under `prefix` and reading the objects there. */
+export function grantPrefixRead(grantee: iam.IGrantable, bucket: s3.IBucket, prefix: string): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+  }));
+  const objects = bucket.arnForObjects(`${prefix}*`);
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+  bucket.encryptionKey?.grantDecrypt(grantee);
+  if (Construct.isConstruct(grantee)) acknowledgeWildcard(grantee, nagResource(grantee, objects), 'The seed reads every object under its source prefix, and only those.');
 }
 
 function archiveFormatOf(name: string, what: string): SeedSourceFormat {

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, CustomResource, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -11,7 +11,8 @@ import { Construct } from 'constructs';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
 import { handlerCode } from './handler-code';
-import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagResource } from './nag';
+import { grantPrefixRead } from '../seed-source';
+import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef, nagResource } from './nag';
 
 export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {
   readonly fileSystem: SharedFileSystem;
@@ -50,9 +51,8 @@ export class DistributedMapSeedRun extends Construct {
       description: `cdk-efs-kit seed worker ${this.node.path}`,
     });
     props.fileSystem.mountOnLambda(this.worker, props.accessPoint, { mountPath: props.mountPath, threadPoolSize: props.concurrency });
-    props.bucket.grantRead(this.worker, `${props.prefix}*`);
+    grantPrefixRead(this.worker, props.bucket, props.prefix);
     acknowledgeFunction(this.worker);
-    acknowledgeWildcard(this.worker, nagResource(this, props.bucket.arnForObjects(`${props.prefix}*`)), 'The worker reads the objects under the seed prefix, and only those.');
 
     this.resultsBucket = new s3.Bucket(this, 'Results', {
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -71,6 +71,9 @@ export class DistributedMapSeedRun extends Construct {
       }),
       maxConcurrency: props.maxConcurrency ?? 100,
       toleratedFailurePercentage: props.toleratedFailurePercentage ?? 0,
+      // aws-cdk renders one or the other depending on the app's
+      // @aws-cdk/aws-stepfunctions:useDistributedMapResultWriterV2 flag: give both.
+      resultWriter: new sfn.ResultWriter({ bucket: this.resultsBucket, prefix: 'seed-results' }),
       resultWriterV2: new sfn.ResultWriterV2({ bucket: this.resultsBucket, prefix: 'seed-results' }),
     });
     copy.itemProcessor(new tasks.LambdaInvoke(this, 'CopyBatch', {
@@ -87,7 +90,33 @@ export class DistributedMapSeedRun extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL },
     });
 
+    // The Distributed Map reader may list the whole bucket; keep it to the seed's prefix.
+    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: ['s3:ListBucket'],
+      resources: [props.bucket.bucketArn],
+      conditions: { StringNotLike: { 's3:prefix': [`${props.prefix}*`] } },
+    }));
+    this.acknowledgeStateMachineFindings();
     this.resource = this.runAtDeploy(props);
+  }
+
+  private acknowledgeStateMachineFindings(): void {
+    const stack = this.stateMachine.stack;
+    const role = this.stateMachine.role;
+    acknowledgeWildcard(role, `${nagRef(this.worker.node.defaultChild!)}:*`, 'The map invokes the worker\'s versions and aliases (arn:*), and nothing else.');
+    acknowledgeWildcard(role, '*', 'CloudWatch Logs delivery and X-Ray need "*": neither supports resource-level permissions (Step Functions documentation).');
+    // aws-cdk names the state machine in this policy by parsing its ARN, so must we.
+    const name = stack.splitArn(this.stateMachine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName;
+    const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${name}`;
+    for (const resource of [`${executions}:*`, `${executions}/*:*`]) {
+      acknowledgeWildcard(this.stateMachine, nagResource(this, resource), 'A Distributed Map manages its own child executions, named at run time.');
+    }
+    acknowledgeWildcard(role, nagResource(this, `arn:${stack.partition}:s3:::${this.resultsBucket.bucketName}/*`), 'The map writes its result manifests anywhere in its own results bucket.');
+    Validations.of(this.resultsBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'Holds only the Distributed Map\'s result manifests, written by the state machine and expiring after 30 days.',
+    });
   }
 
   private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {

@@ -32,7 +32,7 @@ export function nagResource(scope: IConstruct, value: string): string {
     if (v.Ref) return `<${v.Ref}>`;
     if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'].join('.')}>`;
     if (v['Fn::Join']) return v['Fn::Join'][1].map(render).join(v['Fn::Join'][0]);
-    throw new Error(`cdk-efs-kit: cannot render ${JSON.stringify(v)} as a cdk-nag resource`);
+    return JSON.stringify(v); // other intrinsics, as cdk-nag prints them
   };
   return render(Stack.of(scope).resolve(value));
 }

@@ -1,0 +1,159 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AccessPointPreset, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
+import { nagErrors } from './helpers/checks';
+
+let stack: Stack;
+let files: SharedFileSystem;
+let siteDir: string;
+
+beforeAll(() => {
+  siteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'site-'));
+  fs.writeFileSync(path.join(siteDir, 'index.html'), '<h1>hello</h1>');
+});
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test');
+  const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  files = new SharedFileSystem(stack, 'Files', { vpc });
+});
+
+const web = () => files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+
+describe('Lambda engine (default)', () => {
+  test('runs the bundled seed handler in the VPC with the access point mounted and the pool sized', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), concurrency: 128 });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.onEvent', Runtime: 'nodejs22.x', MemorySize: 2048, Timeout: 900,
+      FileSystemConfigs: [{ LocalMountPath: '/mnt/seed', Arn: Match.anyValue() }],
+      Environment: { Variables: { UV_THREADPOOL_SIZE: '128' } },
+      VpcConfig: Match.anyValue(),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.isComplete', FileSystemConfigs: Match.anyValue() });
+  });
+
+  test('passes the source, target and options to the handler', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), targetPath: '/www/', prune: true });
+    Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitSeed', {
+      Bucket: Match.anyValue(), Key: Match.stringLikeRegexp('\\.zip$'), Format: 'zip', Fingerprint: Match.stringLikeRegexp('^[0-9a-f]{64}$'),
+      MountPath: '/mnt/seed', TargetSubPath: 'www', Concurrency: '64', Prune: 'true', RemoveOnDelete: 'false',
+    });
+  });
+
+  test('an S3 archive source is read-only granted on exactly that key', () => {
+    const bucket = new s3.Bucket(stack, 'Releases');
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.archive(bucket, 'releases/site-1.4.tar.gz', { version: '1.4' }) });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('Custom::CdkEfsKitSeed', { Format: 'tar.gz', Key: 'releases/site-1.4.tar.gz', Fingerprint: 'tar.gz:releases/site-1.4.tar.gz:1.4' });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.stringLikeRegexp('Releases'), 'Arn'] }, '/releases/site-1.4.tar.gz']] },
+      })]) },
+    });
+  });
+
+  test('a service can wait for the seed', () => {
+    const seed = files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir) });
+    const waiter = new s3.Bucket(stack, 'DependsOnSeed');
+    waiter.node.addDependency(seed);
+    const template = Template.fromStack(stack);
+    const [seedResource] = Object.keys(template.findResources('Custom::CdkEfsKitSeed'));
+    expect(template.findResources('AWS::S3::Bucket', { DependsOn: Match.arrayWith([seedResource]) })).not.toEqual({});
+  });
+
+  test('has no unacknowledged cdk-nag findings of its own', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir) });
+    expect(nagErrors(stack).filter((f) => f.includes('/Content/'))).toEqual([]);
+  });
+
+  test.each([
+    ['a relative targetPath', { targetPath: 'www' }, /targetPath must be an absolute path under the access point's root, without '\.' or '\.\.' parts, got "www"/],
+    ['a targetPath with ..', { targetPath: '/www/../..' }, /targetPath must be an absolute path/],
+    ['a concurrency above 1024', { concurrency: 4096 }, /concurrency must be an integer from 1 to 1024, got 4096/],
+  ])('fails when given %s', (_, props, message) => {
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), ...props })).toThrow(message);
+  });
+
+  test('fails when an asset file is not an archive', () => {
+    const file = path.join(siteDir, 'index.html');
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(file) }))
+      .toThrow('SeedSource.asset: localPath must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "index.html".');
+  });
+});
+
+describe('Distributed Map engine', () => {
+  let bucket: s3.Bucket;
+  beforeEach(() => {
+    bucket = new s3.Bucket(stack, 'Lake');
+    files.addSeed('Bulk', {
+      accessPoint: web(), source: SeedSource.s3(bucket, 'data/'),
+      engine: SeedEngine.distributedMap({ maxConcurrency: 500, maxItemsPerBatch: 200, toleratedFailurePercentage: 5 }),
+    });
+  });
+
+  function definition(): any {
+    const machines = Object.values<any>(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'));
+    const sm = machines.find((m) => JSON.stringify(m).includes('CopyObjects'));
+    const parts = sm.Properties.DefinitionString['Fn::Join'][1];
+    // Tokens (bucket names, ARNs) sit inside JSON strings: stand them in with plain text.
+    return JSON.parse(parts.map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join(''));
+  }
+
+  test('lists the prefix with the S3 reader, batches by count and bytes, and caps concurrency', () => {
+    const map = Object.values<any>(definition().States)[0];
+    expect(map).toMatchObject({
+      Type: 'Map',
+      ItemReader: { Resource: expect.stringContaining(':states:::s3:listObjectsV2'), Parameters: { Bucket: 'TOKEN', Prefix: 'data/' } },
+      ItemBatcher: { MaxItemsPerBatch: 200, MaxInputBytesPerBatch: 262144, BatchInput: expect.objectContaining({ Format: 's3-objects', Key: 'data/', MountPath: '/mnt/seed' }) },
+      MaxConcurrency: 500,
+      ToleratedFailurePercentage: 5,
+      ResultWriter: expect.objectContaining({ Resource: expect.stringContaining(':states:::s3:putObject') }),
+      ItemProcessor: expect.objectContaining({ ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } }),
+    });
+  });
+
+  test('scopes the state machine\'s S3 read to the bucket and prefix', () => {
+    const policies = Object.values<any>(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const listing = statements.filter((s) => JSON.stringify(s.Action) === '"s3:ListBucket"');
+    expect(listing).toEqual(expect.arrayContaining([
+      expect.objectContaining({ Effect: 'Deny', Condition: { StringNotLike: { 's3:prefix': ['data/*'] } } }),
+      expect.objectContaining({ Effect: 'Allow', Condition: { StringLike: { 's3:prefix': ['data/*'] } } }),
+    ]));
+    const reads = statements.filter((s) => JSON.stringify(s.Action) === '"s3:GetObject"');
+    for (const read of reads) expect(JSON.stringify(read.Resource)).toContain('/data/*');
+  });
+
+  test('the worker is the bundled seed handler\'s copyBatch, mounted through the access point', () => {
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.copyBatch', FileSystemConfigs: [{ LocalMountPath: '/mnt/seed', Arn: Match.anyValue() }],
+    });
+  });
+
+  test('runs at deploy time through a custom resource', () => {
+    Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitDistributedMapSeed', { StateMachineArn: Match.anyValue(), Trigger: 's3-objects:data/:' });
+  });
+
+  test('has no unacknowledged cdk-nag findings of its own', () => {
+    expect(nagErrors(stack).filter((f) => f.includes('/Bulk/'))).toEqual([]);
+  });
+});
+
+test('warns when the Distributed Map concurrency exceeds the EFS connection burst', () => {
+  const bucket = new s3.Bucket(stack, 'Lake');
+  files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket), engine: SeedEngine.distributedMap({ maxConcurrency: 5000 }) });
+  Annotations.fromStack(stack).hasWarning('/Test/Files/Bulk', Match.stringLikeRegexp('seedConnectionBurst'));
+});
+
+test('fails when the Distributed Map concurrency is above 10,000', () => {
+  const bucket = new s3.Bucket(stack, 'Lake');
+  expect(() => files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket), engine: SeedEngine.distributedMap({ maxConcurrency: 20000 }) }))
+    .toThrow(/maxConcurrency must be an integer from 1 to 10,000 \(the Distributed Map limit\), got 20000/);
+});
