@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { TEMP_PREFIX, writeFileAtomically } from './atomic-write';
+import { TEMP_PREFIX, temporaryName, writeFileAtomically } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
 import { RoundRobinPool } from './round-robin-pool';
@@ -253,7 +253,7 @@ async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: s
     if (current === entry.target) return { written: false, bytes: 0 };
   }
   if (dryRun) return { written: true, bytes: 0 };
-  const tmp = path.join(path.dirname(finalPath), `${TEMP_PREFIX}${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const tmp = temporaryName(path.dirname(finalPath));
   await fs.promises.symlink(entry.target, tmp);
   await fs.promises.rename(tmp, finalPath).catch(async (err) => {
     await fs.promises.unlink(tmp).catch(() => undefined);

@@ -1,7 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { promisify } from 'util';
 import { SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
+
+const readFile = promisify(fs.readFile);
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements SeedSource {
@@ -28,13 +31,15 @@ export class LocalDirectorySource implements SeedSource {
     return this.listing;
   }
 
+  /** Walks the tree with every directory's entries stat'ed in parallel (the source may be a network mount too). */
   private async walk(): Promise<SeedEntry[]> {
     const stat = await fs.promises.stat(this.dir).catch(() => undefined);
     if (!stat?.isDirectory()) throw new Error(`the source ${this.dir} is not a directory`);
     const out: SeedEntry[] = [];
     const visit = async (relative: string): Promise<void> => {
       const dir = path.join(this.dir, relative);
-      for (const dirent of await fs.promises.readdir(dir, { withFileTypes: true })) {
+      const dirents = await fs.promises.readdir(dir, { withFileTypes: true });
+      await Promise.all(dirents.map(async (dirent) => {
         const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
         const full = path.join(dir, dirent.name);
         if (dirent.isDirectory()) {
@@ -48,11 +53,11 @@ export class LocalDirectorySource implements SeedSource {
           out.push({
             type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
             // Small files in one read; large ones streamed, so memory stays bounded.
-            open: async () => (s.size <= SMALL_FILE_BYTES ? fs.promises.readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
+            open: async () => (s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
           });
         }
         // Sockets, FIFOs and devices have no content to copy.
-      }
+      }));
     };
     await visit('');
     return out;

@@ -1,0 +1,190 @@
+/**
+ * Copy tools side by side on the EFS latency emulator (tools/efs-sim), in one run, each onto a
+ * freshly mounted file system, each copy verified byte for byte on the emulator's backing store:
+ *
+ *   npx tsx bench/copy-tools.ts            # default workloads, well under 10 minutes here
+ *   npx tsx bench/copy-tools.ts --full     # adds the kernel-like tree (54K files, 762 MB)
+ *   npx tsx bench/copy-tools.ts --profile efs-2016 --only small-files-2000
+ *
+ * Prints markdown tables and writes bench/out/copy-tools.json. Needs root, /dev/fuse, `npm run build`
+ * and the tools (tools/setup.sh installs rsync, parallel, fpart/fpsync, cpio, rclone).
+ */
+import { execFileSync, execSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { kernelTree, megabyteFiles, ownCloudTree, smallFileTree, Workload } from './lib/workloads';
+
+const ROOT = path.join(__dirname, '..');
+const EFS_SIM = path.join(ROOT, 'tools', 'efs-sim', 'efs-sim');
+const CLI = path.join(ROOT, 'dist', 'bin', 'cdk-efs-kit.js');
+const args = process.argv.slice(2);
+const flag = (name: string) => { const i = args.indexOf(name); return i === -1 ? undefined : args[i + 1]; };
+const PROFILE = flag('--profile') ?? 'efs-gp';
+const ONLY = flag('--only');
+const SEED_CONCURRENCY = 64;
+
+/** A way to copy `src` (a directory, or with `archive` a .tar.gz) into `dst` (an existing, empty directory). */
+export interface CopyTool {
+  readonly name: string;
+  /** Files in flight at once, for the ceiling: concurrency / per-file latency. */
+  readonly concurrency: number;
+  /** The shell command; $SRC, $DST and $ARCHIVE are set. */
+  readonly command: string;
+  /** Extracts the workload's archive instead of copying its tree. */
+  readonly fromArchive?: boolean;
+}
+
+const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+const mkdirs = 'cd "$SRC" && find . -type d -print0 | (cd "$DST" && xargs -0 mkdir -p)';
+
+/** The tools users reach for (seed 001, seed 003), then the project's own seeder. Adding one is one entry. */
+export const TOOLS: CopyTool[] = [
+  { name: 'cp -r', concurrency: 1, command: 'cp -r "$SRC"/. "$DST"/' },
+  { name: 'rsync -r', concurrency: 1, command: 'rsync -r "$SRC"/ "$DST"/' },
+  { name: 'tar | tar', concurrency: 1, command: 'tar -C "$SRC" -cf - . | tar -C "$DST" -xf -' },
+  { name: 'fpsync (32)', concurrency: 32, command: 'fpsync -n 32 -f 100 -t "$WORK/fpsync" "$SRC"/ "$DST"/ >/dev/null' },
+  { name: 'cp + GNU parallel (32)', concurrency: 32, command: `${mkdirs} && cd "$SRC" && find . -type f -print0 | parallel -0 --will-cite -j 32 cp {} "$DST"/{}` },
+  { name: 'fpart + cpio + parallel (32)', concurrency: 32, command: `cd "$SRC" && fpart -n 32 -o "$WORK/part" . >/dev/null && ls "$WORK"/part.* | parallel --will-cite -j 32 'cpio -pdm --quiet "$DST" < {}'` },
+  { name: 'rclone copy (32)', concurrency: 32, command: 'rclone copy --transfers 32 --checkers 32 --local-no-set-modtime "$SRC" "$DST" 2>/dev/null' },
+  { name: 'xargs -P32 cp', concurrency: 32, command: `${mkdirs} && cd "$SRC" && find . -type f -print0 | xargs -0 -P 32 -n 16 cp --parents -t "$DST"` },
+  { name: 'cdk-efs-kit seed (64)', concurrency: SEED_CONCURRENCY, command: `node ${q(CLI)} seed "$SRC" "$DST" --concurrency ${SEED_CONCURRENCY} --json >/dev/null` },
+  { name: 'tar -xzf', concurrency: 1, fromArchive: true, command: 'tar -C "$DST" -xzf "$ARCHIVE"' },
+  { name: 'cdk-efs-kit seed .tar.gz (64)', concurrency: SEED_CONCURRENCY, fromArchive: true, command: `node ${q(CLI)} seed "$ARCHIVE" "$DST" --concurrency ${SEED_CONCURRENCY} --json >/dev/null` },
+];
+
+interface Row { workload: string; tool: string; seconds: number; filesPerSecond: number; mbPerSecond: number; ofCeiling: number; ofBest?: number; verified: boolean }
+
+function sh(command: string, env: Record<string, string> = {}): void {
+  execSync(command, { shell: '/bin/bash', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+}
+
+function withMount<T>(fn: (mount: string, backing: string) => T, profile = PROFILE, extra: string[] = []): T {
+  const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-efs-'));
+  execFileSync(EFS_SIM, ['start', mount, '--profile', profile, ...extra]);
+  try {
+    return fn(mount, execFileSync(EFS_SIM, ['backing', mount], { encoding: 'utf8' }).trim());
+  } finally {
+    execFileSync(EFS_SIM, ['stop', mount], { stdio: 'ignore' });
+    fs.rmSync(mount, { recursive: true, force: true });
+  }
+}
+
+function timed(fn: () => void): number {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+function verify(src: string, copy: string): boolean {
+  try {
+    execFileSync('diff', ['-r', '-q', '--exclude=.cdk-efs-kit', src, copy], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Seconds one file costs on this profile, written alone: the latency in the ceiling. */
+function perFileSeconds(sample: string): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sample-'));
+  const files = fs.readdirSync(sample).slice(0, 40);
+  for (const f of files) fs.copyFileSync(path.join(sample, f), path.join(dir, f));
+  const seconds = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)));
+  const overhead = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)), 'local');
+  fs.rmSync(dir, { recursive: true, force: true });
+  return Math.max(seconds - overhead, 0) / files.length;
+}
+
+/** Files/s the seeder reaches with no latency at all: this machine's CPU ceiling. */
+function cpuFilesPerSecond(workload: Workload): number {
+  return withMount((mount) => workload.files / timed(() => sh(`node ${q(CLI)} seed ${q(workload.dir)} ${q(mount + '/x')} --concurrency ${SEED_CONCURRENCY} --json >/dev/null`)), 'local');
+}
+
+function run(workload: Workload): { rows: Row[]; notes: string[] } {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-work-'));
+  const sampleDir = path.dirname(execSync(`find ${q(workload.dir)} -type f | head -1`, { encoding: 'utf8' }).trim());
+  const latency = perFileSeconds(sampleDir);
+  const cpu = cpuFilesPerSecond(workload);
+  const notes = [`per-file latency on ${PROFILE}: ${(latency * 1000).toFixed(1)} ms; CPU ceiling (seed on the local profile): ${cpu.toFixed(0)} files/s`];
+  const rows: Row[] = [];
+  for (const tool of TOOLS) {
+    if (tool.fromArchive && !workload.archive) continue;
+    if (!tool.fromArchive && workload.archive && /^owncloud|^kernel/.test(workload.name) && !tool.name.startsWith('cdk-efs-kit') && tool.name !== 'cp -r') continue;
+    const row = withMount((mount, backing) => {
+      const dst = path.join(mount, 'dst');
+      fs.mkdirSync(dst);
+      fs.rmSync(work, { recursive: true, force: true });
+      fs.mkdirSync(work);
+      const seconds = timed(() => sh(tool.command, { SRC: workload.dir, DST: dst, ARCHIVE: workload.archive ?? '', WORK: work }));
+      const ceiling = Math.min(tool.concurrency / latency, cpu);
+      return {
+        workload: workload.name, tool: tool.name, seconds,
+        filesPerSecond: workload.files / seconds, mbPerSecond: workload.bytes / 1e6 / seconds,
+        ofCeiling: workload.files / seconds / ceiling, verified: verify(workload.dir, path.join(backing, 'dst')),
+      };
+    });
+    console.error(`  ${workload.name}: ${row.tool} ${row.seconds.toFixed(1)} s${row.verified ? '' : ' (COPY DIFFERS)'}`);
+    rows.push(row);
+  }
+  // The seeder's unchanged re-run, on the same mount as its first run.
+  withMount((mount) => {
+    const dst = path.join(mount, 'dst');
+    const cmd = `node ${q(CLI)} seed ${q(workload.dir)} ${q(dst)} --concurrency ${SEED_CONCURRENCY} --json >/dev/null`;
+    const first = timed(() => sh(cmd));
+    const second = timed(() => sh(cmd));
+    notes.push(`cdk-efs-kit seed unchanged re-run: ${second.toFixed(2)} s vs ${first.toFixed(2)} s first (${(first / second).toFixed(1)}x faster)`);
+  });
+  const best = Math.max(...rows.map((r) => r.filesPerSecond));
+  rows.forEach((r) => { r.ofBest = r.filesPerSecond / best; });
+  fs.rmSync(work, { recursive: true, force: true });
+  return { rows, notes };
+}
+
+/** Seed 003 task 1: touch 1,024 files single-threaded, 128 threads in one directory, 32 directories in parallel. */
+function touchTest(): string[] {
+  return withMount((mount) => {
+    sh(`mkdir -p ${q(mount)}/one ${q(mount)}/many/{1..32}`);
+    const single = timed(() => sh(`for i in $(seq 1 1024); do touch ${q(mount)}/single-$i; done`));
+    const oneDir = timed(() => sh(`seq 1 1024 | parallel --will-cite -j 128 touch ${q(mount)}/one/f-{}`));
+    const manyDirs = timed(() => sh(`seq 1 32 | parallel --will-cite -j 32 'for i in $(seq 1 32); do touch ${mount}/many/{}/f-$i; done'`));
+    return [
+      '| touch 1,024 files | seconds | files/s | seed 003 (EFS) |',
+      '|---|---:|---:|---:|',
+      `| single thread | ${single.toFixed(2)} | ${(1024 / single).toFixed(0)} | 8.8 s, 116/s |`,
+      `| 128 threads, one directory | ${oneDir.toFixed(2)} | ${(1024 / oneDir).toFixed(0)} | 4.5 s, 227/s |`,
+      `| 32 threads, 32 directories | ${manyDirs.toFixed(2)} | ${(1024 / manyDirs).toFixed(0)} | 0.9 s, 1,129/s |`,
+    ];
+  });
+}
+
+function table(rows: Row[]): string[] {
+  return [
+    '| workload | tool | seconds | files/s | MB/s | of ceiling | of best | verified |',
+    '|---|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.workload} | ${r.tool} | ${r.seconds.toFixed(2)} | ${r.filesPerSecond.toFixed(0)} | ${r.mbPerSecond.toFixed(1)} | ${(r.ofCeiling * 100).toFixed(0)}% | ${(r.ofBest! * 100).toFixed(0)}% | ${r.verified ? 'yes' : 'NO'} |`),
+  ];
+}
+
+function main(): void {
+  if (!fs.existsSync(CLI)) throw new Error('run `npm run build` first');
+  const data = path.join(os.tmpdir(), 'cdk-efs-kit-bench-data');
+  const workloads = [smallFileTree(data), megabyteFiles(data), ownCloudTree(data), ...(args.includes('--full') ? [kernelTree(data)] : [])]
+    .filter((w) => !ONLY || w.name === ONLY);
+  const started = Date.now();
+  const out: string[] = [`# Copy tools on efs-sim (${PROFILE})`, '', `Machine: ${os.cpus().length} x ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}; node ${process.version}`, ''];
+  out.push(...touchTest(), '');
+  const all: Row[] = [];
+  for (const w of workloads) {
+    console.error(`${w.name}: ${w.description}`);
+    const { rows, notes } = run(w);
+    all.push(...rows);
+    out.push(`## ${w.name}: ${w.description} (${w.files} files, ${(w.bytes / 1e6).toFixed(1)} MB)`, '', ...table(rows), '', ...notes.map((n) => `- ${n}`), '');
+  }
+  out.push(`Total benchmark time: ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  console.log(out.join('\n'));
+  fs.mkdirSync(path.join(__dirname, 'out'), { recursive: true });
+  fs.writeFileSync(path.join(__dirname, 'out', 'copy-tools.json'), JSON.stringify({ profile: PROFILE, rows: all }, null, 2));
+}
+
+main();
