@@ -53,13 +53,14 @@ export interface TarMember {
 export async function makeTar(file: string, members: TarMember[], gzip = file.endsWith('gz')): Promise<void> {
   const pack = tar.pack();
   const out = fs.createWriteStream(file);
-  const done = new Promise((resolve, reject) => out.on('close', resolve).on('error', reject));
+  const done = new Promise<void>((resolve, reject) => out.on('close', () => resolve()).on('error', reject));
   (gzip ? (pack as any).pipe(zlib.createGzip()) : pack as any).pipe(out);
   for (const m of members) {
     const content = typeof m.content === 'string' ? Buffer.from(m.content) : m.content ?? Buffer.alloc(0);
+    const isFile = (m.type ?? 'file') === 'file';
     await new Promise<void>((resolve, reject) => pack.entry(
-      { name: m.name, type: m.type ?? 'file', linkname: m.linkname, mode: m.mode, size: (m.type ?? 'file') === 'file' ? content.length : 0 },
-      (m.type ?? 'file') === 'file' ? content : undefined,
+      { name: m.name, type: m.type ?? 'file', linkname: m.linkname, mode: m.mode, size: isFile ? content.length : 0 },
+      isFile ? content : '',
       (err) => (err ? reject(err) : resolve()),
     ));
   }
