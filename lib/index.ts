@@ -5,3 +5,4 @@ export * from './mount-options';
 export * from './file-system-seed';
 export * from './seed-source';
 export * from './seed-engine';
+export * from './efs-metrics';

@@ -1,4 +1,5 @@
-import { Annotations, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -6,6 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
+import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
@@ -410,6 +412,91 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
     this.grantAccess(host, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, options.accessPoint);
     host.node.addDependency(this.mountTargetsAvailable);
+  }
+
+  /** `PercentIOLimit` (Average): how close a General Purpose file system is to its I/O limit. */
+  public metricPercentIOLimit(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'PercentIOLimit', options);
+  }
+
+  /** `BurstCreditBalance` (Average, Bytes): meaningful in Bursting mode only. */
+  public metricBurstCreditBalance(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'BurstCreditBalance', options);
+  }
+
+  /** `PermittedThroughput` (Average, Bytes/Second). */
+  public metricPermittedThroughput(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'PermittedThroughput', options);
+  }
+
+  /** `MeteredIOBytes` (Sum): what is compared with PermittedThroughput. */
+  public metricMeteredIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'MeteredIOBytes', options);
+  }
+
+  /** `TotalIOBytes` (Sum); SampleCount gives operations. */
+  public metricTotalIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'TotalIOBytes', options);
+  }
+
+  /** `DataReadIOBytes` (Sum). */
+  public metricDataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'DataReadIOBytes', options);
+  }
+
+  /** `DataWriteIOBytes` (Sum). */
+  public metricDataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'DataWriteIOBytes', options);
+  }
+
+  /** `MetadataIOBytes` (Sum). */
+  public metricMetadataIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'MetadataIOBytes', options);
+  }
+
+  /** `MetadataReadIOBytes` (Sum). */
+  public metricMetadataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'MetadataReadIOBytes', options);
+  }
+
+  /** `MetadataWriteIOBytes` (Sum). */
+  public metricMetadataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'MetadataWriteIOBytes', options);
+  }
+
+  /** `ClientConnections` (Sum): mounted clients, one per Lambda execution environment. */
+  public metricClientConnections(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'ClientConnections', options);
+  }
+
+  /** `StorageBytes` (Average) of one storage class (reported every 15 minutes). */
+  public metricStorageBytes(storageClass: StorageClass = StorageClass.TOTAL, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'StorageBytes', { period: Duration.minutes(15), ...options }, { StorageClass: storageClass });
+  }
+
+  /** `TimeSinceLastSync` (Maximum, Seconds) of replication to `destinationFileSystemId`. */
+  public metricTimeSinceLastSync(destinationFileSystemId: string, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return efsMetric(this.fileSystemId, 'TimeSinceLastSync', options, { DestinationFileSystemId: destinationFileSystemId });
+  }
+
+  /** Throughput in MiB/s of one kind of I/O (metric math on the `*IOBytes` Sums). */
+  public metricThroughputMiBps(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
+    return throughputMiBps(this.fileSystemId, kind, options);
+  }
+
+  /** Operations per second of one kind of I/O (SampleCount / PERIOD). */
+  public metricIops(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
+    return iops(this.fileSystemId, kind, options);
+  }
+
+  /** Average I/O size in KiB of one kind of I/O. */
+  public metricAverageIoSizeKiB(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
+    return averageIoSizeKiB(this.fileSystemId, kind, options);
+  }
+
+  /** Percent of the permitted throughput in use (MeteredIOBytes against PermittedThroughput). */
+  public metricPermittedThroughputUtilization(options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
+    return permittedThroughputUtilization(this.fileSystemId, options);
   }
 
   /**

@@ -1,10 +1,11 @@
 /**
  * `npm run demo`: what cdk-efs-kit does, run locally. Synthesizes the quick start and summarises
- * what a deploy would create.
+ * what a deploy would create, then seeds a generated tree onto the EFS latency emulator.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../examples/quickstart';
+import { runSeedDemo } from './demo-seed';
 
 function summarizeQuickstart(): void {
   const app = createApp(new App());
@@ -39,6 +40,7 @@ function summarizeQuickstart(): void {
 async function main(): Promise<void> {
   console.log('cdk-efs-kit demo');
   summarizeQuickstart();
+  await runSeedDemo();
 }
 
 main().catch((err) => {
