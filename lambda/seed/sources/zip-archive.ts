@@ -24,7 +24,10 @@ export class ZipArchiveSource implements SeedSource {
 
   async *entries(): AsyncIterable<SeedEntry> {
     const { zip, entries } = await this.open();
-    const openStream = promisify(zip.openReadStream.bind(zip)) as (entry: yauzl.Entry) => Promise<Readable>;
+    const openRaw = promisify(zip.openReadStream.bind(zip)) as (entry: yauzl.Entry) => Promise<Readable>;
+    // The reader sees a member's error through its iterator; yauzl's inner pipe may emit it once
+    // more after the reader has gone, which must not crash the process.
+    const openStream = async (entry: yauzl.Entry) => (await openRaw(entry)).on('error', () => undefined);
     const budget = new ArchiveBudget(this.limits);
     for (const entry of entries) {
       // yauzl would reject a whole archive for one bad name; we decode names ourselves and refuse
