@@ -1,8 +1,10 @@
 import { Annotations, CustomResource, Duration, Size } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
 import type { SeedResourceProperties } from '../lambda/seed/resource-properties';
 import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
@@ -70,7 +72,12 @@ export class FileSystemSeed extends Construct {
   /** The custom resource whose completion means the content is in place. */
   public readonly resource: CustomResource;
 
+  /** The engine that copies; it decides which metrics exist. */
+  public readonly engineKind: SeedEngineKind;
+
   private readonly where: string;
+  private readonly metricsName: string;
+  private readonly failureMetrics: Record<string, cloudwatch.IMetric> = {};
 
   constructor(scope: Construct, id: string, props: FileSystemSeedProps) {
     super(scope, id);
@@ -82,6 +89,8 @@ export class FileSystemSeed extends Construct {
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1024, this.where, 'concurrency', concurrency, 'must be an integer from 1 to 1024');
 
     const engine = props.engine ?? SeedEngine.lambda();
+    this.engineKind = engine.kind;
+    this.metricsName = this.node.path;
     const source = props.source._bind(this);
     const settings: SeedResourceProperties = {
       Bucket: source.bucket.bucketName,
@@ -93,24 +102,83 @@ export class FileSystemSeed extends Construct {
       Concurrency: String(concurrency),
       Prune: String(props.prune ?? false),
       RemoveOnDelete: String(props.removeOnDelete ?? false),
+      MetricsName: this.metricsName,
     };
 
     switch (engine.kind) {
-      case SeedEngineKind.DATASYNC:
-        this.resource = this.runWithDataSync(props, engine.dataSyncOptions ?? {}, source, settings);
+      case SeedEngineKind.DATASYNC: {
+        const run = this.runWithDataSync(props, engine.dataSyncOptions ?? {}, source, settings);
+        this.resource = run.resource;
+        this.failureMetrics.failed_executions = run.metricFailedExecutions();
         break;
+      }
       case SeedEngineKind.DISTRIBUTED_MAP: {
         const run = this.runWithDistributedMap(props, engine.distributedMapOptions ?? {}, source, settings);
         this.function = run.worker;
         this.resource = run.resource;
+        this.failureMetrics.files_failed = this.metricFilesFailed();
+        this.failureMetrics.runs_failed = run.stateMachine.metricFailed({ period: Duration.minutes(5) });
         break;
       }
       default: {
         const run = this.runWithLambda(props, engine.lambdaOptions ?? {}, source, settings);
         this.function = run.function;
         this.resource = run.resource;
+        this.failureMetrics.files_failed = this.metricFilesFailed();
+        this.failureMetrics.seed_errors = run.function.metricErrors({ period: Duration.minutes(5) });
       }
     }
+  }
+
+  /**
+   * Files written per period (Sum of `SeedFilesWritten`; Lambda and Distributed Map engines, which
+   * publish the seed's own metrics; DataSync reports to its task's log group instead).
+   */
+  public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
+  }
+
+  /** Files that could not be copied, per period (Sum of `SeedFilesFailed`). */
+  public metricFilesFailed(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.failed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
+  }
+
+  /** Bytes the seed went through, per period (Sum of `SeedBytes`). */
+  public metricBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.bytes, cloudwatch.Unit.BYTES, cloudwatch.Stats.SUM, options);
+  }
+
+  /** Files written per second by each invocation (Average of `SeedFilesPerSecond`). */
+  public metricFilesPerSecond(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.rate, cloudwatch.Unit.COUNT_PER_SECOND, cloudwatch.Stats.AVERAGE, options);
+  }
+
+  /**
+   * Failures of this seed per period, whatever the engine: failed files and failed invocations
+   * (Lambda), failed files and failed executions (Distributed Map), failed executions (DataSync).
+   * Above zero means content is missing.
+   */
+  public metricFailures(options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    const ids = Object.keys(this.failureMetrics);
+    return new cloudwatch.MathExpression({
+      expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '),
+      usingMetrics: this.failureMetrics,
+      label: 'Seed failures',
+      period: Duration.minutes(5),
+      ...options,
+    });
+  }
+
+  private seedMetric(metricName: string, unit: cloudwatch.Unit, statistic: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: SEED_METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
+      unit,
+      statistic,
+      period: Duration.minutes(5),
+      ...options,
+    });
   }
 
   private runWithLambda(props: FileSystemSeedProps, options: LambdaEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
@@ -149,7 +217,7 @@ export class FileSystemSeed extends Construct {
     return { function: onEvent, resource };
   }
 
-  private runWithDataSync(props: FileSystemSeedProps, options: DataSyncEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties): CustomResource {
+  private runWithDataSync(props: FileSystemSeedProps, options: DataSyncEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties): DataSyncSeedRun {
     this.requireObjects(source, 'SeedEngine.dataSync()');
     const run = new DataSyncSeedRun(this, 'DataSync', {
       ...options,
@@ -163,7 +231,7 @@ export class FileSystemSeed extends Construct {
       trigger: source.fingerprint,
       removeDeletedFiles: options.removeDeletedFiles ?? props.prune,
     });
-    return run.resource;
+    return run;
   }
 
   private runWithDistributedMap(props: FileSystemSeedProps, options: DistributedMapEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {

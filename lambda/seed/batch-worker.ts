@@ -48,7 +48,7 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
     },
   };
   const summary = await seed(source, `${props.MountPath}/${props.TargetSubPath ?? ''}`, { concurrency: Number(props.Concurrency), manifest: false });
-  publishSeedMetrics(`${props.Bucket}/${props.Key}`, summary);
+  publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.
     throw new BatchFailedError(summary.failed, summary.written, summary.skipped);

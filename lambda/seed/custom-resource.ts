@@ -86,7 +86,7 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
   } finally {
     await opened.close();
   }
-  publishSeedMetrics(event.LogicalResourceId ?? target, summary);
+  publishSeedMetrics(props.MetricsName ?? event.LogicalResourceId ?? target, summary);
   console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20) }));
   if (summary.failed.length > 0) {
     const shown = summary.failed.slice(0, 5).map((f) => f.error).join('; ');

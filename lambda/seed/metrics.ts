@@ -1,21 +1,10 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SeedSummary } from './engine';
-
-/** CloudWatch namespace and metric names of the seed, shared with the constructs that read them. */
-export const SEED_METRICS_NAMESPACE = 'CdkEfsKit';
-export const SEED_METRIC = {
-  files: 'SeedFiles',
-  bytes: 'SeedBytes',
-  written: 'SeedFilesWritten',
-  skipped: 'SeedFilesSkipped',
-  failed: 'SeedFilesFailed',
-  duration: 'SeedDuration',
-  rate: 'SeedFilesPerSecond',
-} as const;
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './metric-names';
 
 /** Publishes one invocation's work as EMF (printed to stdout, turned into metrics by CloudWatch Logs). */
 export function publishSeedMetrics(seedName: string, summary: SeedSummary): void {
-  const metrics = new Metrics({ namespace: SEED_METRICS_NAMESPACE, serviceName: 'cdk-efs-kit-seed' });
+  const metrics = new Metrics({ namespace: SEED_METRICS_NAMESPACE, serviceName: SEED_METRICS_SERVICE });
   metrics.addDimension('Seed', seedName);
   metrics.addMetric(SEED_METRIC.files, MetricUnit.Count, summary.files);
   metrics.addMetric(SEED_METRIC.bytes, MetricUnit.Bytes, summary.bytes);

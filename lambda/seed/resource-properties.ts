@@ -21,4 +21,6 @@ export interface SeedResourceProperties {
   readonly Prune: string;
   /** 'true' to remove what the seed wrote when the resource is deleted. */
   readonly RemoveOnDelete: string;
+  /** The `Seed` dimension of the seed's metrics (the construct's path), stable across runs. */
+  readonly MetricsName?: string;
 }

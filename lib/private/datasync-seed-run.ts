@@ -1,7 +1,9 @@
 import { CustomResource, Duration, Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as datasync from 'aws-cdk-lib/aws-datasync';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -34,6 +36,11 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
 export class DataSyncSeedRun extends Construct {
   public readonly task: datasync.CfnTask;
   public readonly logGroup: logs.LogGroup;
+  /**
+   * Matches this task's failed executions, at deploy time or on the schedule; its `MatchedEvents`
+   * metric (namespace AWS/Events) counts them for alarms.
+   */
+  public readonly failureRule: events.Rule;
   /** Completes when the execution started by this deploy has finished. */
   public readonly resource: CustomResource;
 
@@ -71,7 +78,31 @@ export class DataSyncSeedRun extends Construct {
     });
     this.task.node.addDependency(this.logGroup);
 
+    this.failureRule = new events.Rule(this, 'ExecutionFailed', {
+      description: `DataSync executions of ${this.node.path} that ended in ERROR`,
+      eventPattern: {
+        source: ['aws.datasync'],
+        detailType: ['DataSync Task Execution State Change'],
+        resources: events.Match.prefix(`${this.task.attrTaskArn}/execution/`),
+        detail: { State: ['ERROR'] },
+      },
+    });
+
     this.resource = this.runAtDeploy(props);
+  }
+
+  /** Failed executions per period: `MatchedEvents` of the failure rule (Sum). */
+  public metricFailedExecutions(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/Events',
+      metricName: 'MatchedEvents',
+      dimensionsMap: { RuleName: this.failureRule.ruleName },
+      statistic: cloudwatch.Stats.SUM,
+      unit: cloudwatch.Unit.COUNT,
+      period: Duration.minutes(5),
+      label: 'Failed DataSync executions',
+      ...options,
+    });
   }
 
   private s3Location(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
