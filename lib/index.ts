@@ -6,3 +6,4 @@ export * from './file-system-seed';
 export * from './seed-source';
 export * from './seed-engine';
 export * from './efs-metrics';
+export * from './file-system-monitoring';

@@ -8,10 +8,14 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
+import { FileSystemMonitoring, FileSystemMonitoringProps } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
+
+/** What {@link SharedFileSystem.addMonitoring} takes: the file system and its modes are known. */
+export type MonitoringOptions = Omit<FileSystemMonitoringProps, 'fileSystem' | 'throughputMode' | 'performanceMode'>;
 
 /** Properties of a {@link SharedFileSystem}. */
 export interface SharedFileSystemProps {
@@ -207,6 +211,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   public readonly mountTargetSubnets: ec2.SelectedSubnets;
   /** Whether the file system policy requires TLS. */
   public readonly tlsEnforced: boolean;
+  private readonly seeds: FileSystemSeed[] = [];
   /** Whether clients without IAM authorization may mount. */
   public readonly anonymousAccessAllowed: boolean;
 
@@ -504,7 +509,23 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * Make consumers depend on the returned seed to start them once the content is in place.
    */
   public addSeed(id: string, options: SeedOptions): FileSystemSeed {
-    return new FileSystemSeed(this, id, { ...options, fileSystem: this });
+    const seed = new FileSystemSeed(this, id, { ...options, fileSystem: this });
+    this.seeds.push(seed);
+    return seed;
+  }
+
+  /**
+   * A dashboard and alarms for this file system (see {@link FileSystemMonitoring}), including the
+   * seeds added so far unless `options.seeds` says otherwise.
+   */
+  public addMonitoring(id: string, options: MonitoringOptions = {}): FileSystemMonitoring {
+    return new FileSystemMonitoring(this, id, {
+      seeds: [...this.seeds],
+      ...options,
+      fileSystem: this.fileSystem,
+      throughputMode: this.throughputMode,
+      performanceMode: this.performanceMode,
+    });
   }
 
   private basePolicy(): iam.PolicyDocument {

@@ -1,0 +1,287 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AccessPointPreset, EFS_METRICS, FileSystemMonitoring, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
+import { cfnLintErrors, nagErrors } from './helpers/checks';
+import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from './helpers/metric-math';
+
+const EFS_METRIC_NAMES = new Set(Object.keys(EFS_METRICS));
+const GiB = 1024 ** 3;
+
+let stack: Stack;
+let vpc: ec2.Vpc;
+let siteDir: string;
+
+beforeAll(() => {
+  siteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitoring-site-'));
+  fs.writeFileSync(path.join(siteDir, 'index.html'), '<h1>hi</h1>');
+});
+afterAll(() => fs.rmSync(siteDir, { recursive: true, force: true }));
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+  vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+});
+
+function monitored(throughputMode: efs.ThroughputMode, alarms = {}) {
+  const files = new SharedFileSystem(stack, 'Files', {
+    vpc, throughputMode,
+    provisionedThroughputPerSecond: throughputMode === efs.ThroughputMode.PROVISIONED ? Size.mebibytes(100) : undefined,
+  });
+  const monitoring = files.addMonitoring('Monitoring', { alarms });
+  return { files, monitoring };
+}
+
+/** The dashboard's widgets, with every CloudFormation token in the body replaced by `TOKEN`. */
+function widgets(): Array<{ type: string; properties: { title?: string; markdown?: string; metrics?: unknown[][] } }> {
+  const dashboards = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const body = dashboards[0].Properties.DashboardBody;
+  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  return JSON.parse(text).widgets;
+}
+
+const titles = () => widgets().filter((w) => w.type === 'metric').map((w) => w.properties.title);
+
+function alarms(): Record<string, AlarmProperties & { AlarmDescription: string }> {
+  const found = Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm');
+  return Object.fromEntries(Object.entries(found).map(([id, r]) => [id, r.Properties]));
+}
+
+function alarm(prefix: string): AlarmProperties {
+  const match = Object.entries(alarms()).filter(([id]) => id.startsWith(`FilesMonitoring${prefix}`));
+  expect(match).toHaveLength(1);
+  return match[0][1];
+}
+
+const repeat = (n: number, v: number): Series => Array(n).fill(v);
+
+describe('dashboard', () => {
+  test.each([efs.ThroughputMode.ELASTIC, efs.ThroughputMode.PROVISIONED, efs.ThroughputMode.BURSTING])(
+    '%s: every AWS/EFS metric is a documented one, every expression resolves, every row starts with a note', (mode) => {
+      monitored(mode);
+      const all = widgets();
+      for (const w of all.filter((x) => x.type === 'metric')) {
+        const rows = w.properties.metrics!;
+        const ids = new Set<string>();
+        for (const row of rows) {
+          const options = row[row.length - 1] as { id?: string; expression?: string };
+          if (options.expression) continue;
+          const [namespace, metricName] = row as string[];
+          if (namespace === 'AWS/EFS') expect(EFS_METRIC_NAMES).toContain(metricName);
+          if (options.id) ids.add(options.id);
+        }
+        for (const row of rows) {
+          const options = row[row.length - 1] as { expression?: string };
+          if (!options.expression) continue;
+          for (const id of referencedIds(options.expression)) expect(ids).toContain(id);
+        }
+      }
+      // Each row of graphs is explained by the text widget before it.
+      const kinds = all.map((w) => w.type);
+      expect(kinds[0]).toBe('text');
+      expect(all.filter((w) => w.type === 'text').length).toBeGreaterThanOrEqual(4);
+    });
+
+  test('the widgets follow the throughput mode: credits on Bursting only', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const elastic = titles();
+    expect(elastic).toEqual(expect.arrayContaining(['Throughput (MiB/s)', 'Operations per second', 'Average I/O size (KiB)',
+      'Permitted throughput used (%)', 'PercentIOLimit (%)', 'ClientConnections', 'StorageBytes by class']));
+    expect(elastic.join()).not.toMatch(/Burst|credits/i);
+
+    stack = new Stack(new App(), 'Bursting');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(titles()).toEqual(expect.arrayContaining(['BurstCreditBalance (bytes)', 'Hours until credits run out']));
+  });
+
+  test('throughput is split into reads, writes and metadata with the documented math', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const throughput = widgets().find((w) => w.properties.title === 'Throughput (MiB/s)')!.properties.metrics!;
+    const expressions = throughput.map((r) => (r[r.length - 1] as { expression?: string }).expression).filter(Boolean);
+    expect(expressions).toEqual(['(dataread_bytes/1048576)/PERIOD(dataread_bytes)', '(datawrite_bytes/1048576)/PERIOD(datawrite_bytes)', '(metadata_bytes/1048576)/PERIOD(metadata_bytes)']);
+    const names = throughput.filter((r) => r[0] === 'AWS/EFS').map((r) => [r[1], (r[r.length - 1] as { stat: string }).stat]);
+    expect(names).toEqual([['DataReadIOBytes', 'Sum'], ['DataWriteIOBytes', 'Sum'], ['MetadataIOBytes', 'Sum']]);
+  });
+
+  test('several file systems share one dashboard', () => {
+    const elastic = new SharedFileSystem(stack, 'Elastic', { vpc });
+    const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+    const first = elastic.addMonitoring('Monitoring', { title: 'Elastic' });
+    bursting.addMonitoring('Monitoring', { title: 'Bursting', dashboard: first.dashboard });
+    const headings = widgets().filter((w) => w.properties.markdown?.startsWith('# ')).map((w) => w.properties.markdown!.split('\n')[0]);
+    expect(headings).toEqual(['# Elastic', '# Bursting']);
+  });
+
+  test('an imported file system needs its throughput mode, and gets a clear error without it', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    expect(() => new FileSystemMonitoring(stack, 'Bad', { fileSystem: imported }))
+      .toThrow('FileSystemMonitoring(Test/Bad): throughputMode is required for a file system not defined in this app');
+    new FileSystemMonitoring(stack, 'Good', { fileSystem: imported, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(JSON.stringify(widgets())).toContain('fs-0123456789abcdef0');
+    expect(titles()).toContain('BurstCreditBalance (bytes)');
+  });
+
+  test('a plain efs.FileSystem is read for its modes (CloudFormation defaults to Bursting)', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc });
+    new FileSystemMonitoring(stack, 'Monitoring', { fileSystem: plain });
+    expect(titles()).toContain('BurstCreditBalance (bytes)');
+  });
+
+  test('bad alarm settings are refused at synth time', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addMonitoring('A', { alarms: { throughputUtilizationPercent: 180 } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilizationPercent must be a percentage above 0 and at most 100, or false, got 180.');
+    expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: 1.5 } }))
+      .toThrow(/alarms.minimumClientConnections must be an integer from 1 to 25,000/);
+    expect(() => files.addMonitoring('C', { alarms: { creditsRunOutWithin: Duration.minutes(5) } }))
+      .toThrow(/alarms.creditsRunOutWithin must be from 1 hour to under 30 days, got "5 minutes"/);
+  });
+});
+
+describe('alarms', () => {
+  test('Elastic: throughput utilisation and PercentIOLimit, no credit alarms; Bursting adds both credit alarms', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringThroughputUtilization', 'FilesMonitoringPercentIOLimit']);
+    stack = new Stack(new App(), 'Bursting');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual([
+      'FilesMonitoringThroughputUtilization', 'FilesMonitoringPercentIOLimit', 'FilesMonitoringCreditsRunningOut', 'FilesMonitoringCreditsExhausted']);
+  });
+
+  test('Max I/O has no PercentIOLimit alarm; each alarm can be turned off', () => {
+    new SharedFileSystem(stack, 'Files', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING })
+      .addMonitoring('Monitoring', { alarms: { creditsRunOutWithin: false } });
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringThroughputUtilization', 'FilesMonitoringCreditsExhausted']);
+  });
+
+  test('every alarm off: no composite alarm', () => {
+    const m = new SharedFileSystem(stack, 'Files', { vpc }).addMonitoring('Monitoring', { alarms: { throughputUtilizationPercent: false, percentIOLimit: false } });
+    expect(m.unhealthyAlarm).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::CompositeAlarm', 0);
+  });
+
+  test('throughput utilisation >= 80% for 15 minutes trips; 70% does not; 14 minutes does not', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const a = alarm('ThroughputUtilization');
+    const permitted = 100 * 1048576;
+    const minutes = (n: number, share: number) => ({ 'MeteredIOBytes:Sum': repeat(n, share * permitted * 60), 'PermittedThroughput:Average': repeat(n, permitted) });
+    expect(alarmFires(a, minutes(15, 0.85))).toBe(true);
+    expect(alarmFires(a, minutes(15, 0.7))).toBe(false);
+    expect(alarmFires(a, { 'MeteredIOBytes:Sum': [...repeat(1, 0), ...repeat(14, 0.85 * permitted * 60)], 'PermittedThroughput:Average': repeat(15, permitted) })).toBe(false);
+  });
+
+  test('PercentIOLimit >= 95 for 15 minutes trips; 90 does not', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const a = alarm('PercentIOLimit');
+    expect(alarmFires(a, { 'PercentIOLimit:Average': repeat(15, 96) })).toBe(true);
+    expect(alarmFires(a, { 'PercentIOLimit:Average': repeat(15, 90) })).toBe(false);
+  });
+
+  test('credits running out within 24 hours at the last hour\'s rate trips; a slow drain or a refill does not', () => {
+    monitored(efs.ThroughputMode.BURSTING);
+    const a = alarm('CreditsRunningOut');
+    const hourly = (start: number, perHour: number) => ({ 'BurstCreditBalance:Average': Array.from({ length: 4 }, (_, i) => start + i * perHour) });
+    expect(alarmFires(a, hourly(1000 * GiB, -100 * GiB))).toBe(true); // ~7 hours left
+    expect(alarmFires(a, hourly(1000 * GiB, -10 * GiB))).toBe(false); // ~97 hours left
+    expect(alarmFires(a, hourly(100 * GiB, 10 * GiB))).toBe(false); // refilling
+    expect(alarmFires(a, hourly(2100 * GiB, 0))).toBe(false); // full
+  });
+
+  test('the hours-left expression computes hours from the slope', () => {
+    const expression = 'IF(RATE(credits) < 0, credits / ABS(RATE(credits)) / 3600, 720)';
+    const hours = evaluate(expression, { series: { credits: [100 * GiB, 90 * GiB] }, periods: { credits: 3600 } }, 2);
+    expect(hours[1]).toBeCloseTo(9);
+  });
+
+  test('credits exhausted (AWS\'s alarm, floor settable) trips at the floor for 15 minutes', () => {
+    monitored(efs.ThroughputMode.BURSTING, { burstCreditFloor: Size.gibibytes(1) });
+    const a = alarm('CreditsExhausted');
+    expect(a.Threshold).toBe(GiB);
+    expect(alarmFires(a, { 'BurstCreditBalance:Minimum': repeat(15, 0.5 * GiB) })).toBe(true);
+    expect(alarmFires(a, { 'BurstCreditBalance:Minimum': repeat(15, 2 * GiB) })).toBe(false);
+  });
+
+  test('client connections below the expected count, or missing, for 5 minutes trips', () => {
+    monitored(efs.ThroughputMode.ELASTIC, { minimumClientConnections: 3 });
+    const a = alarm('ClientConnections');
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, 2) })).toBe(true);
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, NaN) })).toBe(true);
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, 3) })).toBe(false);
+  });
+
+  test('composite alarm ORs every alarm and notifies the topic', () => {
+    const topic = new sns.Topic(stack, 'Topic');
+    new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING }).addMonitoring('Monitoring', { alarmTopic: topic });
+    const composite = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::CompositeAlarm'))[0].Properties;
+    const rule = JSON.stringify(composite.AlarmRule);
+    for (const id of Object.keys(alarms())) expect(rule).toContain(id);
+    expect(composite.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+    expect(composite.OKActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+  });
+});
+
+describe('seeds', () => {
+  test('a Lambda seed gets a row with its progress, rate and failures, and an alarm that trips on one failure', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    files.addSeed('Content', { accessPoint: web, source: SeedSource.asset(siteDir) });
+    files.addMonitoring('Monitoring');
+    expect(titles()).toEqual(expect.arrayContaining(['Seed files written', 'Seed rate (files/s)', 'Seed failures']));
+    const seedWidget = widgets().find((w) => w.properties.title === 'Seed files written')!;
+    const [namespace, name, ...dimensions] = seedWidget.properties.metrics![0].slice(0, 6) as string[];
+    expect([namespace, name]).toEqual(['CdkEfsKit', 'SeedFilesWritten']);
+    // The dimensions Powertools publishes: its `service`, and the seed's construct path.
+    expect(Object.fromEntries([[dimensions[0], dimensions[1]], [dimensions[2], dimensions[3]]])).toEqual({ service: 'cdk-efs-kit-seed', Seed: 'Test/Files/Content' });
+    const a = alarm('SeedFailures0');
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'Errors:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [3], 'Errors:Sum': [NaN] })).toBe(true);
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [0], 'Errors:Sum': [NaN] })).toBe(false);
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'Errors:Sum': [NaN] })).toBe(false);
+  });
+
+  test('a DataSync seed alarms on failed executions through an EventBridge rule', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
+    const bucket = new s3.Bucket(stack, 'Bucket');
+    files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.dataSync() });
+    files.addMonitoring('Monitoring');
+    const rule = Object.values(Template.fromStack(stack).findResources('AWS::Events::Rule'))[0].Properties;
+    expect(rule.EventPattern).toMatchObject({ 'source': ['aws.datasync'], 'detail-type': ['DataSync Task Execution State Change'], 'detail': { State: ['ERROR'] } });
+    expect(rule.EventPattern.resources[0].prefix['Fn::Join'][1]).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/Task/), 'TaskArn'] }, '/execution/']);
+    const a = alarm('SeedFailures0');
+    expect(alarmFires(a, { 'MatchedEvents:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'MatchedEvents:Sum': [NaN] })).toBe(false);
+    expect(titles()).not.toContain('Seed files written');
+  });
+
+  test('a Distributed Map seed alarms on failed files and failed executions', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
+    const bucket = new s3.Bucket(stack, 'Bucket');
+    files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap() });
+    files.addMonitoring('Monitoring');
+    const a = alarm('SeedFailures0');
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'ExecutionsFailed:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [0], 'ExecutionsFailed:Sum': [0] })).toBe(false);
+  });
+});
+
+test('cdk-nag and cfn-lint clean', () => {
+  const topic = new sns.Topic(stack, 'Topic', { enforceSSL: true });
+  const files = new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+  files.addMonitoring('Monitoring', { alarmTopic: topic, alarms: { minimumClientConnections: 2 } });
+  expect(nagErrors(stack).filter((e) => !/Vpc|Topic/.test(e))).toEqual([]);
+  expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+});
