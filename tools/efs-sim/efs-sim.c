@@ -105,7 +105,10 @@ static double aggregate_reserve(double bytes) {
   return done;
 }
 
-struct handle { int fd; double next; pthread_mutex_t lock; };
+/* `stable`: opened O_SYNC/O_DSYNC, so every write waits for the server (an NFS stable WRITE).
+ * Otherwise writes are write-behind like the NFS client's: they pay bandwidth, and the round trip
+ * is paid once by the next flush (close) or fsync (`dirty`). */
+struct handle { int fd; int stable; atomic_int dirty; double next; pthread_mutex_t lock; };
 
 /* Move `bytes` through the stream's and the file system's buckets: wait for the slower of the two. */
 static void transfer(struct handle *h, double bytes) {
@@ -140,17 +143,22 @@ static int injected_fault(int op) {
 }
 
 /* Every operation starts here: count it, track concurrency, pay its round trip (unlocked). */
-static int begin(int op) {
+static int begin_paying(int op, double ms) {
   atomic_fetch_add(&op_counts[op], 1);
   int now = atomic_fetch_add(&in_flight, 1) + 1;
   int peak = atomic_load(&peak_in_flight);
   while (now > peak && !atomic_compare_exchange_weak(&peak_in_flight, &peak, now)) {}
-  sleep_ms(latency_ms[op]);
+  sleep_ms(ms);
   for (int i = 0; i < stall_count; i++) {
     if ((stalls[i].op == op || stalls[i].op == -1) && random01() < stalls[i].prob) sleep_ms(stalls[i].ms);
   }
   return injected_fault(op);
 }
+
+static int begin(int op) { return begin_paying(op, latency_ms[op]); }
+
+/* The write-behind round trip a flush or fsync owes for writes since the last one. */
+static double owed_write_ms(struct handle *h) { return atomic_exchange(&h->dirty, 0) ? latency_ms[OP_WRITE] : 0; }
 
 static int end(int result) {
   atomic_fetch_sub(&in_flight, 1);
@@ -248,6 +256,7 @@ static int open_handle(int fd, struct fuse_file_info *fi) {
   struct handle *h = calloc(1, sizeof *h);
   if (!h) { close(fd); return -ENOMEM; }
   h->fd = fd;
+  h->stable = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
   pthread_mutex_init(&h->lock, NULL);
   fi->fh = (uint64_t)(uintptr_t)h;
   return 0;
@@ -280,8 +289,9 @@ static int sim_read(const char *path, char *buf, size_t size, off_t off, struct 
 
 static int sim_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi) {
   (void)path;
-  int e = begin(OP_WRITE); if (e) return end(-e);
   struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+  int e = begin_paying(OP_WRITE, h->stable ? latency_ms[OP_WRITE] : 0); if (e) return end(-e);
+  if (!h->stable) atomic_store(&h->dirty, 1);
   transfer(h, (double)size);
   ssize_t n = pwrite(h->fd, buf, size, off);
   if (n == -1) return end(-errno);
@@ -297,9 +307,10 @@ static int sim_statfs(const char *path, struct statvfs *st) {
 
 static int sim_flush(const char *path, struct fuse_file_info *fi) {
   (void)path;
-  int e = begin(OP_FLUSH); if (e) return end(-e);
+  struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+  int e = begin_paying(OP_FLUSH, latency_ms[OP_FLUSH] + owed_write_ms(h)); if (e) return end(-e);
   /* close(dup()) flushes like close() without giving up the descriptor. */
-  return end(ERR(close(dup(((struct handle *)(uintptr_t)fi->fh)->fd))));
+  return end(ERR(close(dup(h->fd))));
 }
 
 static int sim_release(const char *path, struct fuse_file_info *fi) {
@@ -314,9 +325,9 @@ static int sim_release(const char *path, struct fuse_file_info *fi) {
 
 static int sim_fsync(const char *path, int datasync, struct fuse_file_info *fi) {
   (void)path; (void)datasync;
-  int e = begin(OP_FSYNC); if (e) return end(-e);
+  struct handle *h = fi ? (struct handle *)(uintptr_t)fi->fh : NULL;
+  int e = begin_paying(OP_FSYNC, latency_ms[OP_FSYNC] + (h ? owed_write_ms(h) : 0)); if (e) return end(-e);
   /* The backing store is tmpfs: durability is the round trip we already paid. */
-  (void)fi;
   return end(0);
 }
 
@@ -553,7 +564,7 @@ int main(int argc, char **argv) {
   if (fuse_set_signal_handlers(se) != 0) return 1;
   struct fuse_loop_config *cfg = fuse_loop_cfg_create();
   fuse_loop_cfg_set_max_threads(cfg, threads);
-  fuse_loop_cfg_set_idle_threads(cfg, 64);
+  fuse_loop_cfg_set_idle_threads(cfg, threads);
   int rc = fuse_loop_mt(fuse, cfg);
   fuse_loop_cfg_destroy(cfg);
   write_stats();
