@@ -89,16 +89,18 @@ describeWithFuse('on efs-sim', () => {
   afterEach(async () => sim.stop());
 
   test('runs out of time, checkpoints, and isComplete resumes until done', async () => {
-    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=10'] });
+    // 80 files, 4 at a time, 20 ms per operation: about 2 s of work, so 1 s per invocation needs several.
+    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] });
     fs.rmSync(mountPath);
     fs.symlinkSync(sim.mount, mountPath);
     // 60 s is the safety margin: 61 s remaining leaves 1 s of work per invocation.
-    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context(61_000));
+    const slow = props({ Concurrency: '4' });
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
     expect(first.Data.Complete).toBe('false');
     let calls = 0;
     let done: any;
     do {
-      done = await handler.isComplete({ RequestType: 'Create', ResourceProperties: props(), ...first }, context(61_000));
+      done = await handler.isComplete({ RequestType: 'Create', ResourceProperties: slow, ...first }, context(61_000));
       calls++;
     } while (!done.IsComplete && calls < 30);
     expect(done.IsComplete).toBe(true);

@@ -7,8 +7,8 @@
  *
  * Build: cc -O2 -Wall -o efs-sim efs-sim.c $(pkg-config fuse3 --cflags --libs) -lpthread
  * Usage: efs-sim BACKING_DIR MOUNTPOINT [--profile efs-gp|efs-2016|local] [--latency-OP=MS ...]
- *        [--stream-mbps=N] [--aggregate-mbps=N] [--max-write=BYTES] [--burst-credits-mib=N
- *        --baseline-mbps=N] [--fault=ERRNO:OP[:after=BYTES][:prob=P]] [--stall=MS:OP[:prob=P]]
+ *        [--stream-mbps=N] [--aggregate-mbps=N] [--max-write=BYTES] [--attr-timeout=S] [--entry-timeout=S]
+ *        [--burst-credits-mib=N --baseline-mbps=N] [--fault=ERRNO:OP[:after=BYTES][:prob=P]] [--stall=MS:OP[:prob=P]]
  *        [--stats-file=PATH] [--threads=N] [-f]
  * Signals: SIGUSR1 writes stats JSON to --stats-file; SIGUSR2 resets them. Stats are also written
  * on unmount.
@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
@@ -51,6 +52,8 @@ static double aggregate_bytes_per_s = 0;     /* whole file system; 0 = unlimited
 static double baseline_bytes_per_s = 0;      /* Bursting: rate once credits are gone */
 static double credit_bytes = -1;             /* Bursting: credit balance; < 0 = no credit model */
 static long max_write = 1048576;
+static double attr_timeout_s = 1.0;           /* how long the kernel trusts cached attributes (NFS: actimeo) */
+static double entry_timeout_s = 1.0;          /* ... and names it looked up */
 static const char *stats_file = NULL;
 
 struct fault { int err; int op; long long after_bytes; double prob; int active; };
@@ -366,8 +369,8 @@ static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   conn->max_write = (unsigned)max_write;
   cfg->use_ino = 1;
   /* Attribute and entry caching in the spirit of an NFS client: short-lived, no negative caching. */
-  cfg->entry_timeout = 1.0;
-  cfg->attr_timeout = 1.0;
+  cfg->entry_timeout = entry_timeout_s;
+  cfg->attr_timeout = attr_timeout_s;
   cfg->negative_timeout = 0;
   cfg->nullpath_ok = 1;
   return NULL;
@@ -532,6 +535,8 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--baseline-mbps=", 16)) baseline_bytes_per_s = atof(a + 16) * 1e6;
     else if (!strncmp(a, "--burst-credits-mib=", 20)) credit_bytes = atof(a + 20) * 1048576;
     else if (!strncmp(a, "--max-write=", 12)) max_write = atol(a + 12);
+    else if (!strncmp(a, "--attr-timeout=", 15)) attr_timeout_s = atof(a + 15);
+    else if (!strncmp(a, "--entry-timeout=", 16)) entry_timeout_s = atof(a + 16);
     else if (!strncmp(a, "--fault=", 8)) parse_fault(a + 8);
     else if (!strncmp(a, "--stall=", 8)) parse_stall(a + 8);
     else if (!strncmp(a, "--stats-file=", 13)) stats_file = a + 13;
@@ -540,10 +545,17 @@ int main(int argc, char **argv) {
   }
   if (credit_bytes >= 0 && baseline_bytes_per_s <= 0) { fprintf(stderr, "efs-sim: --burst-credits-mib needs --baseline-mbps\n"); return 2; }
 
+  /* Sleeps are the model: let them end on time (the default 50 us slack shows in short latencies).
+   * Worker threads inherit this from the main thread. */
+  prctl(PR_SET_TIMERSLACK, 1000UL);
+
   backing_fd = open(backing, O_RDONLY | O_DIRECTORY);
   if (backing_fd == -1) { perror(backing); return 1; }
 
-  char *fargv[] = { argv[0], "-ofsname=efs-sim,subtype=efs-sim,allow_other,default_permissions", NULL };
+  /* No default_permissions: with it the kernel re-reads a directory's attributes on every path walk
+   * after each create in it, round trips an NFS client saves with its access cache. The daemon runs
+   * as root and does not check permissions: efs-sim models latency, not access control. */
+  char *fargv[] = { argv[0], "-ofsname=efs-sim,subtype=efs-sim,allow_other", NULL };
   struct fuse_args args = FUSE_ARGS_INIT(2, fargv);
   struct fuse *fuse = fuse_new(&args, &sim_ops, sizeof sim_ops, NULL);
   if (!fuse) return 1;
