@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing:
 # Debian packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the
-# HTML report test) and a project-local Python venv with cfn-lint and moto's S3 server.
+# HTML report test), a project-local Python venv with cfn-lint and moto's S3 server, and Node.js 22
+# (the Lambda runtime's major version) for the tests that run the bundled handlers on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +28,9 @@ if [ ! -x .venv/bin/cfn-lint ] || [ ! -x .venv/bin/moto_server ]; then
   echo "setup: creating .venv with ${PIP_PACKAGES[*]}"
   python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
+
+if [ ! -x tools/lambda-node/node_modules/.bin/node ]; then
+  echo "setup: installing Node.js 22 into tools/lambda-node (pinned by its package-lock.json)"
+  npm ci --prefix tools/lambda-node --no-audit --no-fund >/dev/null
 fi

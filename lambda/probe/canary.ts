@@ -1,0 +1,27 @@
+import type { ProbeRequest } from './request';
+
+/**
+ * The light request a scheduled probe runs every few minutes: a few seconds of small writes,
+ * creates and metadata calls, enough to track the latency applications feel (p50/p99) without
+ * becoming load. About 2 MiB and 300 round trips per run.
+ */
+export const CANARY_REQUEST: ProbeRequest = {
+  label: 'canary',
+  rounds: 1,
+  scenarios: {
+    'write-sizes': { files: 5, sizesBytes: [1024, 256 * 1024] },
+    'create-files': { files: 64, threads: 16, directories: 16 },
+    'metadata': { files: 32, listings: 5 },
+  },
+};
+
+/**
+ * The canary's small operations, which a web application or CMS pays per file it touches: the
+ * slowest one's p99 is what the monitoring's latency alarm watches.
+ */
+export const CANARY_SMALL_OPERATIONS: ReadonlyArray<{ readonly scenario: string; readonly operation: string }> = [
+  { scenario: 'metadata', operation: 'open-close' },
+  { scenario: 'metadata', operation: 'stat' },
+  { scenario: 'metadata', operation: 'create' },
+  { scenario: 'write-sizes', operation: 'write-1KiB-file' },
+];

@@ -1,0 +1,31 @@
+import type { Context } from 'aws-lambda';
+import { PROBE_METRICS_NAMESPACE } from './metric-names';
+import { publishProbeMetrics } from './metrics';
+import { isRejection } from './result';
+import { runProbe } from './runner';
+
+/**
+ * The probe Lambda: runs the request it is invoked with (or the canary request of its schedule) on
+ * the mounted access point, within its remaining time, publishes EMF metrics and returns the result.
+ */
+const SAFETY_MARGIN_SECONDS = 15;
+
+export async function handler(event: unknown, context: Context) {
+  const env = process.env;
+  const remaining = context.getRemainingTimeInMillis() / 1000;
+  // Leave time to clean up scratch files and print metrics: the larger of 15 s and a tenth.
+  const maxSeconds = Math.max(1, remaining - Math.max(SAFETY_MARGIN_SECONDS, remaining / 10));
+  const fileSystemId = env.PROBE_FILE_SYSTEM_ID ?? 'unknown';
+  const outcome = await runProbe(event, {
+    target: env.PROBE_MOUNT_PATH ?? '/mnt/probe',
+    maxBytes: env.PROBE_MAX_BYTES ? Number(env.PROBE_MAX_BYTES) : undefined,
+    maxSeconds,
+    fileSystemId,
+    tool: 'cdk-efs-kit probe (Lambda)',
+    version: env.CDK_EFS_KIT_VERSION ?? 'unknown',
+    onProgress: (p) => console.log(JSON.stringify({ message: `probe ${p.phase} ${p.scenario}`, round: p.round, rounds: p.rounds, done: p.done, total: p.total })),
+  });
+  if (isRejection(outcome)) console.log(JSON.stringify({ message: `probe ${outcome.status}`, errors: outcome.errors }));
+  publishProbeMetrics(outcome, env.PROBE_METRICS_NAMESPACE ?? PROBE_METRICS_NAMESPACE, fileSystemId);
+  return outcome;
+}

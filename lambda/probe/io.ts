@@ -1,0 +1,82 @@
+import * as fs from 'fs';
+import { promisify } from 'util';
+
+/**
+ * The file operations the scenarios time, as plain system calls: the callback API through
+ * promisify (fs.promises' FileHandle objects add CPU per call that would show up as latency), and
+ * a bounded pool to run many at once.
+ */
+export const open = promisify(fs.open);
+export const close = promisify(fs.close);
+export const fsync = promisify(fs.fsync);
+export const futimes = promisify(fs.futimes);
+export const fstat = promisify(fs.fstat);
+export const stat = promisify(fs.stat);
+export const rename = promisify(fs.rename);
+export const unlink = promisify(fs.unlink);
+export const mkdir = promisify(fs.mkdir);
+export const readdir = promisify(fs.readdir);
+
+export function write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
+  return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, null, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+export function read(fd: number, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buffer, 0, buffer.length, position, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+export const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_TRUNC, O_SYNC, O_NONBLOCK } = fs.constants;
+/** Linux's O_DIRECT: reads bypass the client's page cache and go to the server. */
+export const O_DIRECT: number = (fs.constants as Record<string, number>).O_DIRECT ?? 0;
+
+/** Writes all of `buffer`, in requests of at most `requestBytes` (EFS clients send up to 1 MiB). */
+export async function writeAll(fd: number, buffer: Buffer, requestBytes = 1024 * 1024): Promise<void> {
+  for (let offset = 0; offset < buffer.length;) {
+    offset += await write(fd, buffer, offset, Math.min(requestBytes, buffer.length - offset));
+  }
+}
+
+/** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
+export async function writeWholeFile(file: string, content: Buffer): Promise<void> {
+  const fd = await open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644);
+  try {
+    await writeAll(fd, content);
+  } finally {
+    await close(fd);
+  }
+}
+
+/** Runs `fn` on every item with at most `concurrency` in flight, in the items' order. */
+export async function forEachConcurrently<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await fn(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every round and every run does the same work. */
+export function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `1KiB`, `1MiB`, `100MiB`, `1.5GiB`: sizes in operation names. */
+export function sizeLabel(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number.isInteger(value) ? value : value.toFixed(1)}${units[unit]}`;
+}

@@ -1,0 +1,59 @@
+import { OperationRound } from './result';
+import { percentiles } from './stats';
+
+/** Times one operation of a phase; a failure is counted (and its message kept), never thrown. */
+export type Timer = (operation: () => Promise<unknown>, bytes?: number) => Promise<boolean>;
+
+const MAX_MESSAGES = 5;
+
+/**
+ * Collects a scenario round's measurements, one phase per operation kind: the phase's wall time
+ * gives ops/s and bytes/s, each timed operation one latency sample.
+ */
+export class Recorder {
+  readonly operations: OperationRound[] = [];
+  private readonly messages = new Set<string>();
+
+  /** Runs `body` as the phase `operation`; `body` times each operation with the timer it is given. */
+  async phase(operation: string, body: (time: Timer) => Promise<void>): Promise<void> {
+    const latencies: number[] = [];
+    let errors = 0;
+    let bytes = 0;
+    const time: Timer = async (fn, opBytes = 0) => {
+      const start = process.hrtime.bigint();
+      try {
+        await fn();
+      } catch (err) {
+        errors++;
+        this.remember(err);
+        return false;
+      }
+      latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+      bytes += opBytes;
+      return true;
+    };
+    const started = process.hrtime.bigint();
+    try {
+      await body(time);
+    } finally {
+      this.add(operation, latencies, Number(process.hrtime.bigint() - started) / 1e9, bytes, errors);
+    }
+  }
+
+  /** Adds a phase measured elsewhere (e.g. by child processes). */
+  add(operation: string, latenciesMs: number[], seconds: number, bytes: number, errors: number): void {
+    const perSecond = (n: number) => (seconds > 0 ? n / seconds : 0);
+    this.operations.push({
+      operation, count: latenciesMs.length, errors, seconds, bytes,
+      opsPerSecond: perSecond(latenciesMs.length), bytesPerSecond: perSecond(bytes), latencyMs: percentiles(latenciesMs),
+    });
+  }
+
+  remember(err: unknown): void {
+    if (this.messages.size < MAX_MESSAGES) this.messages.add((err as Error).message ?? String(err));
+  }
+
+  get errorMessages(): string[] {
+    return [...this.messages];
+  }
+}

@@ -1,0 +1,104 @@
+import { SCENARIOS, scenarioNamed } from './catalog';
+import { resolveParams, Scenario } from './scenario';
+
+/** What the probe is asked to run: the Lambda's payload, and what the CLI's flags build. */
+export interface ProbeRequest {
+  /** Scenario names, or names mapped to their parameters. @default every scenario, with its defaults */
+  readonly scenarios?: readonly string[] | Readonly<Record<string, Record<string, unknown>>>;
+  /** Times every scenario runs. @default 1 */
+  readonly rounds?: number;
+  /** Pause between rounds (seed 004: 10 s). @default 10 */
+  readonly pauseSeconds?: number;
+  /** Bytes the run may write and read in all; at most the probe's own limit. @default the probe's limit */
+  readonly maxBytes?: number;
+  /** Seconds the run may take; at most the probe's own limit. @default the probe's limit */
+  readonly maxSeconds?: number;
+  /** A name for the run, shown by `compare`. @default 'probe' */
+  readonly label?: string;
+}
+
+export interface PlannedScenario {
+  readonly scenario: Scenario;
+  readonly params: Record<string, unknown>;
+}
+
+export interface ParsedRequest {
+  readonly scenarios: PlannedScenario[];
+  readonly rounds: number;
+  readonly pauseSeconds: number;
+  readonly maxBytes: number;
+  readonly maxSeconds?: number;
+  readonly label: string;
+}
+
+/** The limits of whoever runs the probe: the deployer's byte cap, the Lambda's remaining time. */
+export interface ProbeLimits {
+  readonly maxBytes: number;
+  readonly maxSeconds?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 8 * 1024 ** 3;
+const REQUEST_KEYS = ['scenarios', 'rounds', 'pauseSeconds', 'maxBytes', 'maxSeconds', 'label'];
+const ROUNDS = { min: 1, max: 100, default: 1 };
+const PAUSE_SECONDS = { min: 0, max: 600, default: 10 };
+
+/** Checks a request (any JSON) and fills in defaults; every problem is listed, nothing is run. */
+export function parseRequest(input: unknown, limits: ProbeLimits): { request?: ParsedRequest; errors: string[] } {
+  const errors: string[] = [];
+  if (input === undefined || input === null) input = {};
+  if (typeof input !== 'object' || Array.isArray(input)) return { errors: [`the request must be a JSON object, got ${JSON.stringify(input)}`] };
+  const given = input as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!REQUEST_KEYS.includes(key)) errors.push(`unknown field '${key}'; allowed: ${REQUEST_KEYS.join(', ')}`);
+  }
+
+  const scenarios: PlannedScenario[] = [];
+  for (const [name, params] of scenarioEntries(given.scenarios, errors)) {
+    const scenario = scenarioNamed(name);
+    if (!scenario) {
+      errors.push(`unknown scenario '${name}'; allowed: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+      continue;
+    }
+    const resolved = resolveParams(scenario, params);
+    errors.push(...resolved.errors);
+    if (resolved.params) scenarios.push({ scenario, params: resolved.params });
+  }
+
+  const integer = (key: string, range: { min: number; max: number }, fallback: number) => {
+    const value = given[key] ?? fallback;
+    if (!Number.isInteger(value) || (value as number) < range.min || (value as number) > range.max) {
+      errors.push(`'${key}' must be an integer from ${range.min} to ${range.max}, got ${JSON.stringify(value)}`);
+    }
+    return value as number;
+  };
+  const rounds = integer('rounds', ROUNDS, ROUNDS.default);
+  const pauseSeconds = integer('pauseSeconds', PAUSE_SECONDS, PAUSE_SECONDS.default);
+  const maxBytes = integer('maxBytes', { min: 1, max: limits.maxBytes }, limits.maxBytes);
+  const secondsLimit = limits.maxSeconds === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(limits.maxSeconds);
+  const maxSeconds = given.maxSeconds === undefined ? limits.maxSeconds : integer('maxSeconds', { min: 1, max: secondsLimit }, secondsLimit);
+  const label = given.label ?? 'probe';
+  if (typeof label !== 'string' || !/^[\w.:@+-]{1,64}$/.test(label)) errors.push(`'label' must be 1 to 64 letters, digits or ._:@+-, got ${JSON.stringify(label)}`);
+
+  if (errors.length) return { errors };
+  return { request: { scenarios, rounds, pauseSeconds, maxBytes, maxSeconds, label: label as string }, errors };
+}
+
+function scenarioEntries(value: unknown, errors: string[]): [string, unknown][] {
+  if (value === undefined) return SCENARIOS.map((s) => [s.name, undefined]);
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return value.map((name) => [name, undefined]);
+  if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) return Object.entries(value);
+  errors.push(`'scenarios' must be a non-empty list of names or an object of names to parameters, got ${JSON.stringify(value)}`);
+  return [];
+}
+
+/** The scenarios, their parameters (defaults and limits) and the request fields: the answer to a bad request. */
+export function allowedRequest(limits: ProbeLimits): Record<string, unknown> {
+  return {
+    scenarios: Object.fromEntries(SCENARIOS.map((s) => [s.name, { reproduces: s.reproduces, params: s.params }])),
+    rounds: ROUNDS,
+    pauseSeconds: PAUSE_SECONDS,
+    maxBytes: { min: 1, max: limits.maxBytes, default: limits.maxBytes },
+    maxSeconds: limits.maxSeconds === undefined ? { min: 1, default: 'unlimited' } : { min: 1, max: Math.floor(limits.maxSeconds), default: Math.floor(limits.maxSeconds) },
+    label: 'up to 64 letters, digits or ._:@+-',
+  };
+}

@@ -1,0 +1,103 @@
+import type { Percentiles, Spread } from './stats';
+
+/**
+ * The shape of a probe run's result: what the Lambda returns, what `cdk-efs-kit probe --json`
+ * writes, and what `cdk-efs-kit compare` and the HTML report read. Sizes are in bytes, times in
+ * seconds or milliseconds as the names say.
+ */
+
+/** One operation kind (a phase of a scenario) in one round. */
+export interface OperationRound {
+  /** What was timed, e.g. `create-many-directories` or `write-1MiB-file`. */
+  readonly operation: string;
+  /** Operations that succeeded. */
+  readonly count: number;
+  readonly errors: number;
+  /** Wall time of the phase. */
+  readonly seconds: number;
+  /** Bytes written or read by the operations. */
+  readonly bytes: number;
+  readonly opsPerSecond: number;
+  readonly bytesPerSecond: number;
+  /** Latency of one operation, as the application feels it. */
+  readonly latencyMs: Percentiles;
+}
+
+/** One operation kind over all rounds: each figure's mean and spread. */
+export interface OperationSummary {
+  readonly operation: string;
+  readonly count: number;
+  readonly errors: number;
+  readonly opsPerSecond: Spread;
+  readonly bytesPerSecond: Spread;
+  readonly latencyMs: { readonly p50: Spread; readonly p90: Spread; readonly p99: Spread; readonly max: Spread };
+}
+
+export interface ScenarioRound {
+  readonly round: number;
+  readonly startedAt: string;
+  readonly operations: OperationRound[];
+}
+
+/** A finding a scenario reports besides timings, e.g. whether locks are honoured. */
+export type FindingValue = string | number | boolean | null;
+
+export interface ScenarioResult {
+  readonly scenario: string;
+  /** The source document the scenario reproduces and its figure. */
+  readonly reproduces: string;
+  readonly params: Record<string, unknown>;
+  readonly rounds: ScenarioRound[];
+  readonly summary: OperationSummary[];
+  readonly findings: Record<string, FindingValue>;
+  /** Distinct error messages (the first few), when operations failed. */
+  readonly errorMessages: string[];
+  /** Set when the scenario stopped early (its error); the rounds hold what was measured before. */
+  readonly failure?: string;
+}
+
+/** What the probe measured on the target before planning: used to estimate each scenario's time. */
+export interface Calibration {
+  /** Median time to create and close an empty file: one metadata round trip. */
+  readonly roundTripMs: number;
+  /** Sequential write throughput with 1 MiB writes and an fsync at the end. */
+  readonly writeBytesPerSecond: number;
+}
+
+export interface ProbeBudget {
+  readonly maxBytes: number;
+  /** Unlimited (null) when the caller gave no time budget. */
+  readonly maxSeconds: number | null;
+  readonly plannedBytes: number;
+  readonly estimatedSeconds: number | null;
+}
+
+export interface ProbeResult {
+  readonly status: 'ok' | 'failed';
+  readonly tool: string;
+  readonly version: string;
+  /** A name for this run, e.g. `elastic`, shown by `compare`. */
+  readonly label: string;
+  /** The directory probed. */
+  readonly target: string;
+  readonly fileSystemId?: string;
+  readonly startedAt: string;
+  readonly seconds: number;
+  readonly rounds: number;
+  readonly pauseSeconds: number;
+  readonly budget: ProbeBudget;
+  readonly calibration?: Calibration;
+  readonly scenarios: ScenarioResult[];
+}
+
+/** What the probe returns instead of running when the request is invalid or does not fit its budgets. */
+export interface ProbeRejection {
+  readonly status: 'invalid' | 'refused';
+  readonly errors: string[];
+  /** The scenarios and parameters a request may use, with their defaults and limits. */
+  readonly allowed: Record<string, unknown>;
+}
+
+export function isRejection(outcome: ProbeResult | ProbeRejection): outcome is ProbeRejection {
+  return outcome.status === 'invalid' || outcome.status === 'refused';
+}

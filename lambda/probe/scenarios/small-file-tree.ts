@@ -1,0 +1,67 @@
+import * as crypto from 'crypto';
+import * as path from 'path';
+import { close, forEachConcurrently, futimes, mkdir, open, O_CREAT, O_EXCL, O_WRONLY, prng, writeAll } from '../io';
+import { Scenario } from '../scenario';
+
+export interface SmallFileTreeParams {
+  readonly files: number;
+  readonly directories: number;
+  readonly minFileBytes: number;
+  readonly maxFileBytes: number;
+  readonly threads: number;
+}
+
+/** Extracts one file as tar does: create it, write it, set its times, close. */
+async function extract(file: string, content: Buffer): Promise<void> {
+  const fd = await open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644);
+  try {
+    await writeAll(fd, content);
+    const mtime = new Date(1_600_000_000_000);
+    await futimes(fd, mtime, mtime);
+  } finally {
+    await close(fd);
+  }
+}
+
+/** Seeds 000 and 002: an application's first boot untarring its tree onto EFS. */
+export const smallFileTree: Scenario<SmallFileTreeParams> = {
+  name: 'small-file-tree',
+  reproduces: 'seed 000: untarring 11,000 files (98 MB) took 8 m 48 s, 48 ms per file; seed 002: the Linux tree (54K files, 762 MB) took 1,444 s',
+  description: 'Writes a tree of small files (sizes between `minFileBytes` and `maxFileBytes`, 8.9 KB on average by default, like the ownCloud tree) '
+    + 'the way tar extracts it: directory by directory, each file created, written, given its times and closed. With `threads` 1 this is untar; '
+    + 'with more, files go round-robin across directories as cdk-efs-kit seed writes them. Multiply the per-file latency by your file count '
+    + 'to know how long a first boot that unpacks onto EFS takes.',
+  params: {
+    files: { type: 'integer', default: 2000, min: 1, max: 1_000_000, doc: 'files in the tree' },
+    directories: { type: 'integer', default: 50, min: 1, max: 100_000, doc: 'directories the files are spread over' },
+    minFileBytes: { type: 'integer', default: 1024, min: 0, max: 64 * 1024 * 1024, doc: 'smallest file in bytes' },
+    maxFileBytes: { type: 'integer', default: 16 * 1024, min: 0, max: 64 * 1024 * 1024, doc: 'largest file in bytes' },
+    threads: { type: 'integer', default: 1, min: 1, max: 1024, doc: 'files extracted at once (1 = tar)' },
+  },
+  plan: ({ files, directories, minFileBytes, maxFileBytes, threads }) => ({
+    bytes: files * Math.max(minFileBytes, maxFileBytes),
+    roundTrips: Math.ceil(files / Math.min(threads, directories)) * 3 + directories,
+  }),
+  async run({ dir, params, recorder }) {
+    const random = prng(2);
+    const low = Math.min(params.minFileBytes, params.maxFileBytes);
+    const high = Math.max(params.minFileBytes, params.maxFileBytes);
+    const pool = crypto.randomBytes(high);
+    const directories = Array.from({ length: params.directories }, (_, d) => path.join(dir, `d-${d}`));
+    // tar's order: directory by directory. Threads take files round-robin across directories.
+    const files = Array.from({ length: params.files }, (_, i) => {
+      const byDirectory = params.threads === 1 ? Math.floor((i * params.directories) / params.files) : i % params.directories;
+      return { path: path.join(directories[byDirectory], `f-${i}`), bytes: low + Math.floor(random() * (high - low + 1)) };
+    });
+    // Each directory is made before its first file, as tar meets it; that file's latency includes it.
+    const made = new Map<string, Promise<void>>();
+    const ensureDirectory = (d: string) => made.get(d) ?? made.set(d, mkdir(d)).get(d)!;
+    await recorder.phase('untar-file', (time) =>
+      forEachConcurrently(files, params.threads, async (file) => {
+        await time(async () => {
+          await ensureDirectory(path.dirname(file.path));
+          await extract(file.path, pool.subarray(0, file.bytes));
+        }, file.bytes);
+      }));
+  },
+};

@@ -1,0 +1,110 @@
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+import { isRejection, OperationSummary, ProbeResult } from '../lambda/probe/result';
+import { runProbe } from '../lambda/probe/runner';
+import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+
+// Fidelity of the probe on the EFS latency emulator: with one operation kind given a known round
+// trip, the probe's p50 for the operation that makes it must come out as that latency, and with a
+// bandwidth cap its throughput as that cap. The emulator's own per-operation cost (FUSE, the thread
+// pool) is measured in the same run with no latency and taken off: it is not the probe's error.
+
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
+
+async function probeOn(sim: EfsSim, scenarios: object): Promise<ProbeResult> {
+  const outcome = await runProbe({ scenarios }, { target: sim.mount, tool: 'test', version: '0' });
+  if (isRejection(outcome)) throw new Error(outcome.errors.join('; '));
+  return outcome;
+}
+
+async function withSim<T>(flags: string[], fn: (sim: EfsSim) => Promise<T>): Promise<T> {
+  // Attributes never cached, names always: every stat is one round trip, as after the attribute cache expired.
+  const sim = await startEfsSim({ profile: 'local', flags: ['--attr-timeout=0', '--entry-timeout=3600', ...flags] });
+  try {
+    return await fn(sim);
+  } finally {
+    await sim.stop();
+  }
+}
+
+function operation(result: ProbeResult, name: string): OperationSummary {
+  for (const s of result.scenarios) {
+    const found = s.summary.find((o) => o.operation === name);
+    if (found) return found;
+  }
+  throw new Error(`no operation ${name}`);
+}
+
+/** Each efs-sim operation kind, the probe operation whose latency it makes, and a small request that runs it. */
+const CASES: Array<{ kind: string; operation: string; scenarios: object }> = [
+  { kind: 'getattr', operation: 'stat', scenarios: { metadata: { files: 30, listings: 3 } } },
+  { kind: 'open', operation: 'open-close', scenarios: { metadata: { files: 30, listings: 3 } } },
+  { kind: 'readdir', operation: 'readdir', scenarios: { metadata: { files: 30, listings: 20 } } },
+  { kind: 'rename', operation: 'rename', scenarios: { metadata: { files: 30, listings: 3 } } },
+  { kind: 'unlink', operation: 'unlink', scenarios: { metadata: { files: 30, listings: 3 } } },
+  { kind: 'setattr', operation: 'create', scenarios: { metadata: { files: 30, listings: 3 } } },
+  { kind: 'create', operation: 'create-serial', scenarios: { 'create-files': { files: 30, threads: 4, directories: 4 } } },
+  { kind: 'write', operation: 'write-1KiB-file', scenarios: { 'write-sizes': { files: 30, sizesBytes: [1024] } } },
+  { kind: 'fsync', operation: 'write-64KiB-blocks-sync-each-block', scenarios: { 'block-sync': { fileBytes: 30 * 65536, blockSizesBytes: [65536] } } },
+  { kind: 'read', operation: 'read-file', scenarios: { 'random-reads': { files: 20, reads: 60, readers: 1 } } },
+];
+// Latencies like EFS's (2.7 ms and up for writes): large enough that scheduling jitter on a busy 2-core machine stays well inside 10%.
+const LATENCIES_MS = [5, 20];
+
+describeWithFuse('the probe on efs-sim', () => {
+  let baseline: Map<string, number>;
+
+  beforeAll(async () => {
+    // Every case's operation with no latency at all: the emulator's own cost per operation.
+    baseline = await withSim([], async (sim) => {
+      const p50 = new Map<string, number>();
+      for (const c of CASES) p50.set(c.operation, operation(await probeOn(sim, c.scenarios), c.operation).latencyMs.p50.mean);
+      return p50;
+    });
+  });
+
+  describe.each(LATENCIES_MS)('with %d ms on one operation kind', (latencyMs) => {
+    test.each(CASES)('$kind: the p50 of $operation is the configured latency within 10%', async (c) => {
+      const p50 = await withSim([`--latency-${c.kind}=${latencyMs}`], async (sim) => operation(await probeOn(sim, c.scenarios), c.operation).latencyMs.p50.mean);
+      const measured = p50 - baseline.get(c.operation)!;
+      expect(Math.abs(measured - latencyMs) / latencyMs).toBeLessThanOrEqual(0.1);
+    });
+  });
+
+  test('the throughput of one stream is the per-stream bandwidth cap within 10%', async () => {
+    const result = await withSim(['--stream-mbps=20'], (sim) => probeOn(sim, { 'block-sync': { fileBytes: 16 * 1048576, blockSizesBytes: [1048576] } }));
+    const perFile = operation(result, 'write-1MiB-blocks-sync-each-file').bytesPerSecond.mean;
+    expect(Math.abs(perFile - 20e6) / 20e6).toBeLessThanOrEqual(0.1);
+  });
+
+  test('the throughput of parallel writers is the aggregate bandwidth cap within 10%', async () => {
+    const result = await withSim(['--aggregate-mbps=30'], (sim) => probeOn(sim, { 'parallel-writers': { totalBytes: 24 * 1048576, writers: [4], blockBytes: 1048576 } }));
+    const total = operation(result, 'write-4-writers-sync-each-block').bytesPerSecond.mean;
+    expect(Math.abs(total - 30e6) / 30e6).toBeLessThanOrEqual(0.1);
+  });
+
+  test('parallel variants really run in parallel, serial ones one at a time', async () => {
+    // Through the CLI, which sizes Node's thread pool for the probe (this test process has 4 threads).
+    const cli = (threads: number, sim: EfsSim) => execFileSync(process.execPath, [CLI, 'probe', '--dir', sim.mount, '--scenarios', 'metadata',
+      '--set', 'metadata.files=64', '--set', `metadata.threads=${threads}`, '--set', 'metadata.listings=1'], { stdio: 'ignore' });
+    await withSim(['--latency-any=2'], async (sim) => {
+      await sim.resetStats();
+      cli(16, sim);
+      expect((await sim.stats()).peakInFlight).toBeGreaterThanOrEqual(16);
+      await sim.resetStats();
+      cli(1, sim);
+      // A file's release is sent after close returns, so it may overlap the next operation.
+      expect((await sim.stats()).peakInFlight).toBeLessThanOrEqual(2);
+    });
+  });
+
+  test('errors injected by the file system are counted per operation, with their message, and scratch files still go', async () => {
+    await withSim(['--fault=EIO:write'], async (sim) => {
+      const result = await probeOn(sim, { 'write-sizes': { files: 5, sizesBytes: [1024] } });
+      expect(result.status).toBe('failed');
+      expect(operation(result, 'write-1KiB-file')).toMatchObject({ count: 0, errors: 5 });
+      expect(result.scenarios[0].errorMessages).toEqual([expect.stringMatching(/^EIO: i\/o error, write/)]);
+      expect(require('fs').readdirSync(sim.mount)).toEqual([]);
+    });
+  });
+});
