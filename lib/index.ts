@@ -7,3 +7,4 @@ export * from './seed-source';
 export * from './seed-engine';
 export * from './efs-metrics';
 export * from './file-system-monitoring';
+export * from './benchmark-probe';

@@ -7,12 +7,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
+import { BenchmarkProbe, BenchmarkProbeProps } from './benchmark-probe';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
 import { FileSystemMonitoring, FileSystemMonitoringProps } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
+
+/** What {@link SharedFileSystem.addProbe} takes: the file system and its VPC are known. */
+export type ProbeOptions = Omit<BenchmarkProbeProps, 'fileSystem' | 'vpc'>;
 
 /** What {@link SharedFileSystem.addMonitoring} takes: the file system and its modes are known. */
 export type MonitoringOptions = Omit<FileSystemMonitoringProps, 'fileSystem' | 'throughputMode' | 'performanceMode'>;
@@ -212,6 +216,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /** Whether the file system policy requires TLS. */
   public readonly tlsEnforced: boolean;
   private readonly seeds: FileSystemSeed[] = [];
+  private readonly probes: BenchmarkProbe[] = [];
   /** Whether clients without IAM authorization may mount. */
   public readonly anonymousAccessAllowed: boolean;
 
@@ -515,12 +520,22 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
+   * A Lambda function that measures latency and throughput on this file system (see {@link BenchmarkProbe}).
+   */
+  public addProbe(id: string, options: ProbeOptions = {}): BenchmarkProbe {
+    const probe = new BenchmarkProbe(this, id, { ...options, fileSystem: this });
+    this.probes.push(probe);
+    return probe;
+  }
+
+  /**
    * A dashboard and alarms for this file system (see {@link FileSystemMonitoring}), including the
-   * seeds added so far unless `options.seeds` says otherwise.
+   * seeds and probes added so far unless `options.seeds` or `options.probes` says otherwise.
    */
   public addMonitoring(id: string, options: MonitoringOptions = {}): FileSystemMonitoring {
     return new FileSystemMonitoring(this, id, {
       seeds: [...this.seeds],
+      probes: [...this.probes],
       ...options,
       fileSystem: this.fileSystem,
       throughputMode: this.throughputMode,
