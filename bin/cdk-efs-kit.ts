@@ -2,6 +2,8 @@
 import './uv-threadpool'; // first: sizes libuv's pool before any file system call
 import { Command } from 'commander';
 import { packageVersion } from '../lib/private/package-root';
+import * as compare from './commands/compare';
+import * as probe from './commands/probe';
 import * as seed from './commands/seed';
 
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .version(packageVersion())
     .showHelpAfterError();
   seed.register(program);
+  probe.register(program);
+  compare.register(program);
   return program;
 }
 

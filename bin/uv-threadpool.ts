@@ -1,19 +1,22 @@
 /**
  * Node runs file system calls on libuv's thread pool, 4 threads unless UV_THREADPOOL_SIZE says
- * otherwise, read when the pool first starts. The CLI's commands write `--concurrency` files at once,
- * so size the pool before anything touches the file system. Imported first by the CLI entry point.
+ * otherwise, read when the pool first starts. `seed` writes `--concurrency` files at once and
+ * `probe` runs up to a few hundred operations at once (create-files: 128 threads by default), so
+ * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
-const DEFAULT_CONCURRENCY = 64;
+const SEED_DEFAULT_CONCURRENCY = 64;
+export const PROBE_THREAD_POOL_SIZE = 256;
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
-  if (i === -1) return DEFAULT_CONCURRENCY;
+  if (i === -1) return SEED_DEFAULT_CONCURRENCY;
   const value = argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
   const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : DEFAULT_CONCURRENCY;
+  return Number.isInteger(n) && n > 0 ? n : SEED_DEFAULT_CONCURRENCY;
 }
 
 if (!process.env.UV_THREADPOOL_SIZE) {
   // A few threads more than the writers, for reads, DNS and zlib; libuv caps the pool at 1024.
-  process.env.UV_THREADPOOL_SIZE = String(Math.min(1024, requestedConcurrency(process.argv) + 4));
+  const wanted = process.argv.includes('probe') ? PROBE_THREAD_POOL_SIZE : requestedConcurrency(process.argv) + 4;
+  process.env.UV_THREADPOOL_SIZE = String(Math.min(1024, wanted));
 }

@@ -1,0 +1,131 @@
+import * as fs from 'fs';
+import * as cliProgress from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
+import { SCENARIOS } from '../../lambda/probe/catalog';
+import type { ProbeRequest } from '../../lambda/probe/request';
+import { isRejection } from '../../lambda/probe/result';
+import { ProbeProgress, runProbe } from '../../lambda/probe/runner';
+import { packageVersion } from '../../lib/private/package-root';
+import { renderHtmlReport } from '../report/html-report';
+import { renderResultTables } from '../report/result-table';
+
+/** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */
+export function register(program: Command): void {
+  program.command('probe')
+    .description('measure what applications feel on a mounted file system: latency percentiles and throughput of the scenarios from the source documents')
+    .option('--dir <path>', 'the directory to probe, e.g. /mnt/efs (scratch files go in a subdirectory, removed afterwards)')
+    .option('--scenarios <names>', `comma-separated scenarios (default: all): ${SCENARIOS.map((s) => s.name).join(', ')}`, (v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
+    .option('--rounds <n>', 'times every scenario runs (seed 004: 5)', integer)
+    .option('--pause <seconds>', 'pause between rounds (seed 004: 10)', integer)
+    .option('--max-bytes <n>', 'refuse a run that would move more bytes (default 8 GiB)', integer)
+    .option('--max-seconds <n>', 'refuse a run estimated to take longer', integer)
+    .option('--label <name>', 'a name for this run, shown by compare and the HTML report')
+    .option('--json <file>', 'write the result as JSON (the input of `cdk-efs-kit compare`)')
+    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .option('--list', 'list the scenarios, what they reproduce and their parameters')
+    .addHelpText('after', `
+Examples:
+  $ cdk-efs-kit probe --dir /mnt/efs --scenarios write-sizes --rounds 5 --pause 10 --label elastic --json elastic.json
+  $ cdk-efs-kit probe --dir /mnt/efs --scenarios create-files,metadata --set create-files.files=4096
+  $ cdk-efs-kit probe --dir /mnt/efs --set write-sizes.sizesBytes=1KiB,1MiB --html report.html`)
+    .action(async (opts: ProbeCliOptions) => {
+      if (opts.list) return printScenarios();
+      if (!opts.dir) throw new Error('--dir is required: the directory to probe');
+      process.exitCode = await runFromCli(opts.dir, opts);
+    });
+}
+
+interface ProbeCliOptions {
+  dir?: string;
+  scenarios?: string[];
+  set: Record<string, Record<string, unknown>>;
+  rounds?: number;
+  pause?: number;
+  maxBytes?: number;
+  maxSeconds?: number;
+  label?: string;
+  json?: string;
+  html?: string;
+  list?: boolean;
+}
+
+async function runFromCli(dir: string, opts: ProbeCliOptions): Promise<number> {
+  const names = opts.scenarios ?? (Object.keys(opts.set).length ? Object.keys(opts.set) : SCENARIOS.map((s) => s.name));
+  const request: ProbeRequest = {
+    scenarios: Object.fromEntries(names.map((n) => [n, opts.set[n] ?? {}])),
+    rounds: opts.rounds, pauseSeconds: opts.pause, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label,
+  };
+  for (const name of Object.keys(opts.set)) {
+    if (!names.includes(name)) throw new Error(`--set ${name}.…: '${name}' is not among --scenarios ${names.join(',')}`);
+  }
+  const progress = progressReporter();
+  const outcome = await runProbe(request, {
+    target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
+  });
+  progress.stop();
+  if (isRejection(outcome)) {
+    console.error(`cdk-efs-kit probe: the request is ${outcome.status}:`);
+    for (const e of outcome.errors) console.error(`  ${e}`);
+    console.error('Run `cdk-efs-kit probe --list` for the scenarios and their parameters.');
+    return 2;
+  }
+  console.log(renderResultTables(outcome));
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(outcome, null, 2));
+  if (opts.html) fs.writeFileSync(opts.html, renderHtmlReport([outcome]));
+  return outcome.status === 'ok' ? 0 : 1;
+}
+
+/** A bar over the scenario rounds on a terminal; a line per scenario round otherwise. */
+function progressReporter(): { update: (p: ProbeProgress) => void; stop: () => void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar({ format: 'probe [{bar}] {value}/{total} | round {round}/{rounds} {scenario}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+    let started = false;
+    return {
+      update: (p) => {
+        if (!started) { bar.start(p.total, 0, p); started = true; }
+        bar.update(p.done, p);
+      },
+      stop: () => { if (started) bar.stop(); },
+    };
+  }
+  return {
+    update: (p) => { if (p.phase === 'start') console.error(`probe: round ${p.round}/${p.rounds} ${p.scenario} (${p.done}/${p.total} done)`); },
+    stop: () => undefined,
+  };
+}
+
+function printScenarios(): void {
+  for (const s of SCENARIOS) {
+    console.log(`${s.name}\n  ${s.description}\n  Reproduces ${s.reproduces}.`);
+    for (const [name, spec] of Object.entries(s.params)) {
+      const limits = spec.type === 'boolean' ? 'true|false' : `${spec.min}-${spec.max}`;
+      console.log(`    ${s.name}.${name} = ${JSON.stringify(spec.default)} (${spec.type} ${limits}): ${spec.doc}`);
+    }
+    console.log('');
+  }
+}
+
+function integer(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new InvalidArgumentError('must be an integer');
+  return n;
+}
+
+const UNITS: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** `scenario.param=value`: integers (with an optional KiB/MiB/GiB unit), comma lists, true/false. */
+function collectSetting(setting: string, into: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const match = /^([\w-]+)\.(\w+)=(.+)$/.exec(setting);
+  if (!match) throw new InvalidArgumentError('expected scenario.param=value, e.g. write-sizes.files=10');
+  const [, scenario, param, raw] = match;
+  const one = (v: string): number | boolean => {
+    if (v === 'true' || v === 'false') return v === 'true';
+    const m = /^(\d+(?:\.\d+)?)(KiB|MiB|GiB)?$/.exec(v.trim());
+    if (!m) throw new InvalidArgumentError(`'${v}' is not a number, a size like 64KiB, or true/false`);
+    return Math.round(Number(m[1]) * UNITS[m[2] ?? '']);
+  };
+  const values = raw.split(',').map(one);
+  const isList = SCENARIOS.find((s) => s.name === scenario)?.params[param]?.type === 'integer[]';
+  return { ...into, [scenario]: { ...into[scenario], [param]: isList || values.length > 1 ? values : values[0] } };
+}

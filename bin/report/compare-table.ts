@@ -1,0 +1,54 @@
+import type { OperationSummary, ProbeResult } from '../../lambda/probe/result';
+
+/**
+ * The side-by-side table of seed 004 (Elastic | Bursting | difference) for every scenario and
+ * operation two probe runs share: p50 and p99 latency and throughput, A against B.
+ */
+export interface CompareRow {
+  readonly scenario: string;
+  readonly operation: string;
+  readonly a?: OperationSummary;
+  readonly b?: OperationSummary;
+}
+
+export function compareRows(a: ProbeResult, b: ProbeResult): CompareRow[] {
+  const rows: CompareRow[] = [];
+  const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
+  for (const scenario of scenarios) {
+    const inA = a.scenarios.find((s) => s.scenario === scenario)?.summary ?? [];
+    const inB = b.scenarios.find((s) => s.scenario === scenario)?.summary ?? [];
+    const operations = [...new Set([...inA, ...inB].map((o) => o.operation))];
+    for (const operation of operations) {
+      rows.push({ scenario, operation, a: inA.find((o) => o.operation === operation), b: inB.find((o) => o.operation === operation) });
+    }
+  }
+  return rows;
+}
+
+/** Throughput in MB/s (10^6 bytes, as dd prints) where the operation moves data, else operations/s. */
+export function throughputOf(o: OperationSummary): { value: number; unit: 'MB/s' | 'ops/s' } {
+  return o.bytesPerSecond.mean > 0 ? { value: o.bytesPerSecond.mean / 1e6, unit: 'MB/s' } : { value: o.opsPerSecond.mean, unit: 'ops/s' };
+}
+
+/** (A - B) / B, as seed 004 prints it: negative means A took less time (or moved less). */
+export function difference(a: number | undefined, b: number | undefined): string {
+  if (a === undefined || b === undefined || b === 0) return '-';
+  const percent = ((a - b) / b) * 100;
+  return `${percent > 0 ? '+' : ''}${percent.toFixed(1)}%`;
+}
+
+export function renderCompareTable(a: ProbeResult, b: ProbeResult): string {
+  const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(v < 10 ? 2 : 1));
+  const lines = [
+    `| scenario | operation | ${a.label} p50 ms | ${b.label} p50 ms | difference | ${a.label} p99 ms | ${b.label} p99 ms | difference | ${a.label} throughput | ${b.label} throughput | difference |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of compareRows(a, b)) {
+    const [pa, pb] = [row.a?.latencyMs.p50.mean, row.b?.latencyMs.p50.mean];
+    const [qa, qb] = [row.a?.latencyMs.p99.mean, row.b?.latencyMs.p99.mean];
+    const [ta, tb] = [row.a && throughputOf(row.a), row.b && throughputOf(row.b)];
+    const shown = (t?: { value: number; unit: string }) => (t ? `${t.value.toFixed(t.value < 10 ? 2 : 1)} ${t.unit}` : '-');
+    lines.push(`| ${row.scenario} | ${row.operation} | ${ms(pa)} | ${ms(pb)} | ${difference(pa, pb)} | ${ms(qa)} | ${ms(qb)} | ${difference(qa, qb)} | ${shown(ta)} | ${shown(tb)} | ${difference(ta?.value, tb?.value)} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,21 @@
+import type { ProbeResult } from '../../lambda/probe/result';
+import { throughputOf } from './compare-table';
+
+/** One probe run as markdown: a table per scenario (latency percentiles, throughput, errors) and its findings. */
+export function renderResultTables(result: ProbeResult): string {
+  const out: string[] = [];
+  const f = (v: number) => v.toFixed(v < 10 ? 2 : 1);
+  for (const s of result.scenarios) {
+    out.push(`## ${s.scenario}${s.failure ? ` (FAILED: ${s.failure})` : ''}`, '', `Reproduces ${s.reproduces}.`, '');
+    out.push('| operation | count | p50 ms | p90 ms | p99 ms | max ms | throughput | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const o of s.summary) {
+      const t = throughputOf(o);
+      const spread = o.latencyMs.p50.max > o.latencyMs.p50.min ? ` (${f(o.latencyMs.p50.min)}-${f(o.latencyMs.p50.max)})` : '';
+      out.push(`| ${o.operation} | ${o.count} | ${f(o.latencyMs.p50.mean)}${spread} | ${f(o.latencyMs.p90.mean)} | ${f(o.latencyMs.p99.mean)} | ${f(o.latencyMs.max.mean)} | ${f(t.value)} ${t.unit} | ${o.errors} |`);
+    }
+    for (const [key, value] of Object.entries(s.findings)) out.push(`- ${key}: ${value}`);
+    for (const message of s.errorMessages) out.push(`- error: ${message}`);
+    out.push('');
+  }
+  return out.join('\n');
+}
