@@ -5,6 +5,8 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
+import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
+import type { BenchmarkProbe } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
 import { SeedEngineKind } from './seed-engine';
 import { check } from './private/validate';
@@ -46,6 +48,19 @@ export interface FileSystemAlarmOptions {
    * @default true
    */
   readonly seedFailures?: boolean;
+  /**
+   * Probes with a canary (passed in `probes`): alarm when the p99 latency of the slowest small
+   * operation (open+close, stat, create, a 1 KiB file write) is above this in 2 of 3 canary runs.
+   * This is the latency a web application or CMS feels per file it touches.
+   * @default Duration.millis(50)
+   */
+  readonly probeLatencyP99?: Duration | false;
+  /**
+   * A probe (passed in `probes`) failing: a scenario failed or hit errors, a request was refused,
+   * or the function failed.
+   * @default true
+   */
+  readonly probeFailures?: boolean;
 }
 
 /** Properties of a {@link FileSystemMonitoring}. */
@@ -86,6 +101,8 @@ export interface FileSystemMonitoringProps {
   readonly alarmTopic?: sns.ITopic;
   /** Seeds that fill this file system: their progress, rate and failures get a row and an alarm. */
   readonly seeds?: FileSystemSeed[];
+  /** Benchmark probes of this file system: their latency and throughput get a row, their failures and canary latency alarms. */
+  readonly probes?: BenchmarkProbe[];
 }
 
 const WIDTH = 24;
@@ -133,6 +150,7 @@ export class FileSystemMonitoring extends Construct {
     this.addLimitsRow(alarms);
     this.addClientsAndStorageRow(alarms);
     (props.seeds ?? []).forEach((seed, i) => this.addSeedRow(seed, i, alarms));
+    (props.probes ?? []).forEach((probe, i) => this.addProbeRow(probe, i, alarms));
 
     if (Object.keys(this.alarms).length === 0) return;
     this.unhealthyAlarm = new cloudwatch.CompositeAlarm(this, 'Unhealthy', {
@@ -272,6 +290,49 @@ export class FileSystemMonitoring extends Construct {
         alarmDescription: `Seed ${seed.node.path} failed to copy files or failed a run.`,
         threshold: 1, evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+  }
+
+  /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
+  private addProbeRow(probe: BenchmarkProbe, index: number, options: FileSystemAlarmOptions): void {
+    const failures = probe.metricFailures();
+    this.dashboard.addWidgets(
+      note(`**Probe ${probe.node.path}**${probe.canaryInterval ? `, a canary every ${probe.canaryInterval.toHumanString()}` : ''}. `
+        + 'Latency as an application feels it, per scenario and operation (p50 is the typical call, p99 the slow one in a hundred), '
+        + 'and the throughput each reached. Small operations cost a round trip each; if p99 climbs while EFS throughput is flat, '
+        + 'look at clients and connections.'),
+      graph('Probe latency p50 (ms)', [probe.searchOperations('LatencyP50')], { label: 'ms' }),
+      graph('Probe latency p99 (ms)', [probe.searchOperations('LatencyP99')], { label: 'ms' }),
+      new cloudwatch.GraphWidget({
+        title: 'Probe throughput (bytes/s) and failures', left: [probe.searchOperations('ThroughputBytesPerSecond')], right: [failures],
+        width: TEXT_WIDTH, height: GRAPH_HEIGHT,
+        leftYAxis: { label: 'bytes/s', showUnits: false, min: 0 }, rightYAxis: { label: 'failures', showUnits: false, min: 0 },
+      }),
+    );
+    if (options.probeFailures ?? true) {
+      this.alarms[`probeFailures${index}`] = failures.createAlarm(this, `ProbeFailures${index}`, {
+        alarmDescription: `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`,
+        threshold: 1, evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    }
+    const slo = options.probeLatencyP99 ?? Duration.millis(50);
+    if (slo !== false && probe.canaryInterval) {
+      // One datapoint per canary run: the period is the canary's interval, at least 5 minutes.
+      const period = Duration.seconds(Math.max(300, probe.canaryInterval.toSeconds()));
+      const slowest = new cloudwatch.MathExpression({
+        expression: `MAX([${CANARY_SMALL_OPERATIONS.map((_, i) => `p99_${i}`).join(', ')}])`,
+        usingMetrics: Object.fromEntries(CANARY_SMALL_OPERATIONS.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, 'p99', { period })])),
+        label: 'Slowest small operation p99 (ms)',
+        period,
+      });
+      this.alarms[`probeLatency${index}`] = slowest.createAlarm(this, `ProbeLatency${index}`, {
+        alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${CANARY_SMALL_OPERATIONS.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
+        threshold: slo.toMilliseconds(), evaluationPeriods: 3, datapointsToAlarm: 2,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     }

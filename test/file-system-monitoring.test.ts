@@ -62,27 +62,32 @@ function alarm(prefix: string): AlarmProperties {
 
 const repeat = (n: number, v: number): Series => Array(n).fill(v);
 
+/** Every AWS/EFS metric is a documented one, and every expression reads only ids its graph defines. */
+function expectDocumentedMetricsAndResolvedIds(all: ReturnType<typeof widgets>): void {
+  for (const w of all.filter((x) => x.type === 'metric')) {
+    const rows = w.properties.metrics!;
+    const ids = new Set<string>();
+    for (const row of rows) {
+      const options = row[row.length - 1] as { id?: string; expression?: string };
+      if (options.expression) continue;
+      const [namespace, metricName] = row as string[];
+      if (namespace === 'AWS/EFS') expect(EFS_METRIC_NAMES).toContain(metricName);
+      if (options.id) ids.add(options.id);
+    }
+    for (const row of rows) {
+      const options = row[row.length - 1] as { expression?: string };
+      if (!options.expression) continue;
+      for (const id of referencedIds(options.expression)) expect(ids).toContain(id);
+    }
+  }
+}
+
 describe('dashboard', () => {
   test.each([efs.ThroughputMode.ELASTIC, efs.ThroughputMode.PROVISIONED, efs.ThroughputMode.BURSTING])(
     '%s: every AWS/EFS metric is a documented one, every expression resolves, every row starts with a note', (mode) => {
       monitored(mode);
       const all = widgets();
-      for (const w of all.filter((x) => x.type === 'metric')) {
-        const rows = w.properties.metrics!;
-        const ids = new Set<string>();
-        for (const row of rows) {
-          const options = row[row.length - 1] as { id?: string; expression?: string };
-          if (options.expression) continue;
-          const [namespace, metricName] = row as string[];
-          if (namespace === 'AWS/EFS') expect(EFS_METRIC_NAMES).toContain(metricName);
-          if (options.id) ids.add(options.id);
-        }
-        for (const row of rows) {
-          const options = row[row.length - 1] as { expression?: string };
-          if (!options.expression) continue;
-          for (const id of referencedIds(options.expression)) expect(ids).toContain(id);
-        }
-      }
+      expectDocumentedMetricsAndResolvedIds(all);
       // Each row of graphs is explained by the text widget before it.
       const kinds = all.map((w) => w.type);
       expect(kinds[0]).toBe('text');
@@ -278,9 +283,68 @@ describe('seeds', () => {
   });
 });
 
+describe('probes', () => {
+  const p99 = (values: number[]) => Object.fromEntries([0, 1, 2, 3].map((i) => [`id:p99_${i}`, i === 0 ? values : repeat(values.length, 5)]));
+
+  test('a probe gets a row with its latency percentiles and throughput for whatever it ran (SEARCH over its metrics)', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe');
+    files.addMonitoring('Monitoring');
+    expect(titles()).toEqual(expect.arrayContaining(['Probe latency p50 (ms)', 'Probe latency p99 (ms)', 'Probe throughput (bytes/s) and failures']));
+    const p99Widget = widgets().find((w) => w.properties.title === 'Probe latency p99 (ms)')!;
+    const search = (p99Widget.properties.metrics![0][0] as { expression: string }).expression;
+    expect(search).toBe(`SEARCH('{CdkEfsKit,FileSystemId,Operation,Scenario} MetricName="LatencyP99" FileSystemId="TOKEN"', 'Average', 300)`);
+    expectDocumentedMetricsAndResolvedIds(widgets());
+  });
+
+  test('probe failures: one failed scenario, refused request or failed invocation trips the alarm', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe');
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeFailures0');
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [1], 'Errors:Sum': [NaN] })).toBe(true);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [0], 'Errors:Sum': [0] })).toBe(false);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [NaN] })).toBe(false);
+  });
+
+  test('a canary probe adds a p99 SLO alarm on the slowest small operation: 2 of 3 runs above 50 ms trip it', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(10) } });
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeLatency0');
+    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric.MetricName)).toEqual(Array(4).fill('LatencyP99'));
+    expect(a.Metrics!.filter((m) => m.MetricStat).every((m) => m.MetricStat!.Period === 600)).toBe(true);
+    expect(alarmFires(a, p99([60, 8, 8]))).toBe(false);
+    expect(alarmFires(a, p99([8, 60, 70]))).toBe(true);
+    expect(alarmFires(a, p99([60, 8, 70]))).toBe(true);
+    expect(alarmFires(a, p99([40, 45, 49]))).toBe(false);
+    expect(alarmFires(a, p99([NaN, NaN, NaN]))).toBe(false);
+  });
+
+  test('the SLO is settable or off, and probes without a canary get no latency alarm', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Manual');
+    files.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
+    files.addMonitoring('Monitoring', { alarms: { probeLatencyP99: Duration.millis(20) } });
+    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency')).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringProbeLatency1']);
+    const a = alarm('ProbeLatency1');
+    expect(a.Threshold).toBe(20);
+    expect(alarmFires(a, p99([25, 25, 25]))).toBe(true);
+
+    stack = new Stack(new App(), 'Off');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const other = new SharedFileSystem(stack, 'Files', { vpc });
+    other.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
+    other.addMonitoring('Monitoring', { alarms: { probeLatencyP99: false } });
+    expect(Object.keys(alarms()).some((id) => id.includes('ProbeLatency'))).toBe(false);
+  });
+});
+
 test('cdk-nag and cfn-lint clean', () => {
   const topic = new sns.Topic(stack, 'Topic', { enforceSSL: true });
   const files = new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+  files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
   files.addMonitoring('Monitoring', { alarmTopic: topic, alarms: { minimumClientConnections: 2 } });
   expect(nagErrors(stack).filter((e) => !/Vpc|Topic/.test(e))).toEqual([]);
   expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);

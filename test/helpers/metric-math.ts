@@ -1,22 +1,24 @@
 /**
  * A small evaluator for the CloudWatch metric math this library writes (arithmetic, comparisons,
- * PERIOD, RATE, ABS, FILL, IF), over series of datapoints at one period, and an alarm's verdict over
+ * PERIOD, RATE, ABS, FILL, IF, MAX of a list), over series of datapoints at one period, and an alarm's verdict over
  * them. Tests feed it the expressions and thresholds read from the synthesized template, so an
  * expression or a threshold that can never fire fails a test. Semantics follow the CloudWatch
  * metric math reference: missing datapoints are NaN and propagate; RATE is the change per second
  * from the previous datapoint.
  */
 export type Series = number[];
-type Value = Series | number;
+type Value = Series | number | Value[];
 
 interface Env {
   series: Record<string, Series>;
   periods: Record<string, number>;
 }
 
-const FUNCTIONS = new Set(['PERIOD', 'RATE', 'ABS', 'FILL', 'IF']);
+const FUNCTIONS = new Set(['PERIOD', 'RATE', 'ABS', 'FILL', 'IF', 'MAX']);
 
+/** The metric ids an expression reads; none for a SEARCH, which finds its metrics by itself. */
 export function referencedIds(expression: string): string[] {
+  if (expression.startsWith('SEARCH(')) return [];
   return [...new Set(tokenize(expression).filter((t) => /^[a-z_][A-Za-z0-9_]*$/.test(t) && !FUNCTIONS.has(t)))];
 }
 
@@ -40,6 +42,12 @@ export function evaluate(expression: string, env: Env, length: number): Series {
   const primary = (): Value => {
     const t = take();
     if (t === '(') { const v = comparison(); take(')'); return v; }
+    if (t === '[') {
+      const list: Value[] = [comparison()];
+      while (peek() === ',') { take(); list.push(comparison()); }
+      take(']');
+      return list;
+    }
     if (t === '-') return zip(0, primary(), (a, b) => a - b);
     if (/^\d/.test(t)) return Number(t);
     if (FUNCTIONS.has(t)) {
@@ -62,6 +70,11 @@ export function evaluate(expression: string, env: Env, length: number): Series {
     switch (name) {
       case 'PERIOD': return env.periods[argTokens[0]];
       case 'ABS': return zip(args[0], 0, (a) => Math.abs(a));
+      // MAX of a list of series: at each datapoint the largest value present.
+      case 'MAX': return Array.from({ length }, (_, i) => {
+        const present = (args[0] as Value[]).map((v) => at(v, i)).filter((v) => !Number.isNaN(v));
+        return present.length ? Math.max(...present) : NaN;
+      });
       case 'FILL': return zip(args[0], args[1], (a, b) => (Number.isNaN(a) ? b : a));
       case 'IF': return zip3(args[0], args[1], args[2], (c, a, b) => (Number.isNaN(c) ? NaN : c ? a : b));
       case 'RATE': {
@@ -103,11 +116,11 @@ function apply(op: string, a: number, b: number): number {
   }
 }
 
-const at = (v: Value, i: number) => (typeof v === 'number' ? v : v[i]);
-const asSeries = (v: Value, length: number): Series => (typeof v === 'number' ? Array(length).fill(v) : v);
+const at = (v: Value, i: number): number => (typeof v === 'number' ? v : (v as Series)[i]);
+const asSeries = (v: Value, length: number): Series => (typeof v === 'number' ? Array(length).fill(v) : v as Series);
 
 function tokenize(expression: string): string[] {
-  const tokens = expression.match(/\d+(\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|<=|>=|==|!=|[-+*/(),<>]/g) ?? [];
+  const tokens = expression.match(/\d+(\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|<=|>=|==|!=|[-+*/(),<>[\]]/g) ?? [];
   if (tokens.join('') !== expression.replace(/\s+/g, '')) throw new Error(`cannot tokenize ${expression}`);
   return tokens;
 }
@@ -127,7 +140,7 @@ export interface AlarmProperties {
 
 /**
  * Whether the alarm is in ALARM after the last datapoints of the series. `input` gives each metric's
- * series by `MetricName:Stat`.
+ * series by `MetricName:Stat`, or by `id:<Id>` where metrics share a name (other dimensions).
  */
 export function alarmFires(alarm: AlarmProperties, input: Record<string, Series>): boolean {
   const length = Math.max(...Object.values(input).map((s) => s.length));
@@ -142,7 +155,7 @@ export function alarmFires(alarm: AlarmProperties, input: Record<string, Series>
   } else {
     const env: Env = { series: {}, periods: {} };
     for (const m of alarm.Metrics!.filter((x) => x.MetricStat)) {
-      env.series[m.Id] = seriesOf(m.MetricStat!.Metric.MetricName, m.MetricStat!.Stat);
+      env.series[m.Id] = input[`id:${m.Id}`] ?? seriesOf(m.MetricStat!.Metric.MetricName, m.MetricStat!.Stat);
       env.periods[m.Id] = m.MetricStat!.Period;
     }
     const returned = alarm.Metrics!.find((m) => m.ReturnData !== false)!;

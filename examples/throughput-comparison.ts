@@ -1,0 +1,48 @@
+/**
+ * Throughput comparison (seed 004): two file systems side by side, Elastic and Bursting, each with a
+ * benchmark probe (the same Lambda code), both on one dashboard. Invoke both probes with the same
+ * request and compare the results, as seed 004 did by hand:
+ *
+ *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
+ *   REQUEST='{"scenarios":["write-sizes"],"rounds":5,"pauseSeconds":10,"label":"elastic"}'
+ *   aws lambda invoke --function-name "$(jq -r '.EfsKitThroughputComparison.ElasticProbeName' out.json)" \
+ *     --cli-binary-format raw-in-base64-out --cli-read-timeout 900 --payload "$REQUEST" elastic.json
+ *   aws lambda invoke --function-name "$(jq -r '.EfsKitThroughputComparison.BurstingProbeName' out.json)" \
+ *     --cli-binary-format raw-in-base64-out --cli-read-timeout 900 --payload "${REQUEST/elastic/bursting}" bursting.json
+ *   npx cdk-efs-kit compare elastic.json bursting.json --html comparison.html
+ */
+import { Annotations, App, CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { Construct } from 'constructs';
+import { SharedFileSystem } from '../lib';
+
+export class ThroughputComparisonStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    vpc.addFlowLog('FlowLog');
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+
+    for (const [name, throughputMode] of [['Elastic', efs.ThroughputMode.ELASTIC], ['Bursting', efs.ThroughputMode.BURSTING]] as const) {
+      const files = new SharedFileSystem(this, name, { vpc, throughputMode });
+      if (throughputMode === efs.ThroughputMode.BURSTING) {
+        Annotations.of(files).acknowledgeWarning('cdk-efs-kit:burstingThroughput', 'This example compares Bursting with Elastic on purpose.');
+      }
+      // A canary every 15 minutes keeps both latency lines on the dashboard between manual runs.
+      const probe = files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+      files.addMonitoring('Monitoring', { dashboard, title: `${name} throughput` });
+      new CfnOutput(this, `${name}ProbeName`, { value: probe.function.functionName });
+    }
+    Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
+  }
+}
+
+/** Builds this example's stacks into `app` (the tests synthesize every example this way). */
+export function createApp(app = new App()): App {
+  new ThroughputComparisonStack(app, 'EfsKitThroughputComparison');
+  return app;
+}
+
+if (require.main === module) createApp().synth();
