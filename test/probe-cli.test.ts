@@ -1,0 +1,91 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+// `cdk-efs-kit probe` and `compare` as users run them: the built CLI in its own process.
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
+let work: string;
+beforeEach(() => { work = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-cli-')); });
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function probeJson(label: string, extra: string[] = []): string {
+  const dir = path.join(work, label);
+  fs.mkdirSync(dir);
+  const out = path.join(work, `${label}.json`);
+  const r = cli('probe', '--dir', dir, '--scenarios', 'write-sizes,metadata', '--set', 'write-sizes.files=2', '--set', 'write-sizes.sizesBytes=1KiB,64KiB',
+    '--set', 'metadata.files=10', '--rounds', '2', '--pause', '0', '--label', label, '--json', out, ...extra);
+  expect(r.stderr).not.toMatch(/error/i);
+  expect(r.code).toBe(0);
+  return out;
+}
+
+test('probe prints a table per scenario and writes the JSON result; scratch files are gone', () => {
+  const dir = path.join(work, 'mnt');
+  fs.mkdirSync(dir);
+  const out = path.join(work, 'r.json');
+  const r = cli('probe', '--dir', dir, '--scenarios', 'write-sizes', '--set', 'write-sizes.files=2', '--set', 'write-sizes.sizesBytes=4KiB', '--json', out);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('## write-sizes');
+  expect(r.stdout).toMatch(/\| write-4KiB-file \| 2 \| [\d.]+ \| /);
+  const result = JSON.parse(fs.readFileSync(out, 'utf8'));
+  expect(result).toMatchObject({ status: 'ok', tool: 'cdk-efs-kit probe (CLI)', target: dir });
+  expect(result.scenarios[0].params).toEqual({ files: 2, sizesBytes: [4096] });
+  expect(fs.readdirSync(dir)).toEqual([]);
+});
+
+test('compare prints seed 004\'s side-by-side table for every scenario and operation, and the HTML report', () => {
+  const a = probeJson('elastic');
+  const b = probeJson('bursting');
+  const html = path.join(work, 'report.html');
+  const r = cli('compare', a, b, '--html', html);
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trim().split('\n');
+  expect(lines[0]).toBe('| scenario | operation | elastic p50 ms | bursting p50 ms | difference | elastic p99 ms | bursting p99 ms | difference | elastic throughput | bursting throughput | difference |');
+  const operations = lines.slice(2).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'));
+  expect(operations).toEqual(['write-sizes/write-1KiB-file', 'write-sizes/write-64KiB-file',
+    'metadata/create', 'metadata/stat', 'metadata/open-close', 'metadata/readdir', 'metadata/rename', 'metadata/unlink']);
+  expect(lines[2]).toMatch(/\| [+-]\d+\.\d% \|.* MB\/s \|/);
+  expect(fs.readFileSync(html, 'utf8')).toContain('EFS probe report: elastic vs bursting');
+});
+
+test('--list shows every scenario with what it reproduces and its parameters', () => {
+  const r = cli('probe', '--list');
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('write-sizes\n');
+  expect(r.stdout).toContain('Reproduces seed 004');
+  expect(r.stdout).toContain('write-sizes.sizesBytes = [1024,1048576,104857600] (integer[] 1-1073741824): file sizes in bytes');
+});
+
+test('fails with exit code 2 and the reasons when the request is invalid', () => {
+  const r = cli('probe', '--dir', work, '--scenarios', 'fio', '--set', 'fio.depth=3');
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("cdk-efs-kit probe: the request is invalid:\n  unknown scenario 'fio'; allowed: write-sizes,");
+  expect(r.stdout).toBe('');
+});
+
+test('fails with exit code 2 when the run does not fit the byte budget', () => {
+  const r = cli('probe', '--dir', work, '--scenarios', 'write-sizes', '--max-bytes', '1000');
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/the request is refused:\n  the run would move .* more than the byte budget/);
+});
+
+test('fails with a clear message when --dir is missing or a setting is malformed', () => {
+  expect(cli('probe').stderr).toBe('cdk-efs-kit: --dir is required: the directory to probe\n');
+  const r = cli('probe', '--dir', work, '--set', 'write-sizes.files=ten');
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).toContain("'ten' is not a number, a size like 64KiB, or true/false");
+});
+
+test('compare fails clearly on a file that is not a probe result', () => {
+  const bad = path.join(work, 'bad.json');
+  fs.writeFileSync(bad, JSON.stringify({ status: 'refused', errors: ['x'] }));
+  const r = cli('compare', bad, bad);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(`cdk-efs-kit: ${bad} is not a probe result (no scenarios); was the request refused? status: refused\n`);
+});
