@@ -1,6 +1,7 @@
 /**
  * Quick start: a VPC, a SharedFileSystem, and a Lambda function and an ECS Fargate service that
- * both mount it through access points.
+ * both mount it through access points; a dashboard and alarms, and a probe canary measuring the
+ * latency applications feel every 15 minutes.
  *
  *   npx cdk synth                      # this is cdk.json's app: works offline, no credentials
  *   npx cdk deploy EfsKitQuickstart    # with AWS credentials
@@ -49,6 +50,10 @@ export class QuickstartStack extends Stack {
       cluster, taskDefinition: task, desiredCount: 1, minHealthyPercent: 100, circuitBreaker: { rollback: true },
     });
     this.fileSystem.mountOnEcsService(service, webContent, { containerPath: '/usr/share/nginx/html', readOnly: true });
+
+    // Watch it: a canary measuring small-file latency, a dashboard, and alarms (one connection per task expected).
+    this.fileSystem.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+    this.fileSystem.addMonitoring('Monitoring', { alarms: { minimumClientConnections: 1 } });
 
     acknowledgeQuickstartFindings(this, fn);
   }

@@ -56,6 +56,11 @@ export class WebAppStack extends Stack {
     // The tasks start only once the content is on the file system.
     site.service.node.addDependency(content);
 
+    // The dashboard shows the seed's progress next to the file system; the alarms tell when the three
+    // tasks lose their mounts or small-file latency (a canary every 5 minutes) climbs.
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
+    files.addMonitoring('Monitoring', { alarms: { minimumClientConnections: 3 } });
+
     acknowledge(this, site, logBucket);
   }
 }

@@ -1,10 +1,11 @@
 /**
  * `npm run demo`: what cdk-efs-kit does, run locally. Synthesizes the quick start and summarises
- * what a deploy would create, then seeds a generated tree onto the EFS latency emulator.
+ * what a deploy would create, seeds a generated tree onto the EFS latency emulator, and probes it.
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../examples/quickstart';
+import { runProbeDemo } from './demo-probe';
 import { runSeedDemo } from './demo-seed';
 
 function summarizeQuickstart(): void {
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   console.log('cdk-efs-kit demo');
   summarizeQuickstart();
   await runSeedDemo();
+  runProbeDemo();
 }
 
 main().catch((err) => {
