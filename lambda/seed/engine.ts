@@ -94,7 +94,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const seen = new Set<string>();
   const failed: SeedFailure[] = [];
   const counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
-  const totals = await source.totals?.();
+  // Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end).
+  let totals: { files: number; bytes: number } | undefined;
+  source.totals?.().then((t) => { totals = t; }, () => undefined);
   const directories = new DirectoryMaker(root, dryRun, options);
 
   const progress = () => options.onProgress?.({

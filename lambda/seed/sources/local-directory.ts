@@ -5,10 +5,13 @@ import { SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
 
 const readFile = promisify(fs.readFile);
+const stat = promisify(fs.stat);
+const readdir = promisify(fs.readdir);
+const readlink = promisify(fs.readlink);
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements SeedSource {
-  private listing?: Promise<SeedEntry[]>;
+  private walk?: TreeWalk;
 
   constructor(private readonly dir: string) {}
 
@@ -16,50 +19,91 @@ export class LocalDirectorySource implements SeedSource {
     return this.dir;
   }
 
+  /** Known once the whole tree has been walked; the copy does not wait for it. */
   async totals() {
-    const entries = await this.list();
-    const files = entries.filter((e) => e.type === 'file');
-    return { files: files.length, bytes: files.reduce((sum, e) => sum + (e.type === 'file' ? e.size : 0), 0) };
+    return this.started().totals;
+  }
+
+  entries(): AsyncIterable<SeedEntry> {
+    return this.started().entries();
+  }
+
+  private started(): TreeWalk {
+    this.walk ??= new TreeWalk(this.dir);
+    return this.walk;
+  }
+}
+
+/**
+ * Walks a tree once, every directory's entries stat'ed in parallel (the source may be a network
+ * mount too), handing out entries as they are found, so copying starts with the first directory.
+ */
+class TreeWalk {
+  readonly totals: Promise<{ files: number; bytes: number }>;
+  private readonly found: SeedEntry[] = [];
+  private done = false;
+  private failure?: Error;
+  private wake?: () => void;
+
+  constructor(private readonly root: string) {
+    this.totals = this.run();
+    this.totals.catch(() => undefined); // reported through entries()
   }
 
   async *entries(): AsyncIterable<SeedEntry> {
-    yield* await this.list();
+    for (let i = 0; ;) {
+      if (i < this.found.length) {
+        yield this.found[i++];
+      } else if (this.failure) {
+        throw this.failure;
+      } else if (this.done) {
+        return;
+      } else {
+        await new Promise<void>((resolve) => { this.wake = resolve; });
+      }
+    }
   }
 
-  private list(): Promise<SeedEntry[]> {
-    this.listing ??= this.walk();
-    return this.listing;
+  private async run(): Promise<{ files: number; bytes: number }> {
+    try {
+      const top = await stat(this.root).catch(() => undefined);
+      if (!top?.isDirectory()) throw new Error(`the source ${this.root} is not a directory`);
+      await this.visit('');
+      return this.found.reduce((t, e) => (e.type === 'file' ? { files: t.files + 1, bytes: t.bytes + e.size } : t), { files: 0, bytes: 0 });
+    } catch (err) {
+      this.failure = err as Error;
+      throw err;
+    } finally {
+      this.done = true;
+      this.wake?.();
+    }
   }
 
-  /** Walks the tree with every directory's entries stat'ed in parallel (the source may be a network mount too). */
-  private async walk(): Promise<SeedEntry[]> {
-    const stat = await fs.promises.stat(this.dir).catch(() => undefined);
-    if (!stat?.isDirectory()) throw new Error(`the source ${this.dir} is not a directory`);
-    const out: SeedEntry[] = [];
-    const visit = async (relative: string): Promise<void> => {
-      const dir = path.join(this.dir, relative);
-      const dirents = await fs.promises.readdir(dir, { withFileTypes: true });
-      await Promise.all(dirents.map(async (dirent) => {
-        const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
-        const full = path.join(dir, dirent.name);
-        if (dirent.isDirectory()) {
-          out.push({ type: 'directory', path: rel, mode: (await fs.promises.stat(full)).mode & 0o7777 });
-          await visit(rel);
-        } else if (dirent.isSymbolicLink()) {
-          const target = await fs.promises.readlink(full);
-          out.push({ type: 'symlink', path: rel, target, identity: `link:${target}` });
-        } else if (dirent.isFile()) {
-          const s = await fs.promises.stat(full);
-          out.push({
-            type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
-            // Small files in one read; large ones streamed, so memory stays bounded.
-            open: async () => (s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
-          });
-        }
-        // Sockets, FIFOs and devices have no content to copy.
-      }));
-    };
-    await visit('');
-    return out;
+  private async visit(relative: string): Promise<void> {
+    const dir = path.join(this.root, relative);
+    const dirents = await readdir(dir, { withFileTypes: true });
+    const subdirectories: string[] = [];
+    const entries = await Promise.all(dirents.map(async (dirent): Promise<SeedEntry | undefined> => {
+      const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
+      const full = path.join(dir, dirent.name);
+      if (dirent.isDirectory()) {
+        subdirectories.push(rel);
+        return { type: 'directory', path: rel, mode: (await stat(full)).mode & 0o7777 };
+      }
+      if (dirent.isSymbolicLink()) {
+        const target = await readlink(full);
+        return { type: 'symlink', path: rel, target, identity: `link:${target}` };
+      }
+      if (!dirent.isFile()) return undefined; // sockets, FIFOs and devices have no content to copy
+      const s = await stat(full);
+      return {
+        type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
+        // Small files in one read; large ones streamed, so memory stays bounded.
+        open: async () => (s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
+      };
+    }));
+    for (const entry of entries) if (entry) this.found.push(entry);
+    this.wake?.();
+    await Promise.all(subdirectories.map((sub) => this.visit(sub)));
   }
 }
