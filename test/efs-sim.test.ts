@@ -70,10 +70,13 @@ describeWithFuse('efs-sim', () => {
     expect(renameMs).toBeLessThan(40 * 2);
   });
 
+  // Writes are gathered in the page cache (as an NFS client does), so a fault on write surfaces when
+  // the file is closed or synced; a fault on flush is what close() itself returns.
   test.each([
     ['EIO', 'write', 'EIO'],
+    ['ENOSPC', 'write', 'ENOSPC'],
     ['ENOSPC', 'create', 'ENOSPC'],
-    ['EDQUOT', 'write', 'EDQUOT'],
+    ['EDQUOT', 'flush', 'EDQUOT'],
   ] as const)('a %s fault on %s surfaces as %s', async (errno, op, name) => {
     const s = await start({ profile: 'local', flags: [`--fault=${errno}:${op}`] });
     // Node has no code name for EDQUOT on Linux, so compare the errno number.

@@ -367,6 +367,9 @@ static int sim_releasedir(const char *path, struct fuse_file_info *fi) {
 static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   /* EFS clients mount with wsize=rsize=1 MiB: one request carries up to that much. */
   conn->max_write = (unsigned)max_write;
+  /* Like an NFS client, the kernel gathers small writes in its page cache and sends them in large
+   * requests (up to max_write) when the file is flushed, synced or written back. */
+  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) conn->want |= FUSE_CAP_WRITEBACK_CACHE;
   cfg->use_ino = 1;
   /* Attribute and entry caching in the spirit of an NFS client: short-lived, no negative caching. */
   cfg->entry_timeout = entry_timeout_s;
@@ -442,21 +445,21 @@ static void set_profile(const char *name) {
   stream_bytes_per_s = aggregate_bytes_per_s = 0;
   if (!strcmp(name, "local")) return;
   if (!strcmp(name, "efs-gp")) {
-    /* Today's General Purpose + Elastic, calibrated to seed 003 (see README.md beside this file). */
+    /* Today's General Purpose + Elastic, calibrated to seed 003 (tools/efs-sim/calibrate.sh reproduces the figures). */
     latency_ms[OP_GETATTR] = 0.5;  latency_ms[OP_ACCESS] = 0.5;
     latency_ms[OP_CREATE] = 2.9;   latency_ms[OP_MKNOD] = 2.9;  latency_ms[OP_MKDIR] = 2.9;
     latency_ms[OP_SETATTR] = 1.6;  latency_ms[OP_OPEN] = 0.8;   latency_ms[OP_OPENDIR] = 0.8;
     latency_ms[OP_RENAME] = 2.9;   latency_ms[OP_UNLINK] = 2.9; latency_ms[OP_RMDIR] = 2.9;
     latency_ms[OP_SYMLINK] = 2.9;  latency_ms[OP_LINK] = 2.9;   latency_ms[OP_READLINK] = 0.5;
-    latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.5;   latency_ms[OP_WRITE] = 5.0;
-    latency_ms[OP_FLUSH] = 0.3;    latency_ms[OP_RELEASE] = 0.2; latency_ms[OP_FSYNC] = 20.0;
+    latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.5;   latency_ms[OP_WRITE] = 2.5;
+    latency_ms[OP_FLUSH] = 0.3;    latency_ms[OP_RELEASE] = 0.2; latency_ms[OP_FSYNC] = 17.0;
     latency_ms[OP_STATFS] = 0.5;
-    stream_bytes_per_s = 200e6;
+    stream_bytes_per_s = 95e6;
     aggregate_bytes_per_s = 1500.0 * 1048576;
     return;
   }
   if (!strcmp(name, "efs-2016")) {
-    /* 2016-era EFS as seed 000 saw it: untar at about 48 ms per file (see README.md beside this file). */
+    /* 2016-era EFS as seed 000 saw it: untar at about 48 ms per file (tools/efs-sim/calibrate.sh reproduces the figures). */
     latency_ms[OP_GETATTR] = 2.4;  latency_ms[OP_ACCESS] = 2.4;
     latency_ms[OP_CREATE] = 8.0;   latency_ms[OP_MKNOD] = 8.0;  latency_ms[OP_MKDIR] = 8.0;
     latency_ms[OP_SETATTR] = 5.5;  latency_ms[OP_OPEN] = 3.0;   latency_ms[OP_OPENDIR] = 3.0;
