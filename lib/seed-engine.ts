@@ -1,5 +1,6 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 
 /** How DataSync verifies what it transferred. */
 export enum DataSyncVerifyMode {
@@ -101,6 +102,20 @@ export interface DistributedMapEngineOptions {
    * @default Size.mebibytes(2048)
    */
   readonly memorySize?: Size;
+  /**
+   * Read the keys from an S3 Inventory report instead of listing the prefix: for tens of millions
+   * of objects, where listing takes hours. The report must be CSV with at least the Size and
+   * LastModifiedDate fields; keys outside the seed's prefix are ignored.
+   * @default - list the prefix (ListObjectsV2)
+   */
+  readonly inventory?: SeedInventory;
+}
+
+/** An S3 Inventory report: the bucket it is delivered to and the key of its manifest.json. */
+export interface SeedInventory {
+  readonly bucket: s3.IBucket;
+  /** e.g. 'inventory/source-bucket/daily/2026-11-22T01-00Z/manifest.json' */
+  readonly manifestKey: string;
 }
 
 /** Which engine does the copying. */

@@ -146,6 +146,26 @@ describe('Distributed Map engine', () => {
   });
 });
 
+describe('Distributed Map engine over an S3 Inventory report', () => {
+  test('reads the keys from the manifest, tells the worker they are URL-encoded, and stays nag-clean', () => {
+    const bucket = new s3.Bucket(stack, 'Lake');
+    const reports = new s3.Bucket(stack, 'Reports', { enforceSSL: true });
+    files.addSeed('Bulk', {
+      accessPoint: web(), source: SeedSource.s3(bucket, 'data/'),
+      engine: SeedEngine.distributedMap({ inventory: { bucket: reports, manifestKey: 'inv/lake/daily/2026-11-22T01-00Z/manifest.json' } }),
+    });
+    const machines = Object.values<any>(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'));
+    const parts = machines.find((m) => JSON.stringify(m).includes('CopyObjects')).Properties.DefinitionString['Fn::Join'][1];
+    const map = Object.values<any>(JSON.parse(parts.map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join('')).States)[0];
+    expect(map.ItemReader).toEqual({
+      Resource: expect.stringContaining(':states:::s3:getObject'), ReaderConfig: { InputType: 'MANIFEST' },
+      Parameters: { Bucket: 'TOKEN', Key: 'inv/lake/daily/2026-11-22T01-00Z/manifest.json' },
+    });
+    expect(map.ItemBatcher.BatchInput).toMatchObject({ Key: 'data/', KeysUrlEncoded: 'true' });
+    expect(nagErrors(stack).filter((f) => f.includes('/Bulk/'))).toEqual([]);
+  });
+});
+
 test('warns when the Distributed Map concurrency exceeds the EFS connection burst', () => {
   const bucket = new s3.Bucket(stack, 'Lake');
   files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket), engine: SeedEngine.distributedMap({ maxConcurrency: 5000 }) });

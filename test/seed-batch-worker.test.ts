@@ -7,7 +7,8 @@ import { Moto, startMoto } from './helpers/moto';
 
 // The Distributed Map worker (the bundled seed handler's copyBatch) on batches shaped exactly like
 // Step Functions' ItemBatcher output over an S3ObjectsItemReader: {Items: [{Key, Size, Etag,
-// LastModified (epoch seconds), StorageClass}], BatchInput}. Reads moto's S3, writes to efs-sim.
+// LastModified (epoch seconds), StorageClass}], BatchInput}, or over an S3 Inventory manifest
+// ({Bucket, Key, Size, LastModifiedDate}, all strings). Reads moto's S3, writes to efs-sim.
 let moto: Moto;
 let handler: any;
 let s3: S3Client;
@@ -57,6 +58,20 @@ describeWithFuse('copyBatch', () => {
     const retry = await handler.copyBatch({ Items, BatchInput: batchInput() });
     expect(retry).toEqual({ written: 0, skipped: 60, failed: [] });
     expect((await sim.stats()).ops).toMatchObject({ create: 0, write: 0, rename: 0, setattr: 0 });
+  });
+
+  test('a batch from an S3 Inventory report: URL-encoded keys, sizes as strings, keys outside the prefix ignored', async () => {
+    await s3.send(new PutObjectCommand({ Bucket: 'lake', Key: 'data/reports/Q3 plan+notes.txt', Body: 'quarterly' }));
+    // As the inventory reader hands out CSV rows: every field a string, keys encoded as in a URL query.
+    const Items = [
+      { Bucket: 'lake', Key: 'data/reports/Q3+plan%2Bnotes.txt', Size: '9', LastModifiedDate: '2026-11-20T10:00:00.000Z' },
+      { Bucket: 'lake', Key: 'elsewhere/secret.txt', Size: '5', LastModifiedDate: '2026-11-20T10:00:00.000Z' },
+    ];
+    const result = await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } });
+    expect(result).toEqual({ written: 1, skipped: 0, failed: [] });
+    expect(fs.readFileSync(path.join(sim.mount, 'lake', 'reports', 'Q3 plan+notes.txt'), 'utf8')).toBe('quarterly');
+    expect(fs.existsSync(path.join(sim.mount, 'lake', 'secret.txt'))).toBe(false);
+    expect(await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } })).toEqual({ written: 0, skipped: 1, failed: [] });
   });
 
   test('a bad key fails the batch with its reason while the other keys are written', async () => {

@@ -11,9 +11,22 @@ import { S3ObjectsSource } from './sources/s3-objects';
  * are recognised by size and modification time. A bad key fails alone; the batch reports it.
  */
 export interface BatchEvent {
-  /** As Distributed Map's S3 reader lists them: LastModified in epoch seconds. */
-  readonly Items: ReadonlyArray<{ Key: string; Size?: number; Etag?: string; ETag?: string; LastModified?: number | string }>;
+  /**
+   * As Distributed Map's readers hand them out: the S3 listing gives Size as a number and
+   * LastModified in epoch seconds; an S3 Inventory report gives strings, LastModifiedDate, and
+   * URL-encoded keys.
+   */
+  readonly Items: ReadonlyArray<BatchItem>;
   readonly BatchInput: SeedResourceProperties;
+}
+
+export interface BatchItem {
+  readonly Key: string;
+  readonly Size?: number | string;
+  readonly Etag?: string;
+  readonly ETag?: string;
+  readonly LastModified?: number | string;
+  readonly LastModifiedDate?: string;
 }
 
 export interface BatchResult {
@@ -22,9 +35,19 @@ export interface BatchResult {
   readonly failed: SeedFailure[];
 }
 
-function lastModifiedOf(value: number | string | undefined): Date | undefined {
+function lastModifiedOf(item: BatchItem): Date | undefined {
+  const value = item.LastModified ?? item.LastModifiedDate;
   if (value === undefined) return undefined;
   return typeof value === 'number' ? new Date(value * 1000) : new Date(value);
+}
+
+/** S3 Inventory writes keys as in a URL query ('+' for a space); a key that is not valid encoding is used as it is. */
+function decodeInventoryKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, '%20'));
+  } catch {
+    return key;
+  }
 }
 
 export class BatchFailedError extends Error {
@@ -41,8 +64,8 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
       for (const item of event.Items) {
-        const entry: SeedEntry | undefined = objects.entryFor(item.Key, item.Size ?? 0, item.Etag ?? item.ETag ?? '',
-          lastModifiedOf(item.LastModified));
+        const key = props.KeysUrlEncoded === 'true' ? decodeInventoryKey(item.Key) : item.Key;
+        const entry: SeedEntry | undefined = objects.entryFor(key, Number(item.Size ?? 0), item.Etag ?? item.ETag ?? '', lastModifiedOf(item));
         if (entry) yield entry;
       }
     },

@@ -23,4 +23,6 @@ export interface SeedResourceProperties {
   readonly RemoveOnDelete: string;
   /** The `Seed` dimension of the seed's metrics (the construct's path), stable across runs. */
   readonly MetricsName?: string;
+  /** 'true' when a Distributed Map reads an S3 Inventory report, whose CSV keys are URL-encoded. */
+  readonly KeysUrlEncoded?: string;
 }

@@ -63,11 +63,14 @@ export class DistributedMapSeedRun extends Construct {
     });
 
     const copy = new sfn.DistributedMap(this, 'CopyObjects', {
-      itemReader: new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: props.prefix || undefined }),
+      itemReader: props.inventory
+        ? new sfn.S3ManifestItemReader({ bucket: props.inventory.bucket, key: props.inventory.manifestKey })
+        : new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: props.prefix || undefined }),
       itemBatcher: new sfn.ItemBatcher({
         maxItemsPerBatch: props.maxItemsPerBatch ?? 1000,
         maxInputBytesPerBatch: 256 * 1024,
-        batchInput: props.batchInput,
+        // S3 Inventory CSV reports URL-encode keys: the worker decodes them.
+        batchInput: props.inventory ? { ...props.batchInput, KeysUrlEncoded: 'true' } : props.batchInput,
       }),
       maxConcurrency: props.maxConcurrency ?? 100,
       toleratedFailurePercentage: props.toleratedFailurePercentage ?? 0,
@@ -97,11 +100,11 @@ export class DistributedMapSeedRun extends Construct {
       resources: [props.bucket.bucketArn],
       conditions: { StringNotLike: { 's3:prefix': [`${props.prefix}*`] } },
     }));
-    this.acknowledgeStateMachineFindings();
+    this.acknowledgeStateMachineFindings(props);
     this.resource = this.runAtDeploy(props);
   }
 
-  private acknowledgeStateMachineFindings(): void {
+  private acknowledgeStateMachineFindings(props: DistributedMapSeedRunProps): void {
     const stack = this.stateMachine.stack;
     const role = this.stateMachine.role;
     acknowledgeWildcard(role, `${nagRef(this.worker.node.defaultChild!)}:*`, 'The map invokes the worker\'s versions and aliases (arn:*), and nothing else.');
@@ -113,6 +116,10 @@ export class DistributedMapSeedRun extends Construct {
       acknowledgeWildcard(this.stateMachine, nagResource(this, resource), 'A Distributed Map manages its own child executions, named at run time.');
     }
     acknowledgeWildcard(role, nagResource(this, `arn:${stack.partition}:s3:::${this.resultsBucket.bucketName}/*`), 'The map writes its result manifests anywhere in its own results bucket.');
+    if (props.inventory) {
+      acknowledgeWildcard(role, nagResource(this, `arn:${stack.partition}:s3:::${props.inventory.bucket.bucketName}/*`),
+        'aws-cdk grants the inventory reader the report bucket: the manifest names its data files, at keys known only at run time.');
+    }
     Validations.of(this.resultsBucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'Holds only the Distributed Map\'s result manifests, written by the state machine and expiring after 30 days.',
