@@ -43,7 +43,8 @@ export const TOOLS: CopyTool[] = [
   { name: 'cp -r', concurrency: 1, command: 'cp -r "$SRC"/. "$DST"/' },
   { name: 'rsync -r', concurrency: 1, command: 'rsync -r "$SRC"/ "$DST"/' },
   { name: 'tar | tar', concurrency: 1, command: 'tar -C "$SRC" -cf - . | tar -C "$DST" -xf -' },
-  { name: 'fpsync (32)', concurrency: 32, command: 'fpsync -n 32 -f 100 -t "$WORK/fpsync" "$SRC"/ "$DST"/ >/dev/null' },
+  // fpsync's default of 2,000 files per rsync job split seed 003's 5,000 files into 3 jobs; keep that ratio.
+  { name: 'fpsync (32)', concurrency: 32, command: 'fpsync -n 32 -f "$FPSYNC_FILES_PER_JOB" -t "$WORK/fpsync" "$SRC"/ "$DST"/ >/dev/null' },
   { name: 'cp + GNU parallel (32)', concurrency: 32, command: `${mkdirs} && cd "$SRC" && find . -type f -print0 | parallel -0 --will-cite -j 32 cp {} "$DST"/{}` },
   { name: 'fpart + cpio + parallel (32)', concurrency: 32, command: `cd "$SRC" && fpart -n 32 -o "$WORK/part" . >/dev/null && ls "$WORK"/part.* | parallel --will-cite -j 32 'cpio -pdm --quiet "$DST" < {}'` },
   { name: 'rclone copy (32)', concurrency: 32, command: 'rclone copy --transfers 32 --checkers 32 --local-no-set-modtime "$SRC" "$DST" 2>/dev/null' },
@@ -88,7 +89,7 @@ function verify(src: string, copy: string): boolean {
 /** Seconds one file costs on this profile, written alone: the latency in the ceiling. */
 function perFileSeconds(sample: string): number {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sample-'));
-  const files = fs.readdirSync(sample).slice(0, 40);
+  const files = fs.readdirSync(sample, { withFileTypes: true }).filter((d) => d.isFile()).slice(0, 40).map((d) => d.name);
   for (const f of files) fs.copyFileSync(path.join(sample, f), path.join(dir, f));
   const seconds = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)));
   const overhead = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)), 'local');
@@ -116,7 +117,8 @@ function run(workload: Workload): { rows: Row[]; notes: string[] } {
       fs.mkdirSync(dst);
       fs.rmSync(work, { recursive: true, force: true });
       fs.mkdirSync(work);
-      const seconds = timed(() => sh(tool.command, { SRC: workload.dir, DST: dst, ARCHIVE: workload.archive ?? '', WORK: work }));
+      const seconds = timed(() => sh(tool.command, { SRC: workload.dir, DST: dst, ARCHIVE: workload.archive ?? '', WORK: work,
+        FPSYNC_FILES_PER_JOB: String(Math.ceil((workload.files * 2000) / 5000)) }));
       const ceiling = Math.min(tool.concurrency / latency, cpu);
       return {
         workload: workload.name, tool: tool.name, seconds,
@@ -137,8 +139,25 @@ function run(workload: Workload): { rows: Row[]; notes: string[] } {
   });
   const best = Math.max(...rows.map((r) => r.filesPerSecond));
   rows.forEach((r) => { r.ofBest = r.filesPerSecond / best; });
+  notes.push(...seederRatios(rows));
   fs.rmSync(work, { recursive: true, force: true });
   return { rows, notes };
+}
+
+/** The seeder against each tool in the same run: how many times faster, from the same files/s. */
+function seederRatios(rows: Row[]): string[] {
+  const rate = (tool: string) => rows.find((r) => r.tool === tool)?.filesPerSecond;
+  const versus = (seeder: string, others: string[]) => {
+    const own = rate(seeder);
+    if (!own) return [];
+    const against = others.filter((t) => rate(t)).map((t) => `${(own / rate(t)!).toFixed(1)}x ${t}`);
+    const ceiling = rows.find((r) => r.tool === seeder)!.ofCeiling;
+    return [`${seeder}: ${(ceiling * 100).toFixed(0)}% of its ceiling; ${against.join(', ')}`];
+  };
+  return [
+    ...versus(`cdk-efs-kit seed (${SEED_CONCURRENCY})`, TOOLS.filter((t) => !t.fromArchive && !t.name.startsWith('cdk-efs-kit')).map((t) => t.name)),
+    ...versus(`cdk-efs-kit seed .tar.gz (${SEED_CONCURRENCY})`, ['tar -xzf']),
+  ];
 }
 
 /** Seed 003 task 1: touch 1,024 files single-threaded, 128 threads in one directory, 32 directories in parallel. */

@@ -3,6 +3,7 @@ import * as path from 'path';
 import { isRejection, OperationSummary, ProbeResult } from '../lambda/probe/result';
 import { runProbe } from '../lambda/probe/runner';
 import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+import { FIDELITY_CASES as CASES } from './helpers/probe-fidelity-cases';
 
 // Fidelity of the probe on the EFS latency emulator: with one operation kind given a known round
 // trip, the probe's p50 for the operation that makes it must come out as that latency, and with a
@@ -36,19 +37,6 @@ function operation(result: ProbeResult, name: string): OperationSummary {
   throw new Error(`no operation ${name}`);
 }
 
-/** Each efs-sim operation kind, the probe operation whose latency it makes, and a small request that runs it. */
-const CASES: Array<{ kind: string; operation: string; scenarios: object }> = [
-  { kind: 'getattr', operation: 'stat', scenarios: { metadata: { files: 30, listings: 3 } } },
-  { kind: 'open', operation: 'open-close', scenarios: { metadata: { files: 30, listings: 3 } } },
-  { kind: 'readdir', operation: 'readdir', scenarios: { metadata: { files: 30, listings: 20 } } },
-  { kind: 'rename', operation: 'rename', scenarios: { metadata: { files: 30, listings: 3 } } },
-  { kind: 'unlink', operation: 'unlink', scenarios: { metadata: { files: 30, listings: 3 } } },
-  { kind: 'setattr', operation: 'create', scenarios: { metadata: { files: 30, listings: 3 } } },
-  { kind: 'create', operation: 'create-serial', scenarios: { 'create-files': { files: 30, threads: 4, directories: 4 } } },
-  { kind: 'write', operation: 'write-1KiB-file', scenarios: { 'write-sizes': { files: 30, sizesBytes: [1024] } } },
-  { kind: 'fsync', operation: 'write-64KiB-blocks-sync-each-block', scenarios: { 'block-sync': { fileBytes: 30 * 65536, blockSizesBytes: [65536] } } },
-  { kind: 'read', operation: 'read-file', scenarios: { 'random-reads': { files: 20, reads: 60, readers: 1 } } },
-];
 // Latencies like EFS's (2.7 ms and up for writes): large enough that scheduling jitter on a busy 2-core machine stays well inside 10%.
 const LATENCIES_MS = [5, 20];
 const BASE_MS = 0.2;
