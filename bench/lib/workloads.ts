@@ -1,6 +1,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { prng } from '../../lambda/probe/io';
 
 /**
  * Deterministic workloads for the copy benchmarks (a seeded PRNG: the same tree on every run):
@@ -15,17 +16,6 @@ export interface Workload {
   readonly archive?: string;
   readonly files: number;
   readonly bytes: number;
-}
-
-/** mulberry32: small, fast, good enough for test data. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Content: slices of one pseudo-random pool at random offsets, so files differ and compress poorly. */

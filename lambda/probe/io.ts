@@ -36,14 +36,19 @@ export async function writeAll(fd: number, buffer: Buffer, requestBytes = 1024 *
   }
 }
 
-/** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
-export async function writeWholeFile(file: string, content: Buffer): Promise<void> {
-  const fd = await open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644);
+/** Opens `file`, runs `fn` on the descriptor, and closes it whatever happens (close's round trip counts too). */
+export async function withOpenFile<T>(file: string, flags: number, fn: (fd: number) => Promise<T>): Promise<T> {
+  const fd = await open(file, flags, 0o644);
   try {
-    await writeAll(fd, content);
+    return await fn(fd);
   } finally {
     await close(fd);
   }
+}
+
+/** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
+export function writeWholeFile(file: string, content: Buffer): Promise<void> {
+  return withOpenFile(file, O_WRONLY | O_CREAT | O_TRUNC, (fd) => writeAll(fd, content));
 }
 
 /** Runs `fn` on every item with at most `concurrency` in flight, in the items' order. */

@@ -126,10 +126,12 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       return;
     }
     try {
-      await directories.make(path.posix.dirname(relative));
+      const directory = path.posix.dirname(relative);
+      await directories.make(directory);
+      const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options)
-        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun);
+        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options, beforeWrite)
+        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
         counts.writtenBytes += done.bytes;
@@ -227,7 +229,7 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions) {
+async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
   const finalPath = path.join(root, entry.path);
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (known === entry.identity || byTime) {
@@ -242,19 +244,21 @@ async function writeFileIfChanged(root: string, entry: FileEntry, known: string 
     entry.discard?.();
     return { written: true, bytes: entry.size };
   }
+  await beforeWrite();
   const bytes = await writeFileAtomically(finalPath, await entry.open(), {
     mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined,
   });
   return { written: true, bytes };
 }
 
-async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean) {
+async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean, beforeWrite: () => Promise<void>) {
   const finalPath = path.join(root, entry.path);
   if (known === entry.identity) {
     const current = await fs.promises.readlink(finalPath).catch(() => undefined);
     if (current === entry.target) return { written: false, bytes: 0 };
   }
   if (dryRun) return { written: true, bytes: 0 };
+  await beforeWrite();
   const tmp = temporaryName(path.dirname(finalPath));
   await fs.promises.symlink(entry.target, tmp);
   await fs.promises.rename(tmp, finalPath).catch(async (err) => {
@@ -266,12 +270,15 @@ async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: s
 
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
- * real directory (a symlink planted to lead writes outside the target). Directories that already
- * existed are swept of temporary files an interrupted run left behind.
+ * real directory (a symlink planted to lead writes outside the target). A directory that already
+ * existed is swept of temporary files an interrupted run left behind before the first write into it
+ * (an interrupted write always leaves its file to be written again), so an unchanged re-run only stats.
  */
 class DirectoryMaker {
   private readonly made = new Map<string, Promise<void>>();
   private readonly modes = new Map<string, number>();
+  private readonly existing = new Set<string>(['']);
+  private readonly swept = new Map<string, Promise<void>>();
 
   constructor(private readonly root: string, private readonly dryRun: boolean, private readonly options: SeedOptions) {}
 
@@ -280,8 +287,18 @@ class DirectoryMaker {
   }
 
   make(relative: string): Promise<void> {
-    if (relative === '.' || relative === '') return this.made.get('') ?? this.remember('', this.sweep(this.root));
-    return this.made.get(relative) ?? this.remember(relative, this.create(relative));
+    const key = relative === '.' ? '' : relative;
+    if (key === '') return Promise.resolve();
+    return this.made.get(key) ?? this.remember(key, this.create(key));
+  }
+
+  /** Call before writing into `relative` (made already). */
+  sweepBeforeWriting(relative: string): Promise<void> {
+    const key = relative === '.' ? '' : relative;
+    if (this.dryRun || !this.existing.has(key)) return Promise.resolve();
+    const sweep = this.swept.get(key) ?? this.sweep(path.join(this.root, key));
+    this.swept.set(key, sweep);
+    return sweep;
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
@@ -302,12 +319,11 @@ class DirectoryMaker {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const stat = await fs.promises.lstat(full);
       if (!stat.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
-      await this.sweep(full);
+      this.existing.add(relative);
     }
   }
 
   private async sweep(dir: string): Promise<void> {
-    if (this.dryRun) return;
     const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
     await Promise.all(names.filter((n) => n.startsWith(TEMP_PREFIX)).map((n) => fs.promises.unlink(path.join(dir, n)).catch(() => undefined)));
   }

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { close, fsync, open, O_CREAT, O_SYNC, O_TRUNC, O_WRONLY, sizeLabel, writeAll } from '../io';
+import { fsync, O_CREAT, O_SYNC, O_TRUNC, O_WRONLY, sizeLabel, withOpenFile, writeAll } from '../io';
 import { Scenario } from '../scenario';
 import type { Timer } from '../recorder';
 
@@ -16,17 +16,14 @@ const MiB = 1024 * 1024;
  * the file is opened O_SYNC (as `dd oflag=sync`), so every block waits for the server; otherwise
  * one fsync at the end (as `dd conv=fsync`) is part of the phase's time but not of the blocks'.
  */
-export async function writeInBlocks(file: string, block: Buffer, fileBytes: number, syncEachBlock: boolean, time: Timer): Promise<void> {
-  const fd = await open(file, O_WRONLY | O_CREAT | O_TRUNC | (syncEachBlock ? O_SYNC : 0), 0o644);
-  try {
+export function writeInBlocks(file: string, block: Buffer, fileBytes: number, syncEachBlock: boolean, time: Timer): Promise<void> {
+  return withOpenFile(file, O_WRONLY | O_CREAT | O_TRUNC | (syncEachBlock ? O_SYNC : 0), async (fd) => {
     for (let written = 0; written < fileBytes; written += block.length) {
       const part = fileBytes - written >= block.length ? block : block.subarray(0, fileBytes - written);
       if (!(await time(() => writeAll(fd, part), part.length))) return; // counted; the rest of this file would fail too
     }
     if (!syncEachBlock) await fsync(fd);
-  } finally {
-    await close(fd);
-  }
+  });
 }
 
 /** Seed 003, task 3: block size x sync frequency. */

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { close, forEachConcurrently, futimes, mkdir, open, O_CREAT, O_NONBLOCK, O_WRONLY } from '../io';
+import { forEachConcurrently, futimes, mkdir, O_CREAT, O_NONBLOCK, O_WRONLY, withOpenFile } from '../io';
 import { Scenario } from '../scenario';
 
 export interface CreateFilesParams {
@@ -9,14 +9,9 @@ export interface CreateFilesParams {
 }
 
 /** Creates an empty file as touch(1) does: open with O_CREAT, set its times, close. */
-export async function touch(file: string): Promise<void> {
-  const fd = await open(file, O_WRONLY | O_CREAT | O_NONBLOCK, 0o644);
-  try {
-    const now = new Date();
-    await futimes(fd, now, now);
-  } finally {
-    await close(fd);
-  }
+export function touch(file: string): Promise<void> {
+  const now = new Date();
+  return withOpenFile(file, O_WRONLY | O_CREAT | O_NONBLOCK, (fd) => futimes(fd, now, now));
 }
 
 /** Seed 003, task 1: touch 1,024 files with one thread, with many threads in one directory, and across 32 directories. */

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { close, forEachConcurrently, mkdir, open, O_DIRECT, O_RDONLY, prng, read, writeWholeFile } from '../io';
+import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, read, withOpenFile, writeWholeFile } from '../io';
 import { Scenario } from '../scenario';
 
 export interface RandomReadsParams {
@@ -17,14 +17,11 @@ export interface RandomReadsParams {
 const DIRECTORIES = 32;
 
 /** Reads a file of known size whole, as a web server does: open, read, close (no extra read for the end). */
-async function readWholeFile(file: string, flags: number, bytes: number): Promise<void> {
+function readWholeFile(file: string, flags: number, bytes: number): Promise<void> {
   const buffer = Buffer.allocUnsafe(bytes);
-  const fd = await open(file, flags);
-  try {
+  return withOpenFile(file, flags, async (fd) => {
     for (let total = 0, n = -1; total < bytes && n !== 0; total += n) n = await read(fd, buffer.subarray(total), total);
-  } finally {
-    await close(fd);
-  }
+  });
 }
 
 /** Seed 002: a web server's small-file reads, 16 readers with an 80/20 access pattern (fsperf). */

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { close, forEachConcurrently, futimes, mkdir, open, O_CREAT, O_EXCL, O_WRONLY, prng, writeAll } from '../io';
+import { forEachConcurrently, futimes, mkdir, O_CREAT, O_EXCL, O_WRONLY, prng, withOpenFile, writeAll } from '../io';
 import { Scenario } from '../scenario';
 
 export interface SmallFileTreeParams {
@@ -12,16 +12,14 @@ export interface SmallFileTreeParams {
 }
 
 /** Extracts one file as tar does: create it, write it, set its times, close. */
-async function extract(file: string, content: Buffer): Promise<void> {
-  const fd = await open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644);
-  try {
+function extract(file: string, content: Buffer): Promise<void> {
+  return withOpenFile(file, O_WRONLY | O_CREAT | O_EXCL, async (fd) => {
     await writeAll(fd, content);
-    const mtime = new Date(1_600_000_000_000);
-    await futimes(fd, mtime, mtime);
-  } finally {
-    await close(fd);
-  }
+    await futimes(fd, ARCHIVED_MTIME, ARCHIVED_MTIME);
+  });
 }
+
+const ARCHIVED_MTIME = new Date(1_600_000_000_000);
 
 /** Seeds 000 and 002: an application's first boot untarring its tree onto EFS. */
 export const smallFileTree: Scenario<SmallFileTreeParams> = {
