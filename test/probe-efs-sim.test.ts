@@ -37,8 +37,9 @@ function operation(result: ProbeResult, name: string): OperationSummary {
   throw new Error(`no operation ${name}`);
 }
 
-// Latencies like EFS's (2.7 ms and up for writes): large enough that scheduling jitter on a busy 2-core machine stays well inside 10%.
-const LATENCIES_MS = [5, 20];
+// Large enough that scheduling jitter on a busy 2-core machine (other test files run alongside) stays
+// well inside 10%; bench/probe-accuracy.ts reports 2, 5 and 20 ms on an idle one.
+const LATENCIES_MS = [15, 40];
 const BASE_MS = 0.2;
 const BASE = `--latency-any=${BASE_MS}`;
 
@@ -78,13 +79,13 @@ describeWithFuse('the probe on efs-sim', () => {
     // Through the CLI, which sizes Node's thread pool for the probe (this test process has 4 threads).
     const cli = (threads: number, sim: EfsSim) => execFileSync(process.execPath, [CLI, 'probe', '--dir', sim.mount, '--scenarios', 'metadata',
       '--set', 'metadata.files=64', '--set', `metadata.threads=${threads}`, '--set', 'metadata.listings=1'], { stdio: 'ignore' });
-    await withSim(['--latency-any=2'], async (sim) => {
+    // Releases are sent after close returns and overlap what follows: give them no round trip.
+    await withSim(['--latency-any=2', '--latency-release=0', '--latency-releasedir=0'], async (sim) => {
       await sim.resetStats();
       cli(16, sim);
       expect((await sim.stats()).peakInFlight).toBeGreaterThanOrEqual(16);
       await sim.resetStats();
       cli(1, sim);
-      // A file's release is sent after close returns, so it may overlap the next operation.
       expect((await sim.stats()).peakInFlight).toBeLessThanOrEqual(2);
     });
   });
