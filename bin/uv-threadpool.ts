@@ -5,7 +5,7 @@
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
 const SEED_DEFAULT_CONCURRENCY = 64;
-export const PROBE_THREAD_POOL_SIZE = 256;
+const PROBE_THREAD_POOL_SIZE = 256;
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
