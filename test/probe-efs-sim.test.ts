@@ -90,6 +90,13 @@ describeWithFuse('the probe on efs-sim', () => {
     });
   });
 
+  test('a target that fails the calibration gets a refusal that says why, not a crash', async () => {
+    await withSim(['--fault=EIO:create'], async (sim) => {
+      const outcome = await runProbe({ scenarios: ['metadata'], maxSeconds: 60 }, { target: sim.mount, tool: 'test', version: '0' });
+      expect(outcome).toMatchObject({ status: 'refused', errors: [expect.stringMatching(/^cannot measure the target to plan the run: EIO: i\/o error, open/)] });
+    });
+  });
+
   test('errors injected by the file system are counted per operation, with their message, and scratch files still go', async () => {
     await withSim(['--fault=EIO:write'], async (sim) => {
       const result = await probeOn(sim, { 'write-sizes': { files: 5, sizesBytes: [1024] } });

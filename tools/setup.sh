@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing:
-# Debian packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the
-# HTML report test), a project-local Python venv with cfn-lint and moto's S3 server, and Node.js 22
-# (the Lambda runtime's major version) for the tests that run the bundled handlers on it.
+# Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing: Debian
+# packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the HTML report
+# test, zip for test archives, bc for efs-sim's calibration), a project-local Python venv with
+# cfn-lint and moto's server, and Node.js 22 (the Lambda runtime's major version) for the tests that
+# run the bundled handlers on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(fuse3 libfuse3-dev pkg-config rsync parallel fpart cpio rclone chromium)
+APT_PACKAGES=(fuse3 libfuse3-dev pkg-config rsync parallel fpart cpio rclone chromium zip bc)
 PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
 
 missing=()

@@ -54,7 +54,12 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
     return { status: 'invalid', errors: [`cannot use the target: ${(err as Error).message}`], allowed: allowedRequest(limits) };
   }
   try {
-    const calibration = request.maxSeconds === undefined ? undefined : await calibrate(root);
+    let calibration: Calibration | undefined;
+    try {
+      calibration = request.maxSeconds === undefined ? undefined : await calibrate(root);
+    } catch (err) {
+      return { status: 'refused', errors: [`cannot measure the target to plan the run: ${(err as Error).message}`], allowed: allowedRequest(limits) };
+    }
     const budget = checkBudget(request, calibration);
     if (budget.errors.length) return { status: 'refused', errors: budget.errors, allowed: allowedRequest(limits) };
 
@@ -76,7 +81,8 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
       scenarios,
     };
   } finally {
-    await removeTree(root);
+    // A file system that fails even this leaves the directory to the next run's sweep of stale scratch.
+    await removeTree(root).catch(() => undefined);
   }
 }
 
