@@ -156,7 +156,7 @@ function seederRatios(rows: Row[]): string[] {
     if (!own) return [];
     const against = others.filter((t) => rate(t)).map((t) => `${(own / rate(t)!).toFixed(1)}x ${t}`);
     const ceiling = rows.find((r) => r.tool === seeder)!.ofCeiling;
-    return [`${seeder}: ${(ceiling * 100).toFixed(0)}% of its ceiling; ${against.join(', ')}`];
+    return [`${seeder}: ${(ceiling * 100).toFixed(0)}% of its ceiling${against.length ? `; ${against.join(', ')}` : ''}`];
   };
   return [
     ...versus(`cdk-efs-kit seed (${SEED_CONCURRENCY})`, TOOLS.filter((t) => !t.fromArchive && !t.name.startsWith('cdk-efs-kit')).map((t) => t.name)),
