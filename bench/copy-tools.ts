@@ -110,7 +110,7 @@ function run(workload: Workload): { rows: Row[]; notes: string[] } {
   const notes = [`per-file latency on ${PROFILE}: ${(latency * 1000).toFixed(1)} ms; CPU ceiling (seed on the local profile): ${cpu.toFixed(0)} files/s`];
   const rows: Row[] = [];
   for (const tool of TOOLS) {
-    if (tool.fromArchive && !workload.archive) continue;
+    if ((tool.fromArchive && !workload.archive) || workload.skipTools?.includes(tool.name)) continue;
     // The app trees are about first boots that unpack an archive: tar -xzf is their baseline (a cp -r
     // of the ownCloud tree alone would take another minute and a half).
     if (!tool.fromArchive && workload.archive && !tool.name.startsWith('cdk-efs-kit')) continue;
