@@ -89,13 +89,17 @@ const THREAD_POOL_SIZE = 256;
  * JSON result, with latency percentiles and throughput published as metrics; optionally on a schedule.
  */
 export class BenchmarkProbe extends Construct {
+  /** The probe function: invoke it with a request, it returns the result. */
   public readonly function: lambda.Function;
+  /** The access point the probe works through. */
   public readonly accessPoint: efs.IAccessPoint;
+  /** The file system measured (the FileSystemId dimension of the metrics). */
   public readonly fileSystemId: string;
   /** The schedule's rule, when `canary` is set. */
   public readonly canaryRule?: events.Rule;
   /** How often the canary runs, when `canary` is set. */
   public readonly canaryInterval?: Duration;
+  /** Namespace of the probe's metrics. */
   public readonly metricsNamespace: string;
 
   constructor(scope: Construct, id: string, props: BenchmarkProbeProps) {
