@@ -18,9 +18,10 @@ test('the npm tarball holds the compiled library, the CLI and the bundled handle
   }
 });
 
-test('the cdk-efs-kit command prints its help', () => {
+test('the cdk-efs-kit command prints its help, listing seed, probe and compare', () => {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), '--help'], { encoding: 'utf8' });
   expect(out).toMatch(/^Usage: cdk-efs-kit/);
+  for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>']) expect(out).toContain(command);
 });
 
 test('npx cdk synth works offline with no AWS credentials', () => {
