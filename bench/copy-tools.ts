@@ -13,10 +13,10 @@ import { execFileSync, execSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { withEfsSim } from '../tools/efs-sim/mount';
 import { kernelTree, megabyteFiles, ownCloudTree, smallFileTree, Workload } from './lib/workloads';
 
 const ROOT = path.join(__dirname, '..');
-const EFS_SIM = path.join(ROOT, 'tools', 'efs-sim', 'efs-sim');
 const CLI = path.join(ROOT, 'dist', 'bin', 'cdk-efs-kit.js');
 const args = process.argv.slice(2);
 const flag = (name: string) => { const i = args.indexOf(name); return i === -1 ? undefined : args[i + 1]; };
@@ -60,15 +60,8 @@ function sh(command: string, env: Record<string, string> = {}): void {
   execSync(command, { shell: '/bin/bash', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
 }
 
-function withMount<T>(fn: (mount: string, backing: string) => T, profile = PROFILE, extra: string[] = []): T {
-  const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-efs-'));
-  execFileSync(EFS_SIM, ['start', mount, '--profile', profile, ...extra]);
-  try {
-    return fn(mount, execFileSync(EFS_SIM, ['backing', mount], { encoding: 'utf8' }).trim());
-  } finally {
-    execFileSync(EFS_SIM, ['stop', mount], { stdio: 'ignore' });
-    fs.rmSync(mount, { recursive: true, force: true });
-  }
+function withMount<T>(fn: (mount: string, backing: string) => T, profile = PROFILE): T {
+  return withEfsSim({ profile }, fn);
 }
 
 function timed(fn: () => void): number {

@@ -7,7 +7,6 @@
  *
  *   npx tsx bench/probe-accuracy.ts      # about a minute; needs root and /dev/fuse for part 2
  */
-import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -15,8 +14,8 @@ import { Recorder } from '../lambda/probe/recorder';
 import { isRejection, ProbeResult } from '../lambda/probe/result';
 import { runProbe } from '../lambda/probe/runner';
 import { FIDELITY_CASES } from '../test/helpers/probe-fidelity-cases';
+import { efsSimUsable, startEfsSim } from '../tools/efs-sim/mount';
 
-const EFS_SIM = path.join(__dirname, '..', 'tools', 'efs-sim', 'efs-sim');
 const FILES = 2000;
 
 async function probe(target: string, scenarios: object): Promise<ProbeResult> {
@@ -52,13 +51,11 @@ async function overhead(): Promise<string[]> {
 }
 
 async function onSim<T>(flags: string[], fn: (mount: string) => Promise<T>): Promise<T> {
-  const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-accuracy-'));
-  execFileSync(EFS_SIM, ['start', mount, '--profile', 'local', '--attr-timeout=0', '--entry-timeout=3600', '--latency-any=0.2', ...flags]);
+  const sim = await startEfsSim({ profile: 'local', flags: ['--attr-timeout=0', '--entry-timeout=3600', '--latency-any=0.2', ...flags] });
   try {
-    return await fn(mount);
+    return await fn(sim.mount);
   } finally {
-    execFileSync(EFS_SIM, ['stop', mount], { stdio: 'ignore' });
-    fs.rmSync(mount, { recursive: true, force: true });
+    await sim.stop();
   }
 }
 
@@ -76,7 +73,7 @@ async function fidelity(): Promise<string[]> {
 
 async function main(): Promise<void> {
   const out = [`Machine: ${os.cpus().length} x ${os.cpus()[0].model}, node ${process.version}`, '', ...(await overhead()), ''];
-  if (fs.existsSync('/dev/fuse') && process.getuid?.() === 0) out.push(...(await fidelity()));
+  if (efsSimUsable()) out.push(...(await fidelity()));
   else out.push('(fidelity on efs-sim skipped: needs root and /dev/fuse)');
   console.log(out.join('\n'));
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark, one after another on an otherwise idle machine, and writes bench/RESULTS.md:
 # efs-sim's calibration, the copy tools against the seeder, the seeder's memory, the probe's accuracy.
-# Needs root, /dev/fuse and the tools tools/setup.sh installs; about 25 minutes on 2 cores.
+# Needs root, /dev/fuse and the tools tools/setup.sh installs; about 12 minutes on 2 cores.
 #
 #   sudo bash bench/run-all.sh            # or: npm run bench
 set -euo pipefail

@@ -4,8 +4,9 @@
  * `probe` runs up to a few hundred operations at once (create-files: 128 threads by default), so
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
+import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
+
 const SEED_DEFAULT_CONCURRENCY = 64;
-const PROBE_THREAD_POOL_SIZE = 256;
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
@@ -17,6 +18,7 @@ function requestedConcurrency(argv: string[]): number {
 
 if (!process.env.UV_THREADPOOL_SIZE) {
   // A few threads more than the writers, for reads, DNS and zlib; libuv caps the pool at 1024.
-  const wanted = process.argv.includes('probe') ? PROBE_THREAD_POOL_SIZE : requestedConcurrency(process.argv) + 4;
+  // argv: node, the script, then the command.
+  const wanted = process.argv[2] === 'probe' ? PROBE_THREAD_POOL_SIZE : requestedConcurrency(process.argv) + 4;
   process.env.UV_THREADPOOL_SIZE = String(Math.min(1024, wanted));
 }

@@ -8,6 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { CANARY_REQUEST } from '../lambda/probe/canary';
+import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
 import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from '../lambda/probe/metric-names';
 import type { ProbeRequest } from '../lambda/probe/request';
 import { AccessPointPreset } from './access-point-preset';
@@ -80,7 +81,6 @@ export interface BenchmarkProbeProps {
 }
 
 const MOUNT_PATH = '/mnt/probe';
-const THREAD_POOL_SIZE = 256;
 
 /**
  * A Lambda function that measures what applications feel on an EFS file system: the scenarios of
@@ -110,7 +110,7 @@ export class BenchmarkProbe extends Construct {
     if (!vpc) throw new Error(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`);
     const reserved = props.reservedConcurrentExecutions ?? 1;
     check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1');
-    const maxBytes = (props.maxBytesPerInvocation ?? Size.gibibytes(8)).toBytes();
+    const maxBytes = props.maxBytesPerInvocation?.toBytes() ?? DEFAULT_MAX_BYTES;
     check(maxBytes >= 1, where, 'maxBytesPerInvocation', maxBytes, 'must be at least 1 byte');
     const timeout = props.timeout ?? Duration.minutes(15);
     check(timeout.toSeconds() >= 60, where, 'timeout', timeout.toHumanString(), 'must be at least 1 minute (scratch cleanup and metrics need a margin)');
@@ -148,9 +148,9 @@ export class BenchmarkProbe extends Construct {
       },
     });
     if (shared) {
-      shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: THREAD_POOL_SIZE });
+      shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: PROBE_THREAD_POOL_SIZE });
     } else {
-      this.function.addEnvironment('UV_THREADPOOL_SIZE', String(THREAD_POOL_SIZE));
+      this.function.addEnvironment('UV_THREADPOOL_SIZE', String(PROBE_THREAD_POOL_SIZE));
     }
     acknowledgeFunction(this.function);
 

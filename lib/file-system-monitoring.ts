@@ -6,6 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
 import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
+import { PROBE_METRIC } from '../lambda/probe/metric-names';
 import type { BenchmarkProbe } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
 import { SeedEngineKind } from './seed-engine';
@@ -303,10 +304,10 @@ export class FileSystemMonitoring extends Construct {
         + 'Latency as an application feels it, per scenario and operation (p50 is the typical call, p99 the slow one in a hundred), '
         + 'and the throughput each reached. Small operations cost a round trip each; if p99 climbs while EFS throughput is flat, '
         + 'look at clients and connections.'),
-      graph('Probe latency p50 (ms)', [probe.searchOperations('LatencyP50')], { label: 'ms' }),
-      graph('Probe latency p99 (ms)', [probe.searchOperations('LatencyP99')], { label: 'ms' }),
+      graph('Probe latency p50 (ms)', [probe.searchOperations(PROBE_METRIC.latencyP50)], { label: 'ms' }),
+      graph('Probe latency p99 (ms)', [probe.searchOperations(PROBE_METRIC.latencyP99)], { label: 'ms' }),
       new cloudwatch.GraphWidget({
-        title: 'Probe throughput (bytes/s) and failures', left: [probe.searchOperations('ThroughputBytesPerSecond')], right: [failures],
+        title: 'Probe throughput (bytes/s) and failures', left: [probe.searchOperations(PROBE_METRIC.throughput)], right: [failures],
         width: TEXT_WIDTH, height: GRAPH_HEIGHT,
         leftYAxis: { label: 'bytes/s', showUnits: false, min: 0 }, rightYAxis: { label: 'failures', showUnits: false, min: 0 },
       }),

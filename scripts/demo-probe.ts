@@ -3,30 +3,23 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { renderCompareTable } from '../bin/report/compare-table';
+import { efsSimUsable, withEfsSim } from '../tools/efs-sim/mount';
 
 /**
  * A quick probe on efs-sim with EFS General Purpose latencies and with none (the `local` profile,
  * where FUSE is available), printed side by side as `cdk-efs-kit compare` prints it.
  */
-const ROOT = path.join(__dirname, '..');
-const EFS_SIM = path.join(ROOT, 'tools', 'efs-sim', 'efs-sim');
-const CLI = path.join(ROOT, 'dist', 'bin', 'cdk-efs-kit.js');
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
 const SETTINGS = ['--scenarios', 'write-sizes,create-files,metadata', '--set', 'write-sizes.files=5', '--set', 'write-sizes.sizesBytes=1KiB,1MiB',
   '--set', 'create-files.files=256', '--set', 'create-files.threads=32', '--set', 'create-files.directories=16', '--set', 'metadata.files=64'];
 
 function probeOn(profile: string, out: string): void {
-  const mount = fs.mkdtempSync(path.join(os.tmpdir(), `demo-probe-${profile}-`));
-  execFileSync(EFS_SIM, ['start', mount, '--profile', profile]);
-  try {
-    execFileSync(process.execPath, [CLI, 'probe', '--dir', mount, ...SETTINGS, '--label', profile, '--json', out], { stdio: 'ignore' });
-  } finally {
-    execFileSync(EFS_SIM, ['stop', mount], { stdio: 'ignore' });
-    fs.rmSync(mount, { recursive: true, force: true });
-  }
+  withEfsSim({ profile }, (mount) =>
+    execFileSync(process.execPath, [CLI, 'probe', '--dir', mount, ...SETTINGS, '--label', profile, '--json', out], { stdio: 'ignore' }));
 }
 
 export function runProbeDemo(): void {
-  if (!fs.existsSync('/dev/fuse') || process.getuid?.() !== 0) {
+  if (!efsSimUsable()) {
     console.log('\n== Probe: skipped (efs-sim needs root and /dev/fuse); try `npx cdk-efs-kit probe --dir <a mounted EFS>`');
     return;
   }

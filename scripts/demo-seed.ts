@@ -3,27 +3,22 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { smallFileTree } from '../bench/lib/workloads';
+import { efsSimUsable, withEfsSim } from '../tools/efs-sim/mount';
 
 /**
  * Seeds a generated tree (2,000 small files in 50 directories) onto an efs-sim mount with the EFS
  * General Purpose profile, where FUSE is available (a temporary directory otherwise), and prints the
  * seeder's summary next to `cp -r` on the same kind of mount.
  */
-const ROOT = path.join(__dirname, '..');
-const EFS_SIM = path.join(ROOT, 'tools', 'efs-sim', 'efs-sim');
-const CLI = path.join(ROOT, 'dist', 'bin', 'cdk-efs-kit.js');
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
 
-function fuse(): boolean {
-  return fs.existsSync('/dev/fuse') && process.getuid?.() === 0;
-}
-
+/** efs-sim with EFS General Purpose latencies where it can run, a temporary directory otherwise. */
 function onMount<T>(fn: (dir: string) => T): T {
+  if (efsSimUsable()) return withEfsSim({ profile: 'efs-gp' }, fn);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-efs-'));
-  if (fuse()) execFileSync(EFS_SIM, ['start', dir, '--profile', 'efs-gp']);
   try {
     return fn(dir);
   } finally {
-    if (fuse()) execFileSync(EFS_SIM, ['stop', dir], { stdio: 'ignore' });
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -36,7 +31,7 @@ function seconds(fn: () => void): number {
 
 export async function runSeedDemo(): Promise<void> {
   const tree = smallFileTree(path.join(os.tmpdir(), 'cdk-efs-kit-bench-data'));
-  const where = fuse() ? 'efs-sim (EFS General Purpose latencies)' : 'a local temporary directory (no FUSE here, so no EFS latency)';
+  const where = efsSimUsable() ? 'efs-sim (EFS General Purpose latencies)' : 'a local temporary directory (no FUSE here, so no EFS latency)';
   console.log(`\n== Seeding ${tree.description} onto ${where}`);
   const run = (dir: string) => execFileSync(process.execPath, [CLI, 'seed', tree.dir, path.join(dir, 'www'), '--json'], { encoding: 'utf8' });
   const [first, second] = onMount((dir) => [JSON.parse(run(dir)), JSON.parse(run(dir))]);

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
-import { SCENARIOS } from '../../lambda/probe/catalog';
+import { SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
+import { DEFAULT_MAX_BYTES } from '../../lambda/probe/limits';
 import type { ProbeRequest } from '../../lambda/probe/request';
 import { isRejection } from '../../lambda/probe/result';
 import { ProbeProgress, runProbe } from '../../lambda/probe/runner';
@@ -18,7 +19,7 @@ export function register(program: Command): void {
     .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
     .option('--rounds <n>', 'times every scenario runs (seed 004: 5)', integer)
     .option('--pause <seconds>', 'pause between rounds (seed 004: 10)', integer)
-    .option('--max-bytes <n>', 'refuse a run that would move more bytes (default 8 GiB)', integer)
+    .option('--max-bytes <n>', `refuse a run that would move more bytes (default ${DEFAULT_MAX_BYTES / 1024 ** 3} GiB)`, integer)
     .option('--max-seconds <n>', 'refuse a run estimated to take longer', integer)
     .option('--label <name>', 'a name for this run, shown by compare and the HTML report')
     .option('--json <file>', 'write the result as JSON (the input of `cdk-efs-kit compare`)')
@@ -126,6 +127,6 @@ function collectSetting(setting: string, into: Record<string, Record<string, unk
     return Math.round(Number(m[1]) * UNITS[m[2] ?? '']);
   };
   const values = raw.split(',').map(one);
-  const isList = SCENARIOS.find((s) => s.name === scenario)?.params[param]?.type === 'integer[]';
+  const isList = scenarioNamed(scenario)?.params[param]?.type === 'integer[]';
   return { ...into, [scenario]: { ...into[scenario], [param]: isList || values.length > 1 ? values : values[0] } };
 }

@@ -30,6 +30,11 @@ export function throughputOf(o: OperationSummary): { value: number; unit: 'MB/s'
   return o.bytesPerSecond.mean > 0 ? { value: o.bytesPerSecond.mean / 1e6, unit: 'MB/s' } : { value: o.opsPerSecond.mean, unit: 'ops/s' };
 }
 
+/** A latency or throughput figure in a table: 2 decimals below 10, 1 above. */
+export function figure(value: number): string {
+  return value.toFixed(value < 10 ? 2 : 1);
+}
+
 /** (A - B) / B, as seed 004 prints it: negative means A took less time (or moved less). */
 export function difference(a: number | undefined, b: number | undefined): string {
   if (a === undefined || b === undefined || b === 0) return '-';
@@ -38,7 +43,7 @@ export function difference(a: number | undefined, b: number | undefined): string
 }
 
 export function renderCompareTable(a: ProbeResult, b: ProbeResult): string {
-  const ms = (v: number | undefined) => (v === undefined ? '-' : v.toFixed(v < 10 ? 2 : 1));
+  const ms = (v: number | undefined) => (v === undefined ? '-' : figure(v));
   const lines = [
     `| scenario | operation | ${a.label} p50 ms | ${b.label} p50 ms | difference | ${a.label} p99 ms | ${b.label} p99 ms | difference | ${a.label} throughput | ${b.label} throughput | difference |`,
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -47,7 +52,7 @@ export function renderCompareTable(a: ProbeResult, b: ProbeResult): string {
     const [pa, pb] = [row.a?.latencyMs.p50.mean, row.b?.latencyMs.p50.mean];
     const [qa, qb] = [row.a?.latencyMs.p99.mean, row.b?.latencyMs.p99.mean];
     const [ta, tb] = [row.a && throughputOf(row.a), row.b && throughputOf(row.b)];
-    const shown = (t?: { value: number; unit: string }) => (t ? `${t.value.toFixed(t.value < 10 ? 2 : 1)} ${t.unit}` : '-');
+    const shown = (t?: { value: number; unit: string }) => (t ? `${figure(t.value)} ${t.unit}` : '-');
     lines.push(`| ${row.scenario} | ${row.operation} | ${ms(pa)} | ${ms(pb)} | ${difference(pa, pb)} | ${ms(qa)} | ${ms(qb)} | ${difference(qa, qb)} | ${shown(ta)} | ${shown(tb)} | ${difference(ta?.value, tb?.value)} |`);
   }
   return lines.join('\n');

@@ -1,10 +1,9 @@
 import type { ProbeResult } from '../../lambda/probe/result';
-import { throughputOf } from './compare-table';
+import { figure as f, throughputOf } from './compare-table';
 
 /** One probe run as markdown: a table per scenario (latency percentiles, throughput, errors) and its findings. */
 export function renderResultTables(result: ProbeResult): string {
   const out: string[] = [];
-  const f = (v: number) => v.toFixed(v < 10 ? 2 : 1);
   for (const s of result.scenarios) {
     out.push(`## ${s.scenario}${s.failure ? ` (FAILED: ${s.failure})` : ''}`, '', `Reproduces ${s.reproduces}.`, '');
     out.push('| operation | count | p50 ms | p90 ms | p99 ms | max ms | throughput | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');

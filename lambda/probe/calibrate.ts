@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { close, fsync, open, O_CREAT, O_EXCL, O_WRONLY, unlink, writeAll } from './io';
+import { fsync, O_CREAT, O_EXCL, O_WRONLY, unlink, withOpenFile, writeAll } from './io';
 import { Calibration } from './result';
 import { percentiles } from './stats';
 
@@ -17,20 +17,17 @@ export async function calibrate(dir: string): Promise<Calibration> {
   for (let i = 0; i < SAMPLES; i++) {
     const file = path.join(dir, `calibrate-${i}`);
     const start = process.hrtime.bigint();
-    await close(await open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644));
+    await withOpenFile(file, O_WRONLY | O_CREAT | O_EXCL, async () => undefined);
     roundTrips.push(Number(process.hrtime.bigint() - start) / 1e6);
     await unlink(file);
   }
   const file = path.join(dir, 'calibrate-write');
   const data = crypto.randomBytes(WRITE_BYTES);
   const start = process.hrtime.bigint();
-  const fd = await open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644);
-  try {
+  await withOpenFile(file, O_WRONLY | O_CREAT | O_EXCL, async (fd) => {
     await writeAll(fd, data);
     await fsync(fd);
-  } finally {
-    await close(fd);
-  }
+  });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await unlink(file);
   return { roundTripMs: percentiles(roundTrips).p50, writeBytesPerSecond: WRITE_BYTES / seconds };

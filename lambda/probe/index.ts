@@ -4,12 +4,12 @@ import { publishProbeMetrics } from './metrics';
 import { isRejection } from './result';
 import { runProbe } from './runner';
 
+const SAFETY_MARGIN_SECONDS = 15;
+
 /**
  * The probe Lambda: runs the request it is invoked with (or the canary request of its schedule) on
  * the mounted access point, within its remaining time, publishes EMF metrics and returns the result.
  */
-const SAFETY_MARGIN_SECONDS = 15;
-
 export async function handler(event: unknown, context: Context) {
   const env = process.env;
   const remaining = context.getRemainingTimeInMillis() / 1000;

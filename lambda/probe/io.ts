@@ -10,14 +10,13 @@ export const open = promisify(fs.open);
 export const close = promisify(fs.close);
 export const fsync = promisify(fs.fsync);
 export const futimes = promisify(fs.futimes);
-export const fstat = promisify(fs.fstat);
 export const stat = promisify(fs.stat);
 export const rename = promisify(fs.rename);
 export const unlink = promisify(fs.unlink);
 export const mkdir = promisify(fs.mkdir);
 export const readdir = promisify(fs.readdir);
 
-export function write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
+function write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
   return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, null, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
@@ -72,6 +71,12 @@ export function prng(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A size from `min` to `max` (either order) drawn from `random`: scenarios' file sizes. */
+export function sizeBetween(random: () => number, min: number, max: number): number {
+  const [low, high] = min <= max ? [min, max] : [max, min];
+  return low + Math.floor(random() * (high - low + 1));
 }
 
 /** `1KiB`, `1MiB`, `100MiB`, `1.5GiB`: sizes in operation names. */

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { PROBE_DIMENSIONS, PROBE_METRIC } from './metric-names';
-import { isRejection, ProbeRejection, ProbeResult } from './result';
+import { isRejection, ProbeRejection, ProbeResult, scenarioFailed } from './result';
 
 /**
  * Publishes a probe run as CloudWatch Embedded Metric Format on stdout: one event per scenario and
@@ -35,7 +35,7 @@ export function publishProbeMetrics(outcome: ProbeResult | ProbeRejection, names
       }
     }
   }
-  const failures = isRejection(outcome) ? 1 : outcome.scenarios.filter((s) => s.failure || s.summary.some((o) => o.errors > 0)).length;
+  const failures = isRejection(outcome) ? 1 : outcome.scenarios.filter(scenarioFailed).length;
   const m = metrics();
   m.addDimension(PROBE_DIMENSIONS.fileSystem, fileSystemId);
   m.addMetric(PROBE_METRIC.failures, MetricUnit.Count, failures);

@@ -37,7 +37,6 @@ export interface ProbeLimits {
   readonly maxSeconds?: number;
 }
 
-export const DEFAULT_MAX_BYTES = 8 * 1024 ** 3;
 const REQUEST_KEYS = ['scenarios', 'rounds', 'pauseSeconds', 'maxBytes', 'maxSeconds', 'label'];
 const ROUNDS = { min: 1, max: 100, default: 1 };
 const PAUSE_SECONDS = { min: 0, max: 600, default: 10 };

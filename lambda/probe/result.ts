@@ -98,6 +98,11 @@ export interface ProbeRejection {
   readonly allowed: Record<string, unknown>;
 }
 
+/** A scenario that stopped early or whose operations returned errors: the run's status is then 'failed'. */
+export function scenarioFailed(scenario: ScenarioResult): boolean {
+  return scenario.failure !== undefined || scenario.summary.some((o) => o.errors > 0);
+}
+
 export function isRejection(outcome: ProbeResult | ProbeRejection): outcome is ProbeRejection {
   return outcome.status === 'invalid' || outcome.status === 'refused';
 }

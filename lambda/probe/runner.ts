@@ -2,8 +2,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { calibrate, estimateSeconds } from './calibrate';
 import { Recorder } from './recorder';
-import { allowedRequest, DEFAULT_MAX_BYTES, ParsedRequest, parseRequest, PlannedScenario } from './request';
-import { Calibration, FindingValue, OperationRound, OperationSummary, ProbeRejection, ProbeResult, ScenarioResult, ScenarioRound } from './result';
+import { DEFAULT_MAX_BYTES } from './limits';
+import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
+import { Calibration, FindingValue, OperationRound, OperationSummary, ProbeRejection, ProbeResult, ScenarioResult, ScenarioRound, scenarioFailed } from './result';
 import { createScratchRoot, removeStaleScratch, removeTree } from './scratch';
 import { spread } from './stats';
 
@@ -66,7 +67,7 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
     const deadline = request.maxSeconds === undefined ? Infinity : started + request.maxSeconds * 1000;
     const scenarios = await runRounds(request, root, deadline, env);
     return {
-      status: scenarios.some((s) => s.failure || s.summary.some((o) => o.errors > 0)) ? 'failed' : 'ok',
+      status: scenarios.some(scenarioFailed) ? 'failed' : 'ok',
       tool: env.tool,
       version: env.version,
       label: request.label,

@@ -268,6 +268,9 @@ async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: s
   return { written: true, bytes: 0 };
 }
 
+/** The target root is '' ('.' as path.posix.dirname gives it for top-level files). */
+const keyOf = (relative: string) => (relative === '.' ? '' : relative);
+
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
  * real directory (a symlink planted to lead writes outside the target). A directory that already
@@ -287,14 +290,14 @@ class DirectoryMaker {
   }
 
   make(relative: string): Promise<void> {
-    const key = relative === '.' ? '' : relative;
+    const key = keyOf(relative);
     if (key === '') return Promise.resolve();
     return this.made.get(key) ?? this.remember(key, this.create(key));
   }
 
   /** Call before writing into `relative` (made already). */
   sweepBeforeWriting(relative: string): Promise<void> {
-    const key = relative === '.' ? '' : relative;
+    const key = keyOf(relative);
     if (this.dryRun || !this.existing.has(key)) return Promise.resolve();
     const sweep = this.swept.get(key) ?? this.sweep(path.join(this.root, key));
     this.swept.set(key, sweep);

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import type { Recorder } from '../recorder';
-import { Scenario } from '../scenario';
+import { Scenario, ScenarioContext } from '../scenario';
 
 export interface LockingParams {
   readonly processes: number;
@@ -87,8 +87,6 @@ async function lockFileUpdates(dir: string, params: LockingParams, recorder: Rec
   return Number(await fs.promises.readFile(path.join(dir, 'counter'), 'utf8'));
 }
 
-type Finding = (key: string, value: string | number | boolean | null) => void;
-
 /** node:sqlite where this Node has it (22.13+ without a flag); undefined on older Node. */
 function loadSqlite(): { DatabaseSync: new (file: string) => any } | undefined {
   try {
@@ -99,7 +97,7 @@ function loadSqlite(): { DatabaseSync: new (file: string) => any } | undefined {
   }
 }
 
-async function sqliteCommits(file: string, transactions: number, recorder: Recorder, finding: Finding): Promise<void> {
+async function sqliteCommits(file: string, transactions: number, recorder: Recorder, finding: ScenarioContext<LockingParams>['finding']): Promise<void> {
   const sqlite = loadSqlite();
   finding('sqliteAvailable', sqlite !== undefined);
   if (!sqlite) {

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, read, withOpenFile, writeWholeFile } from '../io';
+import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, read, sizeBetween, withOpenFile, writeWholeFile } from '../io';
 import { Scenario } from '../scenario';
 
 export interface RandomReadsParams {
@@ -47,12 +47,10 @@ export const randomReads: Scenario<RandomReadsParams> = {
   }),
   async run({ dir, params, recorder, finding }) {
     const random = prng(3);
-    const low = Math.min(params.minFileBytes, params.maxFileBytes);
-    const high = Math.max(params.minFileBytes, params.maxFileBytes);
-    const content = crypto.randomBytes(high);
+    const content = crypto.randomBytes(Math.max(params.minFileBytes, params.maxFileBytes));
     const files = Array.from({ length: params.files }, (_, i) => ({
       path: path.join(dir, `d-${i % DIRECTORIES}`, `f-${i}`),
-      bytes: low + Math.floor(random() * (high - low + 1)),
+      bytes: sizeBetween(random, params.minFileBytes, params.maxFileBytes),
     }));
     // The file set, before the clock: parallel across directories.
     await forEachConcurrently(Array.from({ length: Math.min(DIRECTORIES, params.files) }, (_, d) => path.join(dir, `d-${d}`)), DIRECTORIES, (d) => mkdir(d));

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { forEachConcurrently, futimes, mkdir, O_CREAT, O_EXCL, O_WRONLY, prng, withOpenFile, writeAll } from '../io';
+import { forEachConcurrently, futimes, mkdir, O_CREAT, O_EXCL, O_WRONLY, prng, sizeBetween, withOpenFile, writeAll } from '../io';
 import { Scenario } from '../scenario';
 
 export interface SmallFileTreeParams {
@@ -42,14 +42,12 @@ export const smallFileTree: Scenario<SmallFileTreeParams> = {
   }),
   async run({ dir, params, recorder }) {
     const random = prng(2);
-    const low = Math.min(params.minFileBytes, params.maxFileBytes);
-    const high = Math.max(params.minFileBytes, params.maxFileBytes);
-    const pool = crypto.randomBytes(high);
+    const pool = crypto.randomBytes(Math.max(params.minFileBytes, params.maxFileBytes));
     const directories = Array.from({ length: params.directories }, (_, d) => path.join(dir, `d-${d}`));
     // tar's order: directory by directory. Threads take files round-robin across directories.
     const files = Array.from({ length: params.files }, (_, i) => {
       const byDirectory = params.threads === 1 ? Math.floor((i * params.directories) / params.files) : i % params.directories;
-      return { path: path.join(directories[byDirectory], `f-${i}`), bytes: low + Math.floor(random() * (high - low + 1)) };
+      return { path: path.join(directories[byDirectory], `f-${i}`), bytes: sizeBetween(random, params.minFileBytes, params.maxFileBytes) };
     });
     // Each directory is made before its first file, as tar meets it; that file's latency includes it.
     const made = new Map<string, Promise<void>>();

@@ -1,0 +1,83 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/**
+ * efs-sim mounts from TypeScript (tests, benchmarks, the demo), started and stopped through the
+ * same script users call, each on a fresh temporary directory removed afterwards.
+ */
+const SCRIPT = path.join(__dirname, 'efs-sim');
+
+export interface EfsSimOptions {
+  /** 'efs-gp' (default), 'efs-2016' or 'local'. */
+  readonly profile?: string;
+  /** Extra daemon flags, e.g. ['--latency-create=20']. */
+  readonly flags?: readonly string[];
+}
+
+export interface EfsSimStats {
+  /** Operations by kind since the last reset (getattr also counts lookups). */
+  readonly ops: Record<string, number>;
+  readonly bytesRead: number;
+  readonly bytesWritten: number;
+  /** Most operations in flight at once inside the daemon since the last reset. */
+  readonly peakInFlight: number;
+}
+
+export interface EfsSim {
+  readonly mount: string;
+  /** The tmpfs behind the mount: what was written, read without any latency. */
+  readonly backing: string;
+  stats(): Promise<EfsSimStats>;
+  resetStats(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Whether this machine can mount efs-sim: /dev/fuse usable, and root. */
+export function efsSimUsable(): boolean {
+  try {
+    fs.accessSync('/dev/fuse', fs.constants.R_OK | fs.constants.W_OK);
+    return process.getuid?.() === 0;
+  } catch {
+    return false;
+  }
+}
+
+function run(...args: string[]): string {
+  return execFileSync(SCRIPT, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function mountNew(options: EfsSimOptions): { mount: string; backing: string; stop: () => void } {
+  const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'efs-sim-'));
+  run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
+  return {
+    mount,
+    backing: run('backing', mount).trim(),
+    stop: () => {
+      run('stop', mount);
+      fs.rmSync(mount, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> {
+  const { mount, backing, stop } = mountNew(options);
+  return {
+    mount,
+    backing,
+    stats: async () => JSON.parse(run('stats', mount)),
+    resetStats: async () => { run('reset', mount); },
+    stop: async () => stop(),
+  };
+}
+
+/** Runs `fn` on a fresh mount and stops it afterwards, for synchronous callers. */
+export function withEfsSim<T>(options: EfsSimOptions, fn: (mount: string, backing: string) => T): T {
+  const { mount, backing, stop } = mountNew(options);
+  try {
+    return fn(mount, backing);
+  } finally {
+    stop();
+  }
+}
