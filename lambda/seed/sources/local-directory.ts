@@ -3,11 +3,15 @@ import * as path from 'path';
 import { promisify } from 'util';
 import { SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
+import { WhileFast } from './while-fast';
 
 const readFile = promisify(fs.readFile);
 const stat = promisify(fs.stat);
 const readdir = promisify(fs.readdir);
 const readlink = promisify(fs.readlink);
+
+/** Files up to this size are read in one synchronous call while the source answers fast. */
+const SYNC_READ_BYTES = 64 * 1024;
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements SeedSource {
@@ -40,6 +44,7 @@ export class LocalDirectorySource implements SeedSource {
  */
 class TreeWalk {
   readonly totals: Promise<{ files: number; bytes: number }>;
+  private readonly fast = new WhileFast();
   private readonly found: SeedEntry[] = [];
   private done = false;
   private failure?: Error;
@@ -95,11 +100,14 @@ class TreeWalk {
         return { type: 'symlink', path: rel, target, identity: `link:${target}` };
       }
       if (!dirent.isFile()) return undefined; // sockets, FIFOs and devices have no content to copy
-      const s = await stat(full);
+      const s = await this.fast.run(() => fs.statSync(full), () => stat(full));
       return {
         type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
         // Small files in one read; large ones streamed, so memory stays bounded.
-        open: async () => (s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 })),
+        open: async () => {
+          if (s.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(full), () => readFile(full));
+          return s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 });
+        },
       };
     }));
     for (const entry of entries) if (entry) this.found.push(entry);

@@ -1,0 +1,52 @@
+import { WhileFast } from '../lambda/seed/sources/while-fast';
+
+// The local source reads synchronously only while reads come from memory; these calls stand in for
+// the reads (a busy wait is a slow disk), and count which way each one ran.
+describe('WhileFast', () => {
+  const busyFor = (ms: number) => {
+    const until = process.hrtime.bigint() + BigInt(ms * 1e6);
+    while (process.hrtime.bigint() < until) { /* a read that blocks */ }
+  };
+
+  function counting(syncMs: number) {
+    const calls = { sync: 0, async: 0 };
+    return {
+      calls,
+      sync: () => { calls.sync++; busyFor(syncMs); return 'sync'; },
+      async: async () => { calls.async++; return 'async'; },
+    };
+  }
+
+  test('fast calls stay synchronous', async () => {
+    const fast = new WhileFast();
+    const c = counting(0);
+    for (let i = 0; i < 100; i++) await fast.run(c.sync, c.async);
+    expect(c.calls).toEqual({ sync: 100, async: 0 });
+  });
+
+  test('three slow calls in a row move every later call to the thread pool', async () => {
+    const fast = new WhileFast();
+    const slow = counting(2);
+    for (let i = 0; i < 3; i++) await fast.run(slow.sync, slow.async);
+    expect(fast.fast).toBe(false);
+    await expect(fast.run(slow.sync, slow.async)).resolves.toBe('async');
+    expect(slow.calls).toEqual({ sync: 3, async: 1 });
+  });
+
+  test('one slow call among fast ones (the scheduler, a page fault) changes nothing', async () => {
+    const fast = new WhileFast();
+    const quick = counting(0);
+    const slow = counting(2);
+    for (let i = 0; i < 10; i++) {
+      await fast.run(slow.sync, slow.async);
+      await fast.run(quick.sync, quick.async);
+    }
+    expect(fast.fast).toBe(true);
+    expect(slow.calls.async + quick.calls.async).toBe(0);
+  });
+
+  test('a failing synchronous call rejects, as the asynchronous one would', async () => {
+    const fast = new WhileFast();
+    await expect(fast.run(() => { throw new Error('ENOENT'); }, async () => 'never')).rejects.toThrow('ENOENT');
+  });
+});
