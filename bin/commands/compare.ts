@@ -2,7 +2,6 @@ import * as fs from 'fs';
 import { Command } from 'commander';
 import type { ProbeResult } from '../../lambda/probe/result';
 import { renderCompareTable } from '../report/compare-table';
-import { renderHtmlReport } from '../report/html-report';
 
 /** `cdk-efs-kit compare a.json b.json`: two probe runs side by side, as seed 004 compared Elastic and Bursting. */
 export function register(program: Command): void {
@@ -11,10 +10,10 @@ export function register(program: Command): void {
     .argument('<a>', 'the first result (JSON)')
     .argument('<b>', 'the second result (JSON)')
     .option('--html <file>', 'also write a self-contained HTML report with both runs on the same charts')
-    .action((a: string, b: string, opts: { html?: string }) => {
+    .action(async (a: string, b: string, opts: { html?: string }) => {
       const [ra, rb] = [readResult(a), readResult(b)];
       console.log(renderCompareTable(ra, rb));
-      if (opts.html) fs.writeFileSync(opts.html, renderHtmlReport([ra, rb]));
+      if (opts.html) fs.writeFileSync(opts.html, (await import('../report/html-report')).renderHtmlReport([ra, rb]));
     });
 }
 

@@ -1,14 +1,11 @@
 import * as fs from 'fs';
-import * as cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
 import { DEFAULT_MAX_BYTES } from '../../lambda/probe/limits';
 import type { ProbeRequest } from '../../lambda/probe/request';
 import { isRejection } from '../../lambda/probe/result';
-import { ProbeProgress, runProbe } from '../../lambda/probe/runner';
+import type { ProbeProgress } from '../../lambda/probe/runner';
 import { packageVersion } from '../../lib/private/package-root';
-import { renderHtmlReport } from '../report/html-report';
-import { renderResultTables } from '../report/result-table';
 
 /** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */
 export function register(program: Command): void {
@@ -60,7 +57,11 @@ async function runFromCli(dir: string, opts: ProbeCliOptions): Promise<number> {
   for (const name of Object.keys(opts.set)) {
     if (!names.includes(name)) throw new Error(`--set ${name}.…: '${name}' is not among --scenarios ${names.join(',')}`);
   }
-  const progress = progressReporter();
+  // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
+  const { runProbe } = await import('../../lambda/probe/runner');
+  const { renderResultTables } = await import('../report/result-table');
+  const { renderHtmlReport } = await import('../report/html-report');
+  const progress = await progressReporter();
   const outcome = await runProbe(request, {
     target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
   });
@@ -78,8 +79,9 @@ async function runFromCli(dir: string, opts: ProbeCliOptions): Promise<number> {
 }
 
 /** A bar over the scenario rounds on a terminal; a line per scenario round otherwise. */
-function progressReporter(): { update: (p: ProbeProgress) => void; stop: () => void } {
+async function progressReporter(): Promise<{ update: (p: ProbeProgress) => void; stop: () => void }> {
   if (process.stderr.isTTY) {
+    const cliProgress = await import('cli-progress');
     const bar = new cliProgress.SingleBar({ format: 'probe [{bar}] {value}/{total} | round {round}/{rounds} {scenario}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
     let started = false;
     return {

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import * as cliProgress from 'cli-progress';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 
@@ -43,7 +42,7 @@ function parseConcurrency(value: string): number {
 
 async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions): Promise<SeedSummary> {
   const opened = await openSource(parseSourceSpec(sourceSpec), { s3: { endpoint: opts.endpoint, region: opts.region } });
-  const progress = opts.json ? undefined : progressReporter();
+  const progress = opts.json ? undefined : await progressReporter();
   try {
     const summary = await seed(opened.source, target, {
       concurrency: opts.concurrency, prune: opts.prune, dryRun: opts.dryRun, onProgress: progress?.update,
@@ -62,8 +61,9 @@ async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions)
 }
 
 /** A progress bar on a terminal; a line every 5 seconds otherwise (logs, CI). */
-function progressReporter() {
+async function progressReporter() {
   if (process.stderr.isTTY) {
+    const cliProgress = await import('cli-progress');
     const bar = new cliProgress.SingleBar({
       format: 'seed [{bar}] {percentage}% | {value}/{total} files | {rate} files/s | ETA {eta_formatted}',
       stream: process.stderr, hideCursor: true,

@@ -7,9 +7,9 @@ import { Readable } from 'stream';
 import { SeedSource } from '../entry';
 import { ArchiveLimits } from './archive-limits';
 import { LocalDirectorySource } from './local-directory';
+import type { TarArchiveSource } from './tar-archive';
+import type { ZipArchiveSource } from './zip-archive';
 import type { S3Location } from './s3-client';
-import { TarArchiveSource } from './tar-archive';
-import { ZipArchiveSource } from './zip-archive';
 
 /** What a seed reads: the formats the FileSystemSeed construct and the CLI name. */
 export type SourceFormat = 'directory' | 's3-objects' | 'zip' | 'tar' | 'tar.gz';
@@ -56,11 +56,11 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   if (!bucket) {
     if (format === 'directory') return { source: new LocalDirectorySource(key), close: nothing };
     if (format === 'zip') {
-      const zip = new ZipArchiveSource(key, key, options.limits);
+      const zip = await zipSource(key, key, options.limits);
       return { source: zip, close: () => zip.close() };
     }
     if (format === 'tar' || format === 'tar.gz') {
-      return { source: new TarArchiveSource(key, async () => fs.createReadStream(key, { highWaterMark: 1024 * 1024 }), format === 'tar.gz', options.limits), close: nothing };
+      return { source: await tarSource(key, async () => fs.createReadStream(key, { highWaterMark: 1024 * 1024 }), format === 'tar.gz', options.limits), close: nothing };
     }
     throw new Error(`a local source must be a directory or an archive, got format ${format}`);
   }
@@ -80,16 +80,25 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       return { source: new S3ObjectsSource(client, bucket, key), close: nothing };
     case 'tar':
     case 'tar.gz':
-      return { source: new TarArchiveSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };
+      return { source: await tarSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };
     case 'zip': {
       // A zip's directory is at its end: spool it to local disk (streamed, not into memory) first.
       const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cdk-efs-kit-zip-'));
       const file = path.join(dir, 'source.zip');
       await pipeline(await getObject(), fs.createWriteStream(file));
-      const zip = new ZipArchiveSource(description, file, options.limits);
+      const zip = await zipSource(description, file, options.limits);
       return { source: zip, close: async () => { await zip.close(); await fs.promises.rm(dir, { recursive: true, force: true }); } };
     }
     default:
       throw new Error(`an S3 source must be objects or an archive, got format ${format}`);
   }
+}
+
+// Each archive format's code is loaded when a source needs it, not on every start of the CLI.
+async function tarSource(...args: ConstructorParameters<typeof TarArchiveSource>): Promise<TarArchiveSource> {
+  return new (await import('./tar-archive')).TarArchiveSource(...args);
+}
+
+async function zipSource(...args: ConstructorParameters<typeof ZipArchiveSource>): Promise<ZipArchiveSource> {
+  return new (await import('./zip-archive')).ZipArchiveSource(...args);
 }
