@@ -40,6 +40,17 @@ describe('from a directory', () => {
     expect(fs.statSync(path.join(work, 'dst', '.cdk-efs-kit', 'seed-manifest.json')).mtimeMs).toBe(manifestBefore);
   });
 
+  test('writes again a file deleted from the target since the last run, and only that one', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 2, 5);
+    await seedFrom(src, dst);
+    fs.rmSync(path.join(dst, 'dir-1', 'file-1.dat'));
+    const again = await seedFrom(src, dst);
+    expect(again).toMatchObject({ written: 1, skipped: 9 });
+    expect(fs.readFileSync(path.join(dst, 'dir-1', 'file-1.dat'))).toEqual(fs.readFileSync(path.join(src, 'dir-1', 'file-1.dat')));
+  });
+
   test('replaces changed files, keeps files the source dropped, and prunes only when asked', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');

@@ -98,6 +98,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   let totals: { files: number; bytes: number } | undefined;
   source.totals?.().then((t) => { totals = t; }, () => undefined);
   const directories = new DirectoryMaker(root, dryRun, options);
+  const listings = new TargetListings(root);
 
   const progress = () => options.onProgress?.({
     files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
@@ -130,8 +131,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await directories.make(directory);
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options, beforeWrite)
-        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun, beforeWrite);
+        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options, listings, beforeWrite)
+        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun, listings, beforeWrite);
       if (done.written) {
         counts.written++;
         counts.writtenBytes += done.bytes;
@@ -229,16 +230,19 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
+async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions, listings: TargetListings, beforeWrite: () => Promise<void>) {
   const finalPath = path.join(root, entry.path);
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
-  if (known === entry.identity || byTime) {
+  let unchanged = false;
+  if (byTime) {
     const stat = await fs.promises.lstat(finalPath).catch(() => undefined);
-    const unchanged = stat?.isFile() && stat.size === entry.size && (!byTime || Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!));
-    if (unchanged) {
-      entry.discard?.();
-      return { written: false, bytes: 0 };
-    }
+    unchanged = !!stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!);
+  } else if (known === entry.identity) {
+    unchanged = await listings.holds(entry.path, 'file');
+  }
+  if (unchanged) {
+    entry.discard?.();
+    return { written: false, bytes: 0 };
   }
   if (dryRun) {
     entry.discard?.();
@@ -251,12 +255,9 @@ async function writeFileIfChanged(root: string, entry: FileEntry, known: string 
   return { written: true, bytes };
 }
 
-async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean, beforeWrite: () => Promise<void>) {
+async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean, listings: TargetListings, beforeWrite: () => Promise<void>) {
   const finalPath = path.join(root, entry.path);
-  if (known === entry.identity) {
-    const current = await fs.promises.readlink(finalPath).catch(() => undefined);
-    if (current === entry.target) return { written: false, bytes: 0 };
-  }
+  if (known === entry.identity && await listings.holds(entry.path, 'symlink')) return { written: false, bytes: 0 };
   if (dryRun) return { written: true, bytes: 0 };
   await beforeWrite();
   const tmp = temporaryName(path.dirname(finalPath));
@@ -266,6 +267,30 @@ async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: s
     throw err;
   });
   return { written: true, bytes: 0 };
+}
+
+/**
+ * What the target's directories hold, listed once each: a file the manifest says is up to date is
+ * skipped if its name is still there, so an unchanged re-run costs a round trip per directory, not
+ * one per file. (Only a seed writes through its temporary names, so a name that is there is a whole
+ * file; one deleted from the target since is written again.)
+ */
+class TargetListings {
+  private readonly listings = new Map<string, Promise<Map<string, fs.Dirent>>>();
+
+  constructor(private readonly root: string) {}
+
+  async holds(relative: string, kind: 'file' | 'symlink'): Promise<boolean> {
+    const directory = keyOf(path.posix.dirname(relative));
+    let listing = this.listings.get(directory);
+    if (!listing) {
+      listing = fs.promises.readdir(path.join(this.root, directory), { withFileTypes: true })
+        .then((dirents) => new Map(dirents.map((d) => [d.name, d])), () => new Map<string, fs.Dirent>());
+      this.listings.set(directory, listing);
+    }
+    const dirent = (await listing).get(path.posix.basename(relative));
+    return kind === 'file' ? !!dirent?.isFile() : !!dirent?.isSymbolicLink();
+  }
 }
 
 /** The target root is '' ('.' as path.posix.dirname gives it for top-level files). */
@@ -313,17 +338,30 @@ class DirectoryMaker {
     await this.make(path.posix.dirname(relative));
     if (this.dryRun) return;
     const full = path.join(this.root, relative);
+    // Look first: a lookup shares the parent's lock, while a mkdir holds it alone even when the
+    // directory exists, so on a re-run a mkdir per directory would queue them one by one.
+    if (await this.exists(relative, full)) return;
     try {
       await fs.promises.mkdir(full, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
       if (this.options.uid !== undefined || this.options.gid !== undefined) {
         await fs.promises.chown(full, this.options.uid ?? -1, this.options.gid ?? -1);
       }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const stat = await fs.promises.lstat(full);
-      if (!stat.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
-      this.existing.add(relative);
+      // Made meanwhile by another writer (Distributed Map workers share a target).
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !await this.exists(relative, full)) throw err;
     }
+  }
+
+  /** Whether `relative` is a directory already; anything else there is refused. */
+  private async exists(relative: string, full: string): Promise<boolean> {
+    const stat = await fs.promises.lstat(full).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!stat) return false;
+    if (!stat.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
+    this.existing.add(relative);
+    return true;
   }
 
   private async sweep(dir: string): Promise<void> {
