@@ -26,23 +26,23 @@ describeWithFuse('seed on efs-sim', () => {
 
   test('keeps the pool full across many directories, and an unchanged re-run makes no creates and no writes', async () => {
     const src = path.join(work, 'src');
-    makeTree(src, 100, 6);
+    makeTree(src, 100, 20);
     // Round trips of 10 ms dwarf this 2-core machine's own overhead between them.
     sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=10'] });
     const target = path.join(sim.mount, 'www');
     await sim.resetStats();
     const first = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
-    expect(first).toMatchObject({ files: 600, written: 600, failed: [] });
+    expect(first).toMatchObject({ files: 2000, written: 2000, failed: [] });
     const firstStats = await sim.stats();
     expect(firstStats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 64);
-    expect(firstStats.ops.create).toBe(600 + 1); // the files, and the manifest
+    expect(firstStats.ops.create).toBe(2000 + 1); // the files, and the manifest
 
     await sim.resetStats();
     const second = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
-    expect(second).toMatchObject({ written: 0, skipped: 600 });
+    expect(second).toMatchObject({ written: 0, skipped: 2000 });
     const secondStats = await sim.stats();
     expect(secondStats.ops).toMatchObject({ create: 0, write: 0, mkdir: 0, rename: 0, unlink: 0, setattr: 0 });
-    // One listing per directory instead of a lookup per file: 100 directories of 6 files.
+    // One listing per directory instead of a lookup per file: 100 directories of 20 files.
     expect(secondStats.ops.opendir).toBe(100);
     expect(secondStats.ops.getattr).toBeLessThan(200);
   });

@@ -145,7 +145,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       fail(relative, err);
     }
     progress();
-  });
+  }, (directory) => directories.make(directory));
 
   try {
     for await (const raw of source.entries()) {
@@ -338,9 +338,9 @@ class DirectoryMaker {
     await this.make(path.posix.dirname(relative));
     if (this.dryRun) return;
     const full = path.join(this.root, relative);
-    // Look first: a lookup shares the parent's lock, while a mkdir holds it alone even when the
-    // directory exists, so on a re-run a mkdir per directory would queue them one by one.
-    if (await this.exists(relative, full)) return;
+    // In a directory that existed, look first: a lookup shares the parent's lock, while a mkdir holds
+    // it alone even when the directory exists, so on a re-run a mkdir each would queue them one by one.
+    if (this.existing.has(keyOf(path.posix.dirname(relative))) && await this.exists(relative, full)) return;
     try {
       await fs.promises.mkdir(full, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
       if (this.options.uid !== undefined || this.options.gid !== undefined) {

@@ -2,6 +2,9 @@
  * A bounded pool that runs jobs `concurrency` at a time, taking them round-robin across
  * directories: Linux holds a directory's lock for the whole round trip of a create, so on EFS
  * creates in one directory are serial, and only interleaving directories keeps the pool busy.
+ * A directory's jobs run only once it is prepared (created on the target). Preparing takes a few of
+ * the pool's slots at most (creates in one parent are serial anyway), so no writer sits waiting for
+ * a mkdir while other directories are ready.
  * `add` waits while too many jobs or bytes are queued, which bounds memory for streamed sources.
  */
 export interface PoolLimits {
@@ -14,9 +17,18 @@ export interface PoolLimits {
 
 interface Queued<T> { readonly job: T; readonly bytes: number }
 
+/** Directories prepared at once, at most. */
+export const MAX_PREPARING = 4;
+
 export class RoundRobinPool<T> {
   private readonly queues = new Map<string, Queued<T>[]>();
+  /** Prepared directories with queued jobs, taken round-robin. */
   private readonly order: string[] = [];
+  /** Directories with queued jobs, to prepare in the order they came, from `nextUnprepared` on. */
+  private readonly unprepared: string[] = [];
+  private nextUnprepared = 0;
+  private readonly prepared = new Set<string>();
+  private readonly preparing = new Set<string>();
   private cursor = 0;
   private queuedJobs = 0;
   private queuedBytes = 0;
@@ -25,7 +37,15 @@ export class RoundRobinPool<T> {
   private waiters: Array<() => void> = [];
   private idle: Array<() => void> = [];
 
-  constructor(private readonly limits: PoolLimits, private readonly run: (job: T) => Promise<void>) {}
+  /**
+   * @param prepare makes a directory ready for its jobs, once per directory; a failure is left for
+   * the jobs to meet (they see it when they make the directory themselves).
+   */
+  constructor(
+    private readonly limits: PoolLimits,
+    private readonly run: (job: T) => Promise<void>,
+    private readonly prepare: (directory: string) => Promise<void> = async () => undefined,
+  ) {}
 
   /** The most jobs that ran at once. */
   get peakConcurrency(): number {
@@ -38,7 +58,8 @@ export class RoundRobinPool<T> {
     if (!queue) {
       queue = [];
       this.queues.set(directory, queue);
-      this.order.push(directory);
+      if (this.prepared.has(directory)) this.order.push(directory);
+      else if (!this.preparing.has(directory)) this.unprepared.push(directory);
     }
     queue.push({ job, bytes });
     this.queuedJobs++;
@@ -58,10 +79,11 @@ export class RoundRobinPool<T> {
 
   private pump(): void {
     while (this.running < this.limits.concurrency && this.queuedJobs > 0) {
-      const next = this.takeNext();
+      const task = this.takeNext();
+      if (!task) break; // the queued jobs wait for their directories
       this.running++;
       this.peakRunning = Math.max(this.peakRunning, this.running);
-      this.run(next.job).finally(() => {
+      task().finally(() => {
         this.running--;
         this.pump();
         if (this.running === 0 && this.queuedJobs === 0) this.release('idle');
@@ -70,9 +92,23 @@ export class RoundRobinPool<T> {
     this.release('waiters');
   }
 
-  private takeNext(): Queued<T> {
+  /** A directory to prepare while few are, else the next prepared directory's next job. */
+  private takeNext(): (() => Promise<void>) | undefined {
+    if (this.preparing.size < MAX_PREPARING && this.nextUnprepared < this.unprepared.length) {
+      const directory = this.unprepared[this.nextUnprepared++];
+      this.preparing.add(directory);
+      return () => this.prepare(directory).catch(() => undefined).then(() => {
+        this.preparing.delete(directory);
+        this.prepared.add(directory);
+        if (this.queues.has(directory)) this.order.push(directory);
+      });
+    }
+    if (this.order.length === 0) return undefined;
     if (this.cursor >= this.order.length) this.cursor = 0;
-    const directory = this.order[this.cursor];
+    return this.takeJob(this.order[this.cursor]);
+  }
+
+  private takeJob(directory: string): () => Promise<void> {
     const queue = this.queues.get(directory)!;
     const item = queue.shift()!;
     if (queue.length === 0) {
@@ -83,7 +119,7 @@ export class RoundRobinPool<T> {
     }
     this.queuedJobs--;
     this.queuedBytes -= item.bytes;
-    return item;
+    return () => this.run(item.job);
   }
 
   private release(which: 'waiters' | 'idle'): void {
