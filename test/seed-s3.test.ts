@@ -31,7 +31,7 @@ async function putAll(keys: Array<[string, Buffer]>, parallel = 32) {
   for (let i = 0; i < keys.length; i += parallel) await Promise.all(keys.slice(i, i + parallel).map(([k, b]) => put(k, b)));
 }
 
-test('copies every object under a prefix past the 1,000-key page, then only stats on a re-run', async () => {
+test('copies every object under a prefix past the 1,000-key page, then writes nothing on a re-run', async () => {
   const objects: Array<[string, Buffer]> = Array.from({ length: 1100 }, (_, i) => [`site/d${i % 20}/o${i}.txt`, randomBytes(64)]);
   await putAll(objects);
   await put('other/not-this.txt', 'outside the prefix');

@@ -9,8 +9,9 @@ import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety
 /**
  * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
  * from a source with a bounded pool of writers, round-robin across directories, each file written
- * atomically; unchanged files (per the manifest) are only stat'ed; nothing outside the target is
- * ever touched, and files the source no longer has are kept unless `prune` is set.
+ * atomically; unchanged files (per the manifest) are only looked for in one listing of their
+ * directory; nothing outside the target is ever touched, and files the source no longer has are kept
+ * unless `prune` is set.
  */
 export interface SeedOptions {
   /** Files written at once. @default 64 */
@@ -300,7 +301,8 @@ const keyOf = (relative: string) => (relative === '.' ? '' : relative);
  * Creates each directory once, parents first, refusing any path component that exists but is not a
  * real directory (a symlink planted to lead writes outside the target). A directory that already
  * existed is swept of temporary files an interrupted run left behind before the first write into it
- * (an interrupted write always leaves its file to be written again), so an unchanged re-run only stats.
+ * (an interrupted write always leaves its file to be written again), so an unchanged re-run writes
+ * nothing.
  */
 class DirectoryMaker {
   private readonly made = new Map<string, Promise<void>>();

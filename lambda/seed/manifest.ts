@@ -4,7 +4,8 @@ import * as path from 'path';
 
 /**
  * What earlier seeds wrote into a target: path -> identity of the source content. It makes a re-run
- * incremental (unchanged entries are only stat'ed) and lets `prune` delete only files a seed wrote.
+ * incremental (unchanged entries are only looked for in a listing of their directory) and lets
+ * `prune` delete only files a seed wrote.
  * Kept inside the target, so it travels with the data.
  */
 export const STATE_DIR = '.cdk-efs-kit';
