@@ -70,7 +70,7 @@ export interface SeedSummary {
   /** False when the deadline stopped the run: run it again to continue. */
   readonly complete: boolean;
   readonly seconds: number;
-  /** Most files in progress at once. */
+  /** Most files, and directories being made, in progress at once. */
   readonly peakConcurrency: number;
 }
 
