@@ -1,39 +1,12 @@
 import * as fs from 'fs';
-import { promisify } from 'util';
+import { close, open, writeAll } from '../shared/fs-calls';
 
-/**
- * The file operations the scenarios time, as plain system calls: the callback API through
- * promisify (fs.promises' FileHandle objects add CPU per call that would show up as latency), and
- * a bounded pool to run many at once.
- */
-export const open = promisify(fs.open);
-export const close = promisify(fs.close);
-export const fsync = promisify(fs.fsync);
-export const futimes = promisify(fs.futimes);
-export const stat = promisify(fs.stat);
-export const rename = promisify(fs.rename);
-export const unlink = promisify(fs.unlink);
-export const mkdir = promisify(fs.mkdir);
-export const readdir = promisify(fs.readdir);
-
-function write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
-  return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, null, (err, n) => (err ? reject(err) : resolve(n))));
-}
-
-export function read(fd: number, buffer: Buffer, position: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buffer, 0, buffer.length, position, (err, n) => (err ? reject(err) : resolve(n))));
-}
+// The calls the scenarios time are the plain system calls the seed makes too.
+export { close, fsync, futimes, mkdir, open, read, readdir, rename, stat, unlink, writeAll } from '../shared/fs-calls';
 
 export const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_TRUNC, O_SYNC, O_NONBLOCK } = fs.constants;
 /** Linux's O_DIRECT: reads bypass the client's page cache and go to the server. */
 export const O_DIRECT: number = (fs.constants as Record<string, number>).O_DIRECT ?? 0;
-
-/** Writes all of `buffer`, in requests of at most `requestBytes` (EFS clients send up to 1 MiB). */
-export async function writeAll(fd: number, buffer: Buffer, requestBytes = 1024 * 1024): Promise<void> {
-  for (let offset = 0; offset < buffer.length;) {
-    offset += await write(fd, buffer, offset, Math.min(requestBytes, buffer.length - offset));
-  }
-}
 
 /** Opens `file`, runs `fn` on the descriptor, and closes it whatever happens (close's round trip counts too). */
 export async function withOpenFile<T>(file: string, flags: number, fn: (fd: number) => Promise<T>): Promise<T> {
@@ -46,8 +19,8 @@ export async function withOpenFile<T>(file: string, flags: number, fn: (fd: numb
 }
 
 /** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
-export function writeWholeFile(file: string, content: Buffer): Promise<void> {
-  return withOpenFile(file, O_WRONLY | O_CREAT | O_TRUNC, (fd) => writeAll(fd, content));
+export async function writeWholeFile(file: string, content: Buffer): Promise<void> {
+  await withOpenFile(file, O_WRONLY | O_CREAT | O_TRUNC, (fd) => writeAll(fd, content));
 }
 
 /** Runs `fn` on every item with at most `concurrency` in flight, in the items' order. */

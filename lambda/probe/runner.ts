@@ -7,6 +7,7 @@ import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './
 import { Calibration, FindingValue, OperationRound, OperationSummary, ProbeRejection, ProbeResult, ScenarioResult, ScenarioRound, scenarioFailed } from './result';
 import { createScratchRoot, removeStaleScratch, removeTree } from './scratch';
 import { spread } from './stats';
+import { MiB } from '../shared/sizes';
 
 /** Where and within which limits the probe runs: the Lambda's mount and remaining time, or the CLI's flags. */
 export interface ProbeEnvironment {
@@ -176,5 +177,5 @@ export function summarize(rounds: ScenarioRound[]): OperationSummary[] {
 }
 
 function mib(bytes: number): string {
-  return `${(bytes / 1048576).toFixed(bytes < 10 * 1048576 ? 1 : 0)} MiB`;
+  return `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0)} MiB`;
 }

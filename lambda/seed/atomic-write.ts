@@ -1,13 +1,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { promisify } from 'util';
+import { close, fchown, futimes, open, rename, unlink, writeAll } from '../shared/fs-calls';
+import { MiB } from '../shared/sizes';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
 export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
 
 /** Large files go out in writes of this size: EFS clients move up to 1 MiB per request. */
-export const WRITE_CHUNK_BYTES = 1024 * 1024;
+export const WRITE_CHUNK_BYTES = MiB;
 
 export interface WriteOptions {
   readonly mode: number;
@@ -18,17 +19,6 @@ export interface WriteOptions {
   /** Give the file this modification time (one more round trip); otherwise it gets the write time. */
   readonly mtimeMs?: number;
 }
-
-// The callback API through promisify: fs.promises' FileHandle objects cost measurable CPU per file,
-// and thousands of files per second make that the bottleneck on a small machine.
-const open = promisify(fs.open);
-const write = (fd: number, buffer: Buffer, offset: number, length: number) => new Promise<number>((resolve, reject) =>
-  fs.write(fd, buffer, offset, length, null, (err, bytes) => (err ? reject(err) : resolve(bytes))));
-const close = promisify(fs.close);
-const rename = promisify(fs.rename);
-const unlink = promisify(fs.unlink);
-const fchown = promisify(fs.fchown);
-const futimes = promisify(fs.futimes);
 
 let sequence = 0;
 
@@ -48,7 +38,7 @@ export async function writeFileAtomically(finalPath: string, content: Readable |
   try {
     let written: number;
     try {
-      written = Buffer.isBuffer(content) ? await writeAll(fd, content) : await writeStream(fd, content);
+      written = Buffer.isBuffer(content) ? await writeAll(fd, content, WRITE_CHUNK_BYTES) : await writeStream(fd, content);
       if (options.expectedSize !== undefined && written !== options.expectedSize) {
         throw new Error(`the source said ${options.expectedSize} bytes but delivered ${written}`);
       }
@@ -65,14 +55,6 @@ export async function writeFileAtomically(finalPath: string, content: Readable |
   }
 }
 
-async function writeAll(fd: number, buffer: Buffer): Promise<number> {
-  let offset = 0;
-  while (offset < buffer.length) {
-    offset += await write(fd, buffer, offset, Math.min(buffer.length - offset, WRITE_CHUNK_BYTES));
-  }
-  return offset;
-}
-
 /** Gathers the stream into 1 MiB writes: sources hand out small chunks (64 KiB from S3, 16 KiB from tar). */
 async function writeStream(fd: number, stream: Readable): Promise<number> {
   let pending: Buffer[] = [];
@@ -80,7 +62,7 @@ async function writeStream(fd: number, stream: Readable): Promise<number> {
   let total = 0;
   const flush = async () => {
     if (pendingBytes === 0) return;
-    total += await writeAll(fd, Buffer.concat(pending, pendingBytes));
+    total += await writeAll(fd, Buffer.concat(pending, pendingBytes), WRITE_CHUNK_BYTES);
     pending = [];
     pendingBytes = 0;
   };

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { MiB } from '../shared/sizes';
 import { TEMP_PREFIX, temporaryName, writeFileAtomically } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
@@ -114,7 +115,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const pool = new RoundRobinPool<Job>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
-    maxQueuedBytes: options.maxQueuedBytes ?? 64 * 1024 * 1024,
+    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
   }, async (job) => {
     const relative = job.entry.path;
     if (pastDeadline()) {
@@ -222,7 +223,7 @@ function sameEntries(a: Manifest, b: Manifest): boolean {
 }
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
-export const SMALL_FILE_BYTES = 1024 * 1024;
+export const SMALL_FILE_BYTES = MiB;
 
 async function ensureRoot(root: string): Promise<void> {
   await fs.promises.mkdir(root, { recursive: true });

@@ -3,13 +3,12 @@ import * as path from 'path';
 import { fsync, O_CREAT, O_SYNC, O_TRUNC, O_WRONLY, sizeLabel, withOpenFile, writeAll } from '../io';
 import { Scenario } from '../scenario';
 import type { Timer } from '../recorder';
+import { MiB } from '../../shared/sizes';
 
 export interface BlockSyncParams {
   readonly fileBytes: number;
   readonly blockSizesBytes: readonly number[];
 }
-
-const MiB = 1024 * 1024;
 
 /**
  * Writes `fileBytes` to a new file in blocks of `blockBytes`, each block timed: with `syncEachBlock`

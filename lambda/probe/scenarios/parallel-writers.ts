@@ -3,14 +3,13 @@ import * as path from 'path';
 import { forEachConcurrently } from '../io';
 import { Scenario } from '../scenario';
 import { writeInBlocks } from './block-sync';
+import { MiB } from '../../shared/sizes';
 
 export interface ParallelWritersParams {
   readonly totalBytes: number;
   readonly writers: readonly number[];
   readonly blockBytes: number;
 }
-
-const MiB = 1024 * 1024;
 
 /** Seed 003, task 4: the same bytes, synced per block, from 1, 4 and 16 writers at once. */
 export const parallelWriters: Scenario<ParallelWritersParams> = {

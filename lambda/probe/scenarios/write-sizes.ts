@@ -2,13 +2,12 @@ import * as crypto from 'crypto';
 import * as path from 'path';
 import { sizeLabel, writeWholeFile } from '../io';
 import { Scenario } from '../scenario';
+import { MiB } from '../../shared/sizes';
 
 export interface WriteSizesParams {
   readonly files: number;
   readonly sizesBytes: readonly number[];
 }
-
-const MiB = 1024 * 1024;
 
 /** Seed 004: a Lambda writing 10 files of 1 KB, 1 MB and 100 MB, the way an application saves uploads. */
 export const writeSizes: Scenario<WriteSizesParams> = {

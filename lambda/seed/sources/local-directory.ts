@@ -1,14 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { promisify } from 'util';
+import { readdir, readFile, readlink, stat } from '../../shared/fs-calls';
+import { MiB } from '../../shared/sizes';
 import { SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
 import { WhileFast } from './while-fast';
 
-const readFile = promisify(fs.readFile);
-const stat = promisify(fs.stat);
-const readdir = promisify(fs.readdir);
-const readlink = promisify(fs.readlink);
 
 /** Files up to this size are read in one synchronous call while the source answers fast. */
 const SYNC_READ_BYTES = 64 * 1024;
@@ -106,7 +103,7 @@ class TreeWalk {
         // Small files in one read; large ones streamed, so memory stays bounded.
         open: async () => {
           if (s.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(full), () => readFile(full));
-          return s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: 1024 * 1024 });
+          return s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: MiB });
         },
       };
     }));

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { pipeline } from 'stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
+import { MiB } from '../../shared/sizes';
 import { SeedSource } from '../entry';
 import { ArchiveLimits } from './archive-limits';
 import { LocalDirectorySource } from './local-directory';
@@ -60,7 +61,7 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       return { source: zip, close: () => zip.close() };
     }
     if (format === 'tar' || format === 'tar.gz') {
-      return { source: await tarSource(key, async () => fs.createReadStream(key, { highWaterMark: 1024 * 1024 }), format === 'tar.gz', options.limits), close: nothing };
+      return { source: await tarSource(key, async () => fs.createReadStream(key, { highWaterMark: MiB }), format === 'tar.gz', options.limits), close: nothing };
     }
     throw new Error(`a local source must be a directory or an archive, got format ${format}`);
   }
