@@ -13,8 +13,8 @@ import * as path from 'path';
 import { Recorder } from '../lambda/probe/recorder';
 import { isRejection, ProbeResult } from '../lambda/probe/result';
 import { runProbe } from '../lambda/probe/runner';
-import { FIDELITY_CASES } from '../test/helpers/probe-fidelity-cases';
-import { efsSimUsable, startEfsSim } from '../tools/efs-sim/mount';
+import { FIDELITY_CASES, FIDELITY_SIM_FLAGS } from '../test/helpers/probe-fidelity-cases';
+import { efsSimUsable, onEfsSim } from '../tools/efs-sim/mount';
 
 const FILES = 2000;
 
@@ -50,14 +50,8 @@ async function overhead(): Promise<string[]> {
   }
 }
 
-async function onSim<T>(flags: string[], fn: (mount: string) => Promise<T>): Promise<T> {
-  const sim = await startEfsSim({ profile: 'local', flags: ['--attr-timeout=0', '--entry-timeout=3600', '--latency-any=0.2', ...flags] });
-  try {
-    return await fn(sim.mount);
-  } finally {
-    await sim.stop();
-  }
-}
+const onSim = <T>(flags: string[], fn: (mount: string) => Promise<T>) =>
+  onEfsSim({ profile: 'local', flags: [...FIDELITY_SIM_FLAGS, '--latency-any=0.2', ...flags] }, (sim) => fn(sim.mount));
 
 async function fidelity(): Promise<string[]> {
   const rows = ['| efs-sim operation | probe operation | configured, ms | measured p50, ms | error |', '|---|---|---:|---:|---:|'];

@@ -2,8 +2,8 @@ import { execFileSync } from 'child_process';
 import * as path from 'path';
 import { isRejection, OperationSummary, ProbeResult } from '../lambda/probe/result';
 import { runProbe } from '../lambda/probe/runner';
-import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
-import { FIDELITY_CASES as CASES } from './helpers/probe-fidelity-cases';
+import { describeWithFuse, EfsSim, onEfsSim } from './helpers/efs-sim';
+import { FIDELITY_CASES as CASES, FIDELITY_SIM_FLAGS } from './helpers/probe-fidelity-cases';
 
 // Fidelity of the probe on the EFS latency emulator: with one operation kind given a known round
 // trip, the probe's p50 for the operation that makes it must come out as that latency, and with a
@@ -19,15 +19,7 @@ async function probeOn(sim: EfsSim, scenarios: object): Promise<ProbeResult> {
   return outcome;
 }
 
-async function withSim<T>(flags: string[], fn: (sim: EfsSim) => Promise<T>): Promise<T> {
-  // Attributes never cached, names always: every stat is one round trip, as after the attribute cache expired.
-  const sim = await startEfsSim({ profile: 'local', flags: ['--attr-timeout=0', '--entry-timeout=3600', ...flags] });
-  try {
-    return await fn(sim);
-  } finally {
-    await sim.stop();
-  }
-}
+const withSim = <T>(flags: string[], fn: (sim: EfsSim) => Promise<T>) => onEfsSim({ profile: 'local', flags: [...FIDELITY_SIM_FLAGS, ...flags] }, fn);
 
 function operation(result: ProbeResult, name: string): OperationSummary {
   for (const s of result.scenarios) {

@@ -1,7 +1,7 @@
 import { efsSimUsable } from '../../tools/efs-sim/mount';
 
-export type { EfsSim, EfsSimOptions, EfsSimStats } from '../../tools/efs-sim/mount';
-export { startEfsSim } from '../../tools/efs-sim/mount';
+export type { EfsSim } from '../../tools/efs-sim/mount';
+export { onEfsSim, startEfsSim } from '../../tools/efs-sim/mount';
 
 if (!efsSimUsable()) {
   console.warn('efs-sim tests are skipped: /dev/fuse is missing or not usable by this user (they need root and /dev/fuse).');

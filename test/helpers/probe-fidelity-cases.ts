@@ -14,3 +14,9 @@ export const FIDELITY_CASES: ReadonlyArray<{ kind: string; operation: string; sc
   { kind: 'fsync', operation: 'write-64KiB-blocks-sync-each-block', scenarios: { 'block-sync': { fileBytes: 30 * 65536, blockSizesBytes: [65536] } } },
   { kind: 'read', operation: 'read-file', scenarios: { 'random-reads': { files: 20, reads: 60, readers: 1 } } },
 ];
+
+/**
+ * efs-sim flags for the fidelity runs: attributes never cached, names always, so every stat is one
+ * round trip, as after the attribute cache expired.
+ */
+export const FIDELITY_SIM_FLAGS = ['--attr-timeout=0', '--entry-timeout=3600'];

@@ -72,6 +72,16 @@ export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> 
   };
 }
 
+/** Runs `fn` on a fresh mount and stops it once `fn` has settled. */
+export async function onEfsSim<T>(options: EfsSimOptions, fn: (sim: EfsSim) => Promise<T>): Promise<T> {
+  const sim = await startEfsSim(options);
+  try {
+    return await fn(sim);
+  } finally {
+    await sim.stop();
+  }
+}
+
 /** Runs `fn` on a fresh mount and stops it afterwards, for synchronous callers. */
 export function withEfsSim<T>(options: EfsSimOptions, fn: (mount: string, backing: string) => T): T {
   const { mount, backing, stop } = mountNew(options);
