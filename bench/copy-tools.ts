@@ -36,6 +36,8 @@ export interface CopyTool {
 }
 
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+/** The seeder's command line, its output dropped (the copy is verified separately). */
+const seedCommand = (src: string, dst: string, concurrency = SEED_CONCURRENCY) => `node ${q(CLI)} seed ${src} ${dst} --concurrency ${concurrency} --json >/dev/null`;
 const mkdirs = 'cd "$SRC" && find . -type d -print0 | (cd "$DST" && xargs -0 mkdir -p)';
 
 /** The tools users reach for (seed 001, seed 003), then the project's own seeder. Adding one is one entry. */
@@ -49,9 +51,9 @@ export const TOOLS: CopyTool[] = [
   { name: 'fpart + cpio + parallel (32)', concurrency: 32, command: `cd "$SRC" && fpart -n 32 -o "$WORK/part" . >/dev/null && ls "$WORK"/part.* | parallel --will-cite -j 32 'cpio -pdm --quiet "$DST" < {}'` },
   { name: 'rclone copy (32)', concurrency: 32, command: 'rclone copy --transfers 32 --checkers 32 --local-no-set-modtime "$SRC" "$DST" 2>/dev/null' },
   { name: 'xargs -P32 cp', concurrency: 32, command: `${mkdirs} && cd "$SRC" && find . -type f -print0 | xargs -0 -P 32 -n 16 cp --parents -t "$DST"` },
-  { name: 'cdk-efs-kit seed (64)', concurrency: SEED_CONCURRENCY, command: `node ${q(CLI)} seed "$SRC" "$DST" --concurrency ${SEED_CONCURRENCY} --json >/dev/null` },
+  { name: 'cdk-efs-kit seed (64)', concurrency: SEED_CONCURRENCY, command: seedCommand('"$SRC"', '"$DST"') },
   { name: 'tar -xzf', concurrency: 1, fromArchive: true, command: 'tar -C "$DST" -xzf "$ARCHIVE"' },
-  { name: 'cdk-efs-kit seed .tar.gz (64)', concurrency: SEED_CONCURRENCY, fromArchive: true, command: `node ${q(CLI)} seed "$ARCHIVE" "$DST" --concurrency ${SEED_CONCURRENCY} --json >/dev/null` },
+  { name: 'cdk-efs-kit seed .tar.gz (64)', concurrency: SEED_CONCURRENCY, fromArchive: true, command: seedCommand('"$ARCHIVE"', '"$DST"') },
 ];
 
 interface Row { workload: string; tool: string; seconds: number; filesPerSecond: number; mbPerSecond: number; ofCeiling: number; ofBest?: number; verified: boolean }
@@ -84,8 +86,9 @@ function perFileSeconds(sample: string): number {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sample-'));
   const files = fs.readdirSync(sample, { withFileTypes: true }).filter((d) => d.isFile()).slice(0, 40).map((d) => d.name);
   for (const f of files) fs.copyFileSync(path.join(sample, f), path.join(dir, f));
-  const seconds = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)));
-  const overhead = withMount((mount) => timed(() => sh(`node ${q(CLI)} seed ${q(dir)} ${q(mount + '/x')} --concurrency 1 --json >/dev/null`)), 'local');
+  const alone = (mount: string) => timed(() => sh(seedCommand(q(dir), q(mount + '/x'), 1)));
+  const seconds = withMount(alone);
+  const overhead = withMount(alone, 'local');
   fs.rmSync(dir, { recursive: true, force: true });
   return Math.max(seconds - overhead, 0) / files.length;
 }
@@ -95,7 +98,7 @@ function perFileSeconds(sample: string): number {
  * runs, each on a fresh mount: a ceiling is what the machine allows, and noise only slows a run.
  */
 function cpuFilesPerSecond(workload: Workload): number {
-  const runs = Array.from({ length: 3 }, () => withMount((mount) => workload.files / timed(() => sh(`node ${q(CLI)} seed ${q(workload.dir)} ${q(mount + '/x')} --concurrency ${SEED_CONCURRENCY} --json >/dev/null`)), 'local'));
+  const runs = Array.from({ length: 3 }, () => withMount((mount) => workload.files / timed(() => sh(seedCommand(q(workload.dir), q(mount + '/x')))), 'local'));
   return Math.max(...runs);
 }
 
@@ -133,7 +136,7 @@ function run(workload: Workload): { rows: Row[]; notes: string[] } {
   // The seeder's unchanged re-run, on the same mount as its first run.
   withMount((mount) => {
     const dst = path.join(mount, 'dst');
-    const cmd = `node ${q(CLI)} seed ${q(workload.dir)} ${q(dst)} --concurrency ${SEED_CONCURRENCY} --json >/dev/null`;
+    const cmd = seedCommand(q(workload.dir), q(dst));
     const first = timed(() => sh(cmd));
     const second = timed(() => sh(cmd));
     notes.push(`cdk-efs-kit seed unchanged re-run: ${second.toFixed(2)} s vs ${first.toFixed(2)} s first (${(first / second).toFixed(1)}x faster)`);

@@ -5,15 +5,14 @@
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
 import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
-
-const SEED_DEFAULT_CONCURRENCY = 64;
+import { DEFAULT_CONCURRENCY } from '../lambda/seed/engine';
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
-  if (i === -1) return SEED_DEFAULT_CONCURRENCY;
+  if (i === -1) return DEFAULT_CONCURRENCY;
   const value = argv[i].includes('=') ? argv[i].split('=')[1] : argv[i + 1];
   const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : SEED_DEFAULT_CONCURRENCY;
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_CONCURRENCY;
 }
 
 if (!process.env.UV_THREADPOOL_SIZE) {
