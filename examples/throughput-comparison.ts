@@ -11,7 +11,7 @@
  *     --cli-binary-format raw-in-base64-out --cli-read-timeout 900 --payload "${REQUEST/elastic/bursting}" bursting.json
  *   npx cdk-efs-kit compare elastic.json bursting.json --html comparison.html
  */
-import { Annotations, App, CfnOutput, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, App, CfnOutput, Duration, Stack, StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -35,7 +35,6 @@ export class ThroughputComparisonStack extends Stack {
       files.addMonitoring('Monitoring', { dashboard, title: `${name} throughput` });
       new CfnOutput(this, `${name}ProbeName`, { value: probe.function.functionName });
     }
-    Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
   }
 }
 

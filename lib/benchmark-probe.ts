@@ -7,7 +7,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST } from '../lambda/probe/canary';
+import { CANARY_REQUEST, smallOperationsOf } from '../lambda/probe/canary';
 import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
 import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from '../lambda/probe/metric-names';
 import type { ProbeRequest } from '../lambda/probe/request';
@@ -15,6 +15,7 @@ import { AccessPointPreset } from './access-point-preset';
 import { handlerCode } from './private/handler-code';
 import { acknowledgeFunction } from './private/nag';
 import { packageVersion } from './private/package-root';
+import { defaultPrivateSubnets } from './private/subnets';
 import { check } from './private/validate';
 import { SharedFileSystem } from './shared-file-system';
 
@@ -24,7 +25,7 @@ export interface ProbeCanaryOptions {
   readonly interval: Duration;
   /**
    * What it runs.
-   * @default - a few seconds of small writes, creates and metadata calls (about 2 MiB)
+   * @default - a few seconds of small writes, creates and metadata calls (1.25 MiB, about 500 round trips)
    */
   readonly request?: ProbeRequest;
 }
@@ -45,7 +46,7 @@ export interface BenchmarkProbeProps {
   readonly vpc?: ec2.IVpc;
   /**
    * Subnets for the function, with a route to the mount targets.
-   * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets
+   * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets (isolated ones where none has egress)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
@@ -99,6 +100,11 @@ export class BenchmarkProbe extends Construct {
   public readonly canaryRule?: events.Rule;
   /** How often the canary runs, when `canary` is set. */
   public readonly canaryInterval?: Duration;
+  /**
+   * The small operations (open-close, stat, create, a 1 KiB write) among the scenarios the canary
+   * runs: what the monitoring's latency alarm watches. Empty without a canary.
+   */
+  public readonly canarySmallOperations: ReadonlyArray<{ readonly scenario: string; readonly operation: string }> = [];
   /** Namespace of the probe's metrics. */
   public readonly metricsNamespace: string;
 
@@ -125,7 +131,7 @@ export class BenchmarkProbe extends Construct {
       fileSystem: props.fileSystem,
       ...AccessPointPreset.applicationUser('/cdk-efs-kit-probe'),
     });
-    const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS });
+    const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
 
     this.function = new lambda.Function(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -155,12 +161,14 @@ export class BenchmarkProbe extends Construct {
     acknowledgeFunction(this.function);
 
     if (props.canary) {
+      const request = props.canary.request ?? CANARY_REQUEST;
       this.canaryInterval = props.canary.interval;
+      this.canarySmallOperations = smallOperationsOf(request);
       this.canaryRule = new events.Rule(this, 'Canary', {
         description: `cdk-efs-kit probe canary of ${this.node.path}`,
         schedule: events.Schedule.rate(props.canary.interval),
         targets: [new targets.LambdaFunction(this.function, {
-          event: events.RuleTargetInput.fromObject(props.canary.request ?? CANARY_REQUEST),
+          event: events.RuleTargetInput.fromObject(request),
           retryAttempts: 0, // a missed run is a gap in the graph, not something to repeat late
         })],
       });

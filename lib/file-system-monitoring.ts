@@ -1,11 +1,10 @@
-import { Duration, Size } from 'aws-cdk-lib';
+import { Annotations, Duration, Size } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
-import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
 import { PROBE_METRIC } from '../lambda/probe/metric-names';
 import type { BenchmarkProbe } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
@@ -287,13 +286,17 @@ export class FileSystemMonitoring extends Construct {
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
     if (options.seedFailures ?? true) {
-      this.alarms[`seedFailures${index}`] = failures.createAlarm(this, `SeedFailures${index}`, {
-        alarmDescription: `Seed ${seed.node.path} failed to copy files or failed a run.`,
-        threshold: 1, evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      this.alarms[`seedFailures${index}`] = this.anyFailureAlarm(`SeedFailures${index}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
     }
+  }
+
+  /** Trips on any failure in a 5-minute period; no data means nothing ran, not a failure. */
+  private anyFailureAlarm(id: string, failures: cloudwatch.IMetric, description: string): cloudwatch.Alarm {
+    return new cloudwatch.Alarm(this, id, {
+      metric: failures, alarmDescription: description, threshold: 1, evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
   }
 
   /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
@@ -313,25 +316,26 @@ export class FileSystemMonitoring extends Construct {
       }),
     );
     if (options.probeFailures ?? true) {
-      this.alarms[`probeFailures${index}`] = failures.createAlarm(this, `ProbeFailures${index}`, {
-        alarmDescription: `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`,
-        threshold: 1, evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      this.alarms[`probeFailures${index}`] = this.anyFailureAlarm(`ProbeFailures${index}`, failures,
+        `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`);
     }
     const slo = options.probeLatencyP99 ?? Duration.millis(50);
-    if (slo !== false && probe.canaryInterval) {
+    const operations = probe.canarySmallOperations;
+    if (slo !== false && probe.canaryInterval && operations.length === 0) {
+      Annotations.of(this).addWarningV2('cdk-efs-kit:probeLatencyUnwatched',
+        `Probe ${probe.node.path}: its canary runs none of metadata and write-sizes, so no latency alarm watches it.`);
+    }
+    if (slo !== false && probe.canaryInterval && operations.length > 0) {
       // One datapoint per canary run: the period is the canary's interval, at least 5 minutes.
       const period = Duration.seconds(Math.max(300, probe.canaryInterval.toSeconds()));
       const slowest = new cloudwatch.MathExpression({
-        expression: `MAX([${CANARY_SMALL_OPERATIONS.map((_, i) => `p99_${i}`).join(', ')}])`,
-        usingMetrics: Object.fromEntries(CANARY_SMALL_OPERATIONS.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, 'p99', { period })])),
+        expression: `MAX([${operations.map((_, i) => `p99_${i}`).join(', ')}])`,
+        usingMetrics: Object.fromEntries(operations.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, 'p99', { period })])),
         label: 'Slowest small operation p99 (ms)',
         period,
       });
       this.alarms[`probeLatency${index}`] = slowest.createAlarm(this, `ProbeLatency${index}`, {
-        alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${CANARY_SMALL_OPERATIONS.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
+        alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${operations.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
         threshold: slo.toMilliseconds(), evaluationPeriods: 3, datapointsToAlarm: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

@@ -249,7 +249,8 @@ export class FileSystemSeed extends Construct {
       accessPoint: props.accessPoint,
       bucket: source.bucket,
       prefix: source.key,
-      batchInput: { ...settings },
+      // S3 Inventory CSV reports URL-encode keys: the worker decodes them.
+      batchInput: options.inventory ? { ...settings, KeysUrlEncoded: 'true' } : settings,
       mountPath: SEED_MOUNT_PATH,
       concurrency: Number(settings.Concurrency),
       workerMemoryMiB: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),

@@ -12,6 +12,7 @@ import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilizati
 import { FileSystemMonitoring, FileSystemMonitoringProps } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
+import { defaultPrivateSubnets } from './private/subnets';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
 
@@ -235,7 +236,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.warnAboutRiskyChoices(props, { encrypted, backups, removalPolicy });
 
     this.vpc = props.vpc;
-    const subnets = props.vpcSubnets ?? defaultMountTargetSubnets(props.vpc);
+    const subnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
     // One Zone file systems live in one AZ; aws-cdk wants it named in the selection.
     const vpcSubnets = props.oneZone && !subnets.availabilityZones ? { ...subnets, availabilityZones: [props.vpc.availabilityZones[0]] } : subnets;
     this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
@@ -614,9 +615,4 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
       }
     }
   }
-}
-
-function defaultMountTargetSubnets(vpc: ec2.IVpc): ec2.SubnetSelection {
-  const subnetType = vpc.privateSubnets.length > 0 ? ec2.SubnetType.PRIVATE_WITH_EGRESS : ec2.SubnetType.PRIVATE_ISOLATED;
-  return { subnetType, onePerAz: true };
 }

@@ -112,6 +112,14 @@ describe('on any efs.IFileSystem', () => {
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049, GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PlainEfsSecurityGroup'), 'GroupId'] } });
   });
 
+  test('in a VPC with isolated subnets only, the function goes into those (it needs no egress)', () => {
+    const isolated = new ec2.Vpc(stack, 'Isolated', { natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc: isolated, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc: isolated });
+    const subnets = probeFunction()[0].Properties.VpcConfig.SubnetIds.map((id: { Ref: string }) => id.Ref);
+    expect(subnets).toEqual(isolated.isolatedSubnets.map((subnet) => stack.getLogicalId(subnet.node.defaultChild as ec2.CfnSubnet)));
+  });
+
   test('fails when the file system is not a SharedFileSystem and no vpc is given', () => {
     const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
       fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-1'),

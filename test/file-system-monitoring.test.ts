@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { App, Duration, Size, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -10,6 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { AccessPointPreset, EFS_METRICS, FileSystemMonitoring, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from './helpers/metric-math';
+import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
 
 const EFS_METRIC_NAMES = new Set(Object.keys(EFS_METRICS));
 const GiB = 1024 ** 3;
@@ -284,7 +285,9 @@ describe('seeds', () => {
 });
 
 describe('probes', () => {
-  const p99 = (values: number[]) => Object.fromEntries([0, 1, 2, 3].map((i) => [`id:p99_${i}`, i === 0 ? values : repeat(values.length, 5)]));
+  // `values` on the small operation at `slow`, 5 ms on the others: the alarm must see each of them.
+  const p99 = (values: number[], slow = 0, count = CANARY_SMALL_OPERATIONS.length) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`id:p99_${i}`, i === slow ? values : repeat(values.length, 5)]));
 
   test('a probe gets a row with its latency percentiles and throughput for whatever it ran (SEARCH over its metrics)', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
@@ -313,13 +316,28 @@ describe('probes', () => {
     files.addProbe('Probe', { canary: { interval: Duration.minutes(10) } });
     files.addMonitoring('Monitoring');
     const a = alarm('ProbeLatency0');
-    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric.MetricName)).toEqual(Array(4).fill('LatencyP99'));
+    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric.MetricName)).toEqual(Array(CANARY_SMALL_OPERATIONS.length).fill('LatencyP99'));
     expect(a.Metrics!.filter((m) => m.MetricStat).every((m) => m.MetricStat!.Period === 600)).toBe(true);
-    expect(alarmFires(a, p99([60, 8, 8]))).toBe(false);
-    expect(alarmFires(a, p99([8, 60, 70]))).toBe(true);
-    expect(alarmFires(a, p99([60, 8, 70]))).toBe(true);
-    expect(alarmFires(a, p99([40, 45, 49]))).toBe(false);
-    expect(alarmFires(a, p99([NaN, NaN, NaN]))).toBe(false);
+    CANARY_SMALL_OPERATIONS.forEach((_, slow) => {
+      expect(alarmFires(a, p99([60, 8, 8], slow))).toBe(false);
+      expect(alarmFires(a, p99([8, 60, 70], slow))).toBe(true);
+      expect(alarmFires(a, p99([60, 8, 70], slow))).toBe(true);
+      expect(alarmFires(a, p99([40, 45, 49], slow))).toBe(false);
+      expect(alarmFires(a, p99([NaN, NaN, NaN], slow))).toBe(false);
+    });
+  });
+
+  test('the latency alarm watches the small operations the canary\'s own request runs, and warns when it runs none', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Metadata', { canary: { interval: Duration.minutes(5), request: { scenarios: { metadata: { files: 16 } } } } });
+    files.addProbe('Throughput', { canary: { interval: Duration.minutes(5), request: { scenarios: ['block-sync'] } } });
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeLatency0');
+    const scenarioOf = (metric: object) => (metric as { Dimensions: Array<{ Name: string; Value: unknown }> }).Dimensions.find((d) => d.Name === 'Scenario')!.Value;
+    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => scenarioOf(m.MetricStat!.Metric))).toEqual(['metadata', 'metadata', 'metadata']);
+    expect(alarmFires(a, p99([60, 70, 80], 2, 3))).toBe(true);
+    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency'))).toHaveLength(1);
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('canary runs none of metadata and write-sizes'));
   });
 
   test('the SLO is settable or off, and probes without a canary get no latency alarm', () => {

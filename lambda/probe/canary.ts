@@ -3,7 +3,7 @@ import type { ProbeRequest } from './request';
 /**
  * The light request a scheduled probe runs every few minutes: a few seconds of small writes,
  * creates and metadata calls, enough to track the latency applications feel (p50/p99) without
- * becoming load. About 2 MiB and 300 round trips per run.
+ * becoming load. 1.25 MiB and about 500 round trips per run, by the scenarios' plans.
  */
 export const CANARY_REQUEST: ProbeRequest = {
   label: 'canary',
@@ -25,3 +25,10 @@ export const CANARY_SMALL_OPERATIONS: ReadonlyArray<{ readonly scenario: string;
   { scenario: 'metadata', operation: 'create' },
   { scenario: 'write-sizes', operation: 'write-1KiB-file' },
 ];
+
+/** The small operations among the scenarios `request` runs (all of them when it names none). */
+export function smallOperationsOf(request: ProbeRequest): ReadonlyArray<{ readonly scenario: string; readonly operation: string }> {
+  const named = request.scenarios;
+  const names: readonly string[] | undefined = named === undefined ? undefined : Array.isArray(named) ? named : Object.keys(named);
+  return CANARY_SMALL_OPERATIONS.filter((o) => !names || names.includes(o.scenario));
+}

@@ -8,6 +8,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
 import { handlerCode } from './handler-code';
@@ -20,7 +21,7 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   readonly bucket: s3.IBucket;
   readonly prefix: string;
   /** Settings every batch gets (mount path, target, concurrency...), as the worker reads them. */
-  readonly batchInput: Record<string, string>;
+  readonly batchInput: SeedResourceProperties;
   readonly mountPath: string;
   readonly concurrency: number;
   readonly workerMemoryMiB: number;
@@ -69,8 +70,7 @@ export class DistributedMapSeedRun extends Construct {
       itemBatcher: new sfn.ItemBatcher({
         maxItemsPerBatch: props.maxItemsPerBatch ?? 1000,
         maxInputBytesPerBatch: 256 * 1024,
-        // S3 Inventory CSV reports URL-encode keys: the worker decodes them.
-        batchInput: props.inventory ? { ...props.batchInput, KeysUrlEncoded: 'true' } : props.batchInput,
+        batchInput: { ...props.batchInput },
       }),
       maxConcurrency: props.maxConcurrency ?? 100,
       toleratedFailurePercentage: props.toleratedFailurePercentage ?? 0,
