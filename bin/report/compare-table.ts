@@ -4,14 +4,14 @@ import type { OperationSummary, ProbeResult } from '../../lambda/probe/result';
  * The side-by-side table of seed 004 (Elastic | Bursting | difference) for every scenario and
  * operation two probe runs share: p50 and p99 latency and throughput, A against B.
  */
-export interface CompareRow {
+interface CompareRow {
   readonly scenario: string;
   readonly operation: string;
   readonly a?: OperationSummary;
   readonly b?: OperationSummary;
 }
 
-export function compareRows(a: ProbeResult, b: ProbeResult): CompareRow[] {
+function compareRows(a: ProbeResult, b: ProbeResult): CompareRow[] {
   const rows: CompareRow[] = [];
   const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
   for (const scenario of scenarios) {
@@ -36,7 +36,7 @@ export function figure(value: number): string {
 }
 
 /** (A - B) / B, as seed 004 prints it: negative means A took less time (or moved less). */
-export function difference(a: number | undefined, b: number | undefined): string {
+function difference(a: number | undefined, b: number | undefined): string {
   if (a === undefined || b === undefined || b === 0) return '-';
   const percent = ((a - b) / b) * 100;
   return `${percent > 0 ? '+' : ''}${percent.toFixed(1)}%`;

@@ -4,7 +4,8 @@ import { percentiles } from './stats';
 /** Times one operation of a phase; a failure is counted (and its message kept), never thrown. */
 export type Timer = (operation: () => Promise<unknown>, bytes?: number) => Promise<boolean>;
 
-const MAX_MESSAGES = 5;
+/** Distinct error messages kept per phase and per scenario. */
+export const MAX_MESSAGES = 5;
 
 /**
  * Collects a scenario round's measurements, one phase per operation kind: the phase's wall time

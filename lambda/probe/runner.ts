@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { calibrate, estimateSeconds } from './calibrate';
-import { Recorder } from './recorder';
+import { MAX_MESSAGES, Recorder } from './recorder';
 import { DEFAULT_MAX_BYTES } from './limits';
 import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
 import { Calibration, FindingValue, OperationRound, OperationSummary, ProbeRejection, ProbeResult, ScenarioResult, ScenarioRound, scenarioFailed } from './result';
@@ -143,7 +143,7 @@ async function runRounds(request: ParsedRequest, root: string, deadline: number,
     rounds: s.rounds,
     summary: summarize(s.rounds),
     findings: s.findings,
-    errorMessages: [...s.messages].slice(0, 5),
+    errorMessages: [...s.messages].slice(0, MAX_MESSAGES),
     ...(s.failure ? { failure: s.failure } : {}),
   }));
 }
@@ -158,7 +158,7 @@ async function runOnce(planned: PlannedScenario, dir: string, recorder: Recorder
 }
 
 /** Each operation's figures over the rounds: mean and spread. */
-export function summarize(rounds: ScenarioRound[]): OperationSummary[] {
+function summarize(rounds: ScenarioRound[]): OperationSummary[] {
   const byOperation = new Map<string, OperationRound[]>();
   for (const r of rounds) for (const o of r.operations) byOperation.set(o.operation, [...(byOperation.get(o.operation) ?? []), o]);
   return [...byOperation].map(([operation, list]) => ({

@@ -21,7 +21,7 @@ export async function createScratchRoot(target: string): Promise<string> {
 export async function removeStaleScratch(target: string): Promise<string[]> {
   const names = await fs.promises.readdir(target).catch(() => [] as string[]);
   const stale = names.filter((n) => {
-    const started = Number(/^\.cdk-efs-kit-probe-(\d+)-\d+$/.exec(n)?.[1]);
+    const started = n.startsWith(SCRATCH_PREFIX) ? Number(/^(\d+)-\d+$/.exec(n.slice(SCRATCH_PREFIX.length))?.[1]) : NaN;
     return started > 0 && Date.now() - started > STALE_AFTER_MS;
   });
   for (const name of stale) await removeTree(path.join(target, name));
