@@ -4,7 +4,7 @@ import * as path from 'path';
 import { SCENARIOS } from '../lambda/probe/catalog';
 import { isRejection, ProbeRejection, ProbeResult } from '../lambda/probe/result';
 import { ProbeEnvironment, runProbe } from '../lambda/probe/runner';
-import { SCRATCH_PREFIX } from '../lambda/probe/scratch';
+import { removeStaleScratch, SCRATCH_PREFIX } from '../lambda/probe/scratch';
 
 // The probe's scenarios run for real on a temporary directory (no latency): these tests check what
 // each measures and reports, the checks on requests and budgets, and that scratch files never stay.
@@ -207,4 +207,12 @@ describe('budgets', () => {
     expect(result.budget.estimatedSeconds).toBeGreaterThan(0);
     expect(result.calibration!.roundTripMs).toBeGreaterThan(0);
   });
+});
+
+test('scratch of runs killed over a day ago is swept; newer scratch and other directories are left alone', async () => {
+  const day = 24 * 3600 * 1000;
+  const names = [`${SCRATCH_PREFIX}${Date.now() - 2 * day}-1`, `${SCRATCH_PREFIX}${Date.now() - 1000}-2`, 'www', `${SCRATCH_PREFIX}x-3`];
+  for (const name of names) fs.mkdirSync(path.join(target, name));
+  expect(await removeStaleScratch(target)).toEqual([names[0]]);
+  expect(fs.readdirSync(target).sort()).toEqual(names.slice(1).sort());
 });
