@@ -24,6 +24,23 @@ test('the cdk-efs-kit command prints its help, listing seed, probe and compare',
   for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>']) expect(out).toContain(command);
 });
 
+test('on a terminal, seed draws a bar of the files finished, ending at all of them', () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-bar-'));
+  try {
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(work, `f${i}.txt`), `file ${i}`);
+    // script(1) gives the command a pseudo-terminal, as a user's shell would.
+    const cli = [process.execPath, path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'seed', work, path.join(work, 'copy')].map((a) => `'${a}'`).join(' ');
+    const out = execFileSync('script', ['-qec', cli, '/dev/null'], { encoding: 'utf8' });
+    const frames = out.split(/\r|\x1b\[1G/).filter((f) => f.startsWith('seed ['));
+    // The first frame comes after the first file is written: the bar counts files done, not found.
+    expect(frames[0]).toMatch(/\| [1-9]\/30 files/);
+    expect(frames[frames.length - 1]).toContain('100% | 30/30 files');
+    expect(out).toContain('30 files (0.0 MiB)');
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('npx cdk synth works offline with no AWS credentials', () => {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'synth-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_')));

@@ -6,6 +6,7 @@ import type { ProbeRequest } from '../../lambda/probe/request';
 import { isRejection } from '../../lambda/probe/result';
 import type { ProbeProgress } from '../../lambda/probe/runner';
 import { packageVersion } from '../../lib/private/package-root';
+import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */
 export function register(program: Command): void {
@@ -81,16 +82,8 @@ async function runFromCli(dir: string, opts: ProbeCliOptions): Promise<number> {
 /** A bar over the scenario rounds on a terminal; a line per scenario round otherwise. */
 async function progressReporter(): Promise<{ update: (p: ProbeProgress) => void; stop: () => void }> {
   if (process.stderr.isTTY) {
-    const cliProgress = await import('cli-progress');
-    const bar = new cliProgress.SingleBar({ format: 'probe [{bar}] {value}/{total} | round {round}/{rounds} {scenario}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
-    let started = false;
-    return {
-      update: (p) => {
-        if (!started) { bar.start(p.total, 0, p); started = true; }
-        bar.update(p.done, p);
-      },
-      stop: () => { if (started) bar.stop(); },
-    };
+    const bar = await terminalBar('probe [{bar}] {value}/{total} | round {round}/{rounds} {scenario}');
+    return { update: (p) => bar.update(p.done, p.total, p), stop: bar.stop };
   }
   return {
     update: (p) => { if (p.phase === 'start') console.error(`probe: round ${p.round}/${p.rounds} ${p.scenario} (${p.done}/${p.total} done)`); },

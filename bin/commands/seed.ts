@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
+import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit seed <source> <target>`: the engine the FileSystemSeed construct deploys, on any machine. */
 export function register(program: Command): void {
@@ -60,23 +61,19 @@ async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions)
   }
 }
 
+/** Files finished: written, left unchanged, or failed (`files` counts those found so far). */
+const doneOf = (p: SeedProgress) => p.written + p.skipped + p.failed;
+
 /** A progress bar on a terminal; a line every 5 seconds otherwise (logs, CI). */
 async function progressReporter() {
   if (process.stderr.isTTY) {
-    const cliProgress = await import('cli-progress');
-    const bar = new cliProgress.SingleBar({
-      format: 'seed [{bar}] {percentage}% | {value}/{total} files | {rate} files/s | ETA {eta_formatted}',
-      stream: process.stderr, hideCursor: true,
-    }, cliProgress.Presets.shades_classic);
-    let started = false;
+    const bar = await terminalBar('seed [{bar}] {percentage}% | {value}/{total} files | {rate} files/s | ETA {eta_formatted}');
     return {
       update: (p: SeedProgress) => {
-        const rate = p.elapsedSeconds > 0 ? Math.round(p.files / p.elapsedSeconds) : 0;
-        if (!started) { bar.start(p.totalFiles ?? p.files, 0, { rate }); started = true; }
-        if (!p.totalFiles) bar.setTotal(Math.max(p.files, 1));
-        bar.update(p.files, { rate });
+        const done = doneOf(p);
+        bar.update(done, p.totalFiles ?? Math.max(p.files, 1), { rate: p.elapsedSeconds > 0 ? Math.round(done / p.elapsedSeconds) : 0 });
       },
-      stop: () => { if (started) { bar.stop(); started = false; } },
+      stop: bar.stop,
     };
   }
   let last = 0;
@@ -84,8 +81,8 @@ async function progressReporter() {
     update: (p: SeedProgress) => {
       if (Date.now() - last < 5000) return;
       last = Date.now();
-      const of = p.totalFiles ? `/${p.totalFiles}` : '';
-      console.error(`seed: ${p.files}${of} files, ${(p.bytes / 1048576).toFixed(1)} MiB, ${(p.files / Math.max(p.elapsedSeconds, 0.001)).toFixed(0)} files/s`);
+      const done = doneOf(p);
+      console.error(`seed: ${done}/${p.totalFiles ?? p.files} files, ${(p.bytes / 1048576).toFixed(1)} MiB found, ${(done / Math.max(p.elapsedSeconds, 0.001)).toFixed(0)} files/s`);
     },
     stop: () => undefined,
   };
