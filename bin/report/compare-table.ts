@@ -1,4 +1,4 @@
-import type { OperationSummary, ProbeResult } from '../../lambda/probe/result';
+import type { OperationSummary, ProbeResult, ScenarioResult } from '../../lambda/probe/result';
 
 /**
  * The side-by-side table of seed 004 (Elastic | Bursting | difference) for every scenario and
@@ -12,17 +12,15 @@ interface CompareRow {
 }
 
 function compareRows(a: ProbeResult, b: ProbeResult): CompareRow[] {
-  const rows: CompareRow[] = [];
   const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
-  for (const scenario of scenarios) {
-    const inA = a.scenarios.find((s) => s.scenario === scenario)?.summary ?? [];
-    const inB = b.scenarios.find((s) => s.scenario === scenario)?.summary ?? [];
-    const operations = [...new Set([...inA, ...inB].map((o) => o.operation))];
-    for (const operation of operations) {
-      rows.push({ scenario, operation, a: inA.find((o) => o.operation === operation), b: inB.find((o) => o.operation === operation) });
-    }
-  }
-  return rows;
+  return scenarios.flatMap((scenario) => operationsAcross([a, b].map((r) => r.scenarios.find((s) => s.scenario === scenario)))
+    .map(({ operation, summaries: [inA, inB] }) => ({ scenario, operation, a: inA, b: inB })));
+}
+
+/** Every operation one scenario's runs (one per probe result, absent where it did not run) measured, in first-seen order, with each run's summary. */
+export function operationsAcross(runs: ReadonlyArray<ScenarioResult | undefined>): Array<{ operation: string; summaries: Array<OperationSummary | undefined> }> {
+  const names = [...new Set(runs.flatMap((s) => s?.summary.map((o) => o.operation) ?? []))];
+  return names.map((operation) => ({ operation, summaries: runs.map((s) => s?.summary.find((o) => o.operation === operation)) }));
 }
 
 /** Throughput in MB/s (10^6 bytes, as dd prints) where the operation moves data, else operations/s. */

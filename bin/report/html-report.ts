@@ -1,5 +1,6 @@
 import type { OperationSummary, ProbeResult, ScenarioResult } from '../../lambda/probe/result';
 import type { Spread } from '../../lambda/probe/stats';
+import { operationsAcross, throughputOf } from './compare-table';
 
 /**
  * One self-contained HTML page comparing probe results (e.g. an Elastic and a Bursting file
@@ -76,10 +77,11 @@ function scenarioSection(name: string, results: ProbeResult[]): string {
   const runs = results.map((r) => r.scenarios.find((s) => s.scenario === name));
   const labels = results.map((r) => r.label);
   const reproduces = runs.find((s) => s !== undefined)?.reproduces ?? '';
-  const operations = [...new Set(runs.flatMap((s) => s?.summary.map((o) => o.operation) ?? []))];
-  const summaryOf = (op: string) => runs.map((s) => s?.summary.find((o) => o.operation === op));
+  const across = operationsAcross(runs);
+  const operations = across.map((o) => o.operation);
+  const summaryOf = (op: string) => across.find((o) => o.operation === op)!.summaries;
   // Operations that move bytes are compared in MB/s, the rest in ops/s: one unit per axis.
-  const movesBytes = (op: string) => summaryOf(op).some((o) => o !== undefined && o.bytesPerSecond.mean > 0);
+  const movesBytes = (op: string) => summaryOf(op).some((o) => o !== undefined && throughputOf(o).unit === 'MB/s');
   const charts = [
     barChart({
       scenario: name, title: 'Latency p50 and p99 in ms (mean over rounds, whisker min–max)', unit: 'ms', series: labels,
