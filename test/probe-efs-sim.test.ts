@@ -82,6 +82,21 @@ describeWithFuse('the probe on efs-sim', () => {
     });
   });
 
+  test('random reads opened O_DIRECT reach the file system, as on NFS; with the cache they are served from it', async () => {
+    const readsOn = (bypassCache: boolean) => withSim([], async (sim) => {
+      await sim.resetStats();
+      const result = await probeOn(sim, { 'random-reads': { files: 40, reads: 200, readers: 4, bypassCache } });
+      return { bypassed: result.scenarios[0].findings.cacheBypassed, serverReads: (await sim.stats()).ops.read };
+    });
+    const direct = await readsOn(true);
+    const cached = await readsOn(false);
+    expect(direct).toMatchObject({ bypassed: true, serverReads: expect.any(Number) });
+    expect(direct.serverReads).toBeGreaterThanOrEqual(200);
+    expect(cached.bypassed).toBe(false);
+    // At most a first read of each of the 40 files, whose pages the write left stale.
+    expect(cached.serverReads).toBeLessThan(100);
+  });
+
   test('a target that fails the calibration gets a refusal that says why, not a crash', async () => {
     await withSim(['--fault=EIO:create'], async (sim) => {
       const outcome = await runProbe({ scenarios: ['metadata'], maxSeconds: 60 }, { target: sim.mount, tool: 'test', version: '0' });

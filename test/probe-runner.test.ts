@@ -86,20 +86,12 @@ describe('scenarios', () => {
     expect(writers['write-4-writers-sync-each-block'].count).toBe(4);
   });
 
-  test('random-reads reads the asked number of files and says whether it bypassed the cache', async () => {
-    const result = await probe({ scenarios: { 'random-reads': SMALL['random-reads'] } });
+  test('random-reads reads the asked number of files, and says it used the cache when asked to', async () => {
+    // Whether a local disk takes O_DIRECT depends on its kind and on buffer alignment; the bypass
+    // itself is tested on efs-sim, which takes it as NFS does (probe-efs-sim.test.ts).
+    const result = await probe({ scenarios: { 'random-reads': { ...SMALL['random-reads'], bypassCache: false } } });
     expect(operations(result, 'random-reads')['read-file'].count).toBe(200);
-    // Whether this directory takes O_DIRECT reads (tmpfs refuses them, NFS takes them), found out here on our own.
-    const sample = path.join(target, 'direct-io-sample');
-    fs.writeFileSync(sample, Buffer.alloc(4096, 1));
-    let takesDirectIo = false;
-    try {
-      const fd = fs.openSync(sample, fs.constants.O_RDONLY | (fs.constants as Record<string, number>).O_DIRECT);
-      try { fs.readSync(fd, Buffer.alloc(4096)); takesDirectIo = true; } finally { fs.closeSync(fd); }
-    } catch { /* refused */ }
-    expect(result.scenarios[0].findings.cacheBypassed).toBe(takesDirectIo);
-    const cached = await probe({ scenarios: { 'random-reads': { ...SMALL['random-reads'], bypassCache: false } } });
-    expect(cached.scenarios[0].findings.cacheBypassed).toBe(false);
+    expect(result.scenarios[0].findings.cacheBypassed).toBe(false);
   });
 
   test('locking: processes taking turns on a lock file lose no update', async () => {

@@ -270,16 +270,21 @@ static int open_handle(int fd, struct fuse_file_info *fi) {
   return 0;
 }
 
+/* O_DIRECT is the client's business: it skips the client's page cache (the kernel's FUSE layer does
+ * that here, as the NFS client does on EFS) and the server never sees it. Passed on, tmpfs would
+ * refuse the open. */
+static int backing_flags(const struct fuse_file_info *fi) { return fi->flags & ~(O_NOFOLLOW | O_DIRECT); }
+
 static int sim_create(const char *path, mode_t mode, struct fuse_file_info *fi) {
   int e = begin(OP_CREATE); if (e) return end(-e);
-  int fd = openat(backing_fd, rel(path), fi->flags | O_CREAT, mode);
+  int fd = openat(backing_fd, rel(path), backing_flags(fi) | O_CREAT, mode);
   if (fd == -1) return end(-errno);
   return end(open_handle(fd, fi));
 }
 
 static int sim_open(const char *path, struct fuse_file_info *fi) {
   int e = begin(OP_OPEN); if (e) return end(-e);
-  int fd = openat(backing_fd, rel(path), fi->flags & ~O_NOFOLLOW);
+  int fd = openat(backing_fd, rel(path), backing_flags(fi));
   if (fd == -1) return end(-errno);
   return end(open_handle(fd, fi));
 }
@@ -381,6 +386,9 @@ static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   cfg->attr_timeout = attr_timeout_s;
   cfg->negative_timeout = 0;
   cfg->nullpath_ok = 1;
+  /* Close-to-open consistency, as NFS: a file opened again keeps its cached pages while its mtime
+   * and size are unchanged (FUSE's default drops them at every open). */
+  cfg->auto_cache = 1;
   return NULL;
 }
 
