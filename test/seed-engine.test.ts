@@ -51,6 +51,24 @@ describe('from a directory', () => {
     expect(fs.readFileSync(path.join(dst, 'dir-1', 'file-1.dat'))).toEqual(fs.readFileSync(path.join(src, 'dir-1', 'file-1.dat')));
   });
 
+  test('writes again a directory deleted from the target, and refuses one replaced by a symlink, writing nothing through it', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    const outside = path.join(work, 'outside');
+    makeTree(src, 2, 5);
+    await seedFrom(src, dst);
+    fs.rmSync(path.join(dst, 'dir-0'), { recursive: true });
+    fs.rmSync(path.join(dst, 'dir-1'), { recursive: true });
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, path.join(dst, 'dir-1'));
+    const again = await seedFrom(src, dst);
+    expect(again).toMatchObject({ written: 5, skipped: 0 });
+    expect(again.failed).toHaveLength(5);
+    expect(again.failed[0].error).toContain('is not a directory (a symlink is never followed)');
+    expect(treeDigest(path.join(dst, 'dir-0'))).toEqual(treeDigest(path.join(src, 'dir-0')));
+    expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
   test('replaces changed files, keeps files the source dropped, and prunes only when asked', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
@@ -77,6 +95,18 @@ describe('from a directory', () => {
     const summary = await seedFrom(src, path.join(work, 'dst'), { dryRun: true });
     expect(summary).toMatchObject({ files: 6, written: 6 });
     expect(fs.existsSync(path.join(work, 'dst'))).toBe(false);
+  });
+
+  test('a dry run on a seeded target reports only what changed, and writes nothing', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 2, 3);
+    await seedFrom(src, dst);
+    fs.writeFileSync(path.join(src, 'dir-1', 'file-2.dat'), 'changed content');
+    fs.rmSync(path.join(dst, 'dir-0', 'file-0.dat'));
+    const before = treeDigest(dst);
+    expect(await seedFrom(src, dst, { dryRun: true })).toMatchObject({ files: 6, written: 2, skipped: 4 });
+    expect(treeDigest(dst)).toEqual(before);
   });
 
   test('stops at the deadline and a later run finishes the job', async () => {

@@ -5,30 +5,50 @@ import { MAX_PREPARING, RoundRobinPool } from '../lambda/seed/round-robin-pool';
 describe('RoundRobinPool', () => {
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-  test('runs a directory\'s jobs only once it is prepared, and never more than a few preparations at once', async () => {
-    const prepared = new Set<string>();
+  /** A pool whose preparations wait to be released, except for the directories named ready. */
+  function poolWithPreparations(concurrency: number, ready: string[] = []) {
+    const prepared = new Set<string>(ready);
     const releases = new Map<string, () => void>();
-    let preparingNow = 0;
-    let mostPreparing = 0;
-    const ranBeforePrepared: string[] = [];
-    const pool = new RoundRobinPool<string>({ concurrency: 16, maxQueuedJobs: 1000, maxQueuedBytes: 1e9 }, async (directory) => {
-      if (!prepared.has(directory)) ranBeforePrepared.push(directory);
-    }, (directory) => new Promise<void>((resolve) => {
-      preparingNow++;
-      mostPreparing = Math.max(mostPreparing, preparingNow);
-      releases.set(directory, () => { preparingNow--; prepared.add(directory); resolve(); });
-    }));
-    for (let d = 0; d < 10; d++) for (let f = 0; f < 5; f++) await pool.add(`dir-${d}`, `dir-${d}`);
-    const drained = pool.drain();
-    while (prepared.size < 10) {
+    let holding = true;
+    const seen = { preparingNow: 0, mostPreparing: 0, ranBeforePrepared: [] as string[] };
+    const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: 100_000, maxQueuedBytes: 1e9 }, async (directory) => {
+      if (!prepared.has(directory)) seen.ranBeforePrepared.push(directory);
       await tick();
-      const [directory, release] = [...releases][0];
-      releases.delete(directory);
-      release();
-    }
+    }, (directory) => (prepared.has(directory) || !holding ? (async () => { prepared.add(directory); })() : new Promise<void>((resolve) => {
+      seen.preparingNow++;
+      seen.mostPreparing = Math.max(seen.mostPreparing, seen.preparingNow);
+      releases.set(directory, () => { seen.preparingNow--; prepared.add(directory); resolve(); });
+    })));
+    /** Releases the held preparations; later ones go through at once. */
+    const releaseAll = () => {
+      holding = false;
+      releases.forEach((release) => release());
+    };
+    return { pool, seen, releaseAll };
+  }
+
+  test('runs a directory\'s jobs only once it is prepared, and while jobs are ready prepares a few directories at most', async () => {
+    const { pool, seen, releaseAll } = poolWithPreparations(16, ['ready']);
+    for (let j = 0; j < 1000; j++) await pool.add('ready', 'ready');
+    await tick();
+    for (let d = 0; d < 10; d++) for (let f = 0; f < 5; f++) await pool.add(`dir-${d}`, `dir-${d}`);
+    for (let t = 0; t < 20; t++) await tick(); // 'ready' still has jobs queued
+    expect(seen.mostPreparing).toBe(MAX_PREPARING);
+    const drained = pool.drain();
+    releaseAll();
     await drained;
-    expect(ranBeforePrepared).toEqual([]);
-    expect(mostPreparing).toBe(MAX_PREPARING);
+    expect(seen.ranBeforePrepared).toEqual([]);
+  });
+
+  test('with no job ready, free slots prepare directories (an unchanged re-run only looks at them)', async () => {
+    const { pool, seen, releaseAll } = poolWithPreparations(16);
+    for (let d = 0; d < 10; d++) for (let f = 0; f < 5; f++) await pool.add(`dir-${d}`, `dir-${d}`);
+    await tick();
+    expect(seen.preparingNow).toBe(10);
+    const drained = pool.drain();
+    releaseAll();
+    await drained;
+    expect(seen.ranBeforePrepared).toEqual([]);
   });
 
   test('takes ready directories round-robin, and a failed preparation leaves its jobs to meet the failure', async () => {

@@ -79,6 +79,8 @@ export const DEFAULT_CONCURRENCY = 64;
 export const MAX_CONCURRENCY = 1024;
 
 type Job = { kind: 'file'; entry: FileEntry } | { kind: 'symlink'; entry: SymlinkEntry };
+/** Looks for a directory's unchanged entries (per the manifest) in one listing of it. */
+type Task = Job | { kind: 'check'; directory: string };
 
 export async function seed(source: SeedSource, target: string, options: SeedOptions = {}): Promise<SeedSummary> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -99,8 +101,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   // Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end).
   let totals: { files: number; bytes: number } | undefined;
   source.totals?.().then((t) => { totals = t; }, () => undefined);
-  const directories = new DirectoryMaker(root, dryRun, options);
   const listings = new TargetListings(root);
+  const directories = new DirectoryMaker(root, dryRun, options, listings);
 
   const progress = () => options.onProgress?.({
     files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
@@ -112,11 +114,22 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 
   let complete = true;
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
-  const pool = new RoundRobinPool<Job>({
+  const skip = (job: Job) => {
+    if (job.kind === 'file') job.entry.discard?.();
+    counts.skipped++;
+    progress();
+  };
+  const unchanged = new UnchangedEntries(listings, directories);
+  const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
     maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
   }, async (job) => {
+    if (job.kind === 'check') {
+      // Entries no longer on the target (deleted since) are written again, after this listing.
+      await unchanged.settle(job.directory, skip, (gone) => pool.enqueue(job.directory, gone, bytesHeld(gone)));
+      return;
+    }
     const relative = job.entry.path;
     if (pastDeadline()) {
       // Queued but not started: leave it to the next run.
@@ -133,8 +146,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await directories.make(directory);
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(root, job.entry, previous.get(relative), dryRun, options, listings, beforeWrite)
-        : await writeSymlinkIfChanged(root, job.entry, previous.get(relative), dryRun, listings, beforeWrite);
+        ? await writeFileIfChanged(root, job.entry, dryRun, options, beforeWrite)
+        : await writeSymlink(root, job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
         counts.writtenBytes += done.bytes;
@@ -180,12 +193,14 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
         break;
       }
       counts.files++;
-      if (raw.type === 'file') {
-        counts.bytes += raw.size;
-        // Buffered archive members count against the memory bound; streamed ones do not.
-        await pool.add(path.posix.dirname(relative), { kind: 'file', entry: { ...raw, path: relative } }, raw.size <= SMALL_FILE_BYTES ? raw.size : 0);
+      if (raw.type === 'file') counts.bytes += raw.size;
+      const job: Job = raw.type === 'file' ? { kind: 'file', entry: { ...raw, path: relative } } : { kind: 'symlink', entry: { ...raw, path: relative } };
+      const directory = path.posix.dirname(relative);
+      if (useManifest && previous.get(relative) === raw.identity) {
+        // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
+        if (unchanged.add(directory, job)) await pool.add(directory, { kind: 'check', directory });
       } else {
-        await pool.add(path.posix.dirname(relative), { kind: 'symlink', entry: { ...raw, path: relative } });
+        await pool.add(directory, job, bytesHeld(job));
       }
     }
   } finally {
@@ -218,6 +233,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   };
 }
 
+/** Buffered archive members count against the memory bound; streamed ones do not. */
+const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.size <= SMALL_FILE_BYTES ? job.entry.size : 0);
+
 function sameEntries(a: Manifest, b: Manifest): boolean {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
@@ -232,19 +250,16 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-async function writeFileIfChanged(root: string, entry: FileEntry, known: string | undefined, dryRun: boolean, options: SeedOptions, listings: TargetListings, beforeWrite: () => Promise<void>) {
+async function writeFileIfChanged(root: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
   const finalPath = path.join(root, entry.path);
+  // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
-  let unchanged = false;
   if (byTime) {
     const stat = await fs.promises.lstat(finalPath).catch(() => undefined);
-    unchanged = !!stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!);
-  } else if (known === entry.identity) {
-    unchanged = await listings.holds(entry.path, 'file');
-  }
-  if (unchanged) {
-    entry.discard?.();
-    return { written: false, bytes: 0 };
+    if (stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!)) {
+      entry.discard?.();
+      return { written: false, bytes: 0 };
+    }
   }
   if (dryRun) {
     entry.discard?.();
@@ -257,11 +272,10 @@ async function writeFileIfChanged(root: string, entry: FileEntry, known: string 
   return { written: true, bytes };
 }
 
-async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: string | undefined, dryRun: boolean, listings: TargetListings, beforeWrite: () => Promise<void>) {
-  const finalPath = path.join(root, entry.path);
-  if (known === entry.identity && await listings.holds(entry.path, 'symlink')) return { written: false, bytes: 0 };
+async function writeSymlink(root: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
   if (dryRun) return { written: true, bytes: 0 };
   await beforeWrite();
+  const finalPath = path.join(root, entry.path);
   const tmp = temporaryName(path.dirname(finalPath));
   await fs.promises.symlink(entry.target, tmp);
   await fs.promises.rename(tmp, finalPath).catch(async (err) => {
@@ -271,27 +285,63 @@ async function writeSymlinkIfChanged(root: string, entry: SymlinkEntry, known: s
   return { written: true, bytes: 0 };
 }
 
+/** A target directory's entries by name; empty where the directory could not be read. */
+type Listing = ReadonlyMap<string, fs.Dirent>;
+
 /**
- * What the target's directories hold, listed once each: a file the manifest says is up to date is
- * skipped if its name is still there, so an unchanged re-run costs a round trip per directory, not
- * one per file. (Only a seed writes through its temporary names, so a name that is there is a whole
- * file; one deleted from the target since is written again.)
+ * The target's directories, each listed at most once per run, and only where it existed before the
+ * run: the listing tells which unchanged entries are still there, which subdirectories exist (no
+ * lookup each) and which temporary files an interrupted run left. Only a seed writes through its
+ * temporary names, so a name that is there is a whole file. The listing is taken before this run
+ * writes into the directory (every write waits for the sweep, which waits for it).
  */
 class TargetListings {
-  private readonly listings = new Map<string, Promise<Map<string, fs.Dirent>>>();
+  private readonly listings = new Map<string, Promise<Listing>>();
 
   constructor(private readonly root: string) {}
 
-  async holds(relative: string, kind: 'file' | 'symlink'): Promise<boolean> {
-    const directory = keyOf(path.posix.dirname(relative));
-    let listing = this.listings.get(directory);
+  list(relative: string): Promise<Listing> {
+    const key = keyOf(relative);
+    let listing = this.listings.get(key);
     if (!listing) {
-      listing = fs.promises.readdir(path.join(this.root, directory), { withFileTypes: true })
+      listing = fs.promises.readdir(path.join(this.root, key), { withFileTypes: true })
         .then((dirents) => new Map(dirents.map((d) => [d.name, d])), () => new Map<string, fs.Dirent>());
-      this.listings.set(directory, listing);
+      this.listings.set(key, listing);
     }
-    const dirent = (await listing).get(path.posix.basename(relative));
-    return kind === 'file' ? !!dirent?.isFile() : !!dirent?.isSymbolicLink();
+    return listing;
+  }
+}
+
+/**
+ * Entries the manifest says are unchanged, waiting, by directory, for that directory's listing: one
+ * pool task per directory, not one per file, so an unchanged re-run costs little more than the walk.
+ */
+class UnchangedEntries {
+  private readonly waiting = new Map<string, Job[]>();
+
+  constructor(private readonly listings: TargetListings, private readonly directories: DirectoryMaker) {}
+
+  /** Holds `job` for `directory`'s check; true when the directory needs a check task queued. */
+  add(directory: string, job: Job): boolean {
+    const queue = this.waiting.get(directory);
+    if (queue) {
+      queue.push(job);
+      return false;
+    }
+    this.waiting.set(directory, [job]);
+    return true;
+  }
+
+  /** Run as the check task, once the directory is made: each waiting entry is there, or gone. */
+  async settle(directory: string, there: (job: Job) => void, gone: (job: Job) => void): Promise<void> {
+    const listing = this.directories.existed(directory) ? await this.listings.list(directory) : new Map<string, fs.Dirent>();
+    const jobs = this.waiting.get(directory) ?? [];
+    this.waiting.delete(directory);
+    for (const job of jobs) {
+      const dirent = listing.get(path.posix.basename(job.entry.path));
+      const present = job.kind === 'file' ? dirent?.isFile() : dirent?.isSymbolicLink();
+      if (present) there(job); else gone(job);
+    }
   }
 }
 
@@ -300,10 +350,11 @@ const keyOf = (relative: string) => (relative === '.' ? '' : relative);
 
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
- * real directory (a symlink planted to lead writes outside the target). A directory that already
- * existed is swept of temporary files an interrupted run left behind before the first write into it
- * (an interrupted write always leaves its file to be written again), so an unchanged re-run writes
- * nothing.
+ * real directory (a symlink planted to lead writes outside the target). Whether a directory exists is
+ * read from its parent's listing where the parent existed, so a re-run makes no lookup per directory.
+ * A directory that already existed is swept of temporary files an interrupted run left behind before
+ * the first write into it (an interrupted write always leaves its file to be written again), so an
+ * unchanged re-run writes nothing. A dry run only looks.
  */
 class DirectoryMaker {
   private readonly made = new Map<string, Promise<void>>();
@@ -311,7 +362,7 @@ class DirectoryMaker {
   private readonly existing = new Set<string>(['']);
   private readonly swept = new Map<string, Promise<void>>();
 
-  constructor(private readonly root: string, private readonly dryRun: boolean, private readonly options: SeedOptions) {}
+  constructor(private readonly root: string, private readonly dryRun: boolean, private readonly options: SeedOptions, private readonly listings: TargetListings) {}
 
   declare(relative: string, mode: number): void {
     this.modes.set(relative, mode);
@@ -323,11 +374,16 @@ class DirectoryMaker {
     return this.made.get(key) ?? this.remember(key, this.create(key));
   }
 
+  /** Whether `relative` (made already) was there before this run. */
+  existed(relative: string): boolean {
+    return this.existing.has(keyOf(relative));
+  }
+
   /** Call before writing into `relative` (made already). */
   sweepBeforeWriting(relative: string): Promise<void> {
     const key = keyOf(relative);
     if (this.dryRun || !this.existing.has(key)) return Promise.resolve();
-    const sweep = this.swept.get(key) ?? this.sweep(path.join(this.root, key));
+    const sweep = this.swept.get(key) ?? this.sweep(key);
     this.swept.set(key, sweep);
     return sweep;
   }
@@ -338,12 +394,20 @@ class DirectoryMaker {
   }
 
   private async create(relative: string): Promise<void> {
-    await this.make(path.posix.dirname(relative));
+    const parent = keyOf(path.posix.dirname(relative));
+    await this.make(parent);
+    // A listing shares the parent's lock, while a mkdir holds it alone even when the directory exists:
+    // on a re-run a mkdir each would queue them one by one.
+    if (this.existing.has(parent)) {
+      const dirent = (await this.listings.list(parent)).get(path.posix.basename(relative));
+      if (dirent) {
+        this.refuseUnlessDirectory(relative, dirent);
+        this.existing.add(relative);
+        return;
+      }
+    }
     if (this.dryRun) return;
     const full = path.join(this.root, relative);
-    // In a directory that existed, look first: a lookup shares the parent's lock, while a mkdir holds
-    // it alone even when the directory exists, so on a re-run a mkdir each would queue them one by one.
-    if (this.existing.has(keyOf(path.posix.dirname(relative))) && await this.exists(relative, full)) return;
     try {
       await fs.promises.mkdir(full, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
       if (this.options.uid !== undefined || this.options.gid !== undefined) {
@@ -351,24 +415,19 @@ class DirectoryMaker {
       }
     } catch (err) {
       // Made meanwhile by another writer (Distributed Map workers share a target).
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !await this.exists(relative, full)) throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      this.refuseUnlessDirectory(relative, await fs.promises.lstat(full));
+      this.existing.add(relative);
     }
   }
 
-  /** Whether `relative` is a directory already; anything else there is refused. */
-  private async exists(relative: string, full: string): Promise<boolean> {
-    const stat = await fs.promises.lstat(full).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
-    if (!stat) return false;
-    if (!stat.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
-    this.existing.add(relative);
-    return true;
+  private refuseUnlessDirectory(relative: string, found: fs.Dirent | fs.Stats): void {
+    if (!found.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
   }
 
-  private async sweep(dir: string): Promise<void> {
-    const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => n.startsWith(TEMP_PREFIX)).map((n) => fs.promises.unlink(path.join(dir, n)).catch(() => undefined)));
+  private async sweep(relative: string): Promise<void> {
+    const dir = path.join(this.root, relative);
+    const names = [...(await this.listings.list(relative)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
+    await Promise.all(names.map((n) => fs.promises.unlink(path.join(dir, n)).catch(() => undefined)));
   }
 }

@@ -2,9 +2,10 @@
  * A bounded pool that runs jobs `concurrency` at a time, taking them round-robin across
  * directories: Linux holds a directory's lock for the whole round trip of a create, so on EFS
  * creates in one directory are serial, and only interleaving directories keeps the pool busy.
- * A directory's jobs run only once it is prepared (created on the target). Preparing takes a few of
- * the pool's slots at most (creates in one parent are serial anyway), so no writer sits waiting for
- * a mkdir while other directories are ready.
+ * A directory's jobs run only once it is prepared (created on the target). While jobs are ready,
+ * preparing takes a few of the pool's slots at most (creates in one parent are serial anyway), so no
+ * writer sits waiting for a mkdir; with none ready, any free slot prepares (on an unchanged re-run,
+ * preparing is only looking).
  * `add` waits while too many jobs or bytes are queued, which bounds memory for streamed sources.
  */
 export interface PoolLimits {
@@ -54,6 +55,14 @@ export class RoundRobinPool<T> {
 
   /** Queue `job` under `directory`; resolves once there is room for more. */
   async add(directory: string, job: T, bytes = 0): Promise<void> {
+    this.enqueue(directory, job, bytes);
+    while (this.queuedJobs >= this.limits.maxQueuedJobs || (this.queuedBytes > this.limits.maxQueuedBytes && this.queuedJobs > 1)) {
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** Queue `job` without waiting for room: for a running job's follow-ups, which must never wait on the pool. */
+  enqueue(directory: string, job: T, bytes = 0): void {
     let queue = this.queues.get(directory);
     if (!queue) {
       queue = [];
@@ -65,9 +74,6 @@ export class RoundRobinPool<T> {
     this.queuedJobs++;
     this.queuedBytes += bytes;
     this.pump();
-    while (this.queuedJobs >= this.limits.maxQueuedJobs || (this.queuedBytes > this.limits.maxQueuedBytes && this.queuedJobs > 1)) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
   }
 
   /** Resolves when every queued and running job has finished. */
@@ -92,9 +98,9 @@ export class RoundRobinPool<T> {
     this.release('waiters');
   }
 
-  /** A directory to prepare while few are, else the next prepared directory's next job. */
+  /** A directory to prepare while few are (or no job is ready), else the next prepared directory's next job. */
   private takeNext(): (() => Promise<void>) | undefined {
-    if (this.preparing.size < MAX_PREPARING && this.nextUnprepared < this.unprepared.length) {
+    if ((this.preparing.size < MAX_PREPARING || this.order.length === 0) && this.nextUnprepared < this.unprepared.length) {
       const directory = this.unprepared[this.nextUnprepared++];
       this.preparing.add(directory);
       return () => this.prepare(directory).catch(() => undefined).then(() => {
