@@ -78,6 +78,19 @@ describeWithFuse('seed on efs-sim', () => {
     expect(tempLeftovers(target)).toEqual([]);
   });
 
+  test('a source on a slow mount is walked and read in parallel, and copied byte for byte', async () => {
+    // The source is the emulated mount here (an EFS being migrated): its round trips are slow, so the
+    // walk moves its stats and reads from synchronous calls, one at a time, to the thread pool.
+    sim = await startEfsSim({ profile: 'local', flags: ['--latency-any=3'] });
+    const src = path.join(sim.mount, 'src');
+    makeTree(src, 10, 20);
+    const target = path.join(work, 'dst');
+    await sim.resetStats();
+    expect(JSON.parse((await runSeed(src, target)).stdout)).toMatchObject({ files: 200, written: 200, failed: [] });
+    expect((await sim.stats()).peakInFlight).toBeGreaterThanOrEqual(10);
+    expect(treeDigest(target)).toEqual(treeDigest(src));
+  });
+
   test.each(['EIO', 'ENOSPC'])('%s on writes: a clear error, and no partial file at any final path', async (errno) => {
     const src = path.join(work, 'src');
     makeTree(src, 10, 10);

@@ -78,7 +78,8 @@ export interface SeedSummary {
 export const DEFAULT_CONCURRENCY = 64;
 export const MAX_CONCURRENCY = 1024;
 
-type Job = { kind: 'file'; entry: FileEntry } | { kind: 'symlink'; entry: SymlinkEntry };
+/** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
+type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };
 /** Looks for a directory's unchanged entries (per the manifest) in one listing of it. */
 type Task = Job | { kind: 'check'; directory: string };
 
@@ -130,7 +131,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await unchanged.settle(job.directory, skip, (gone) => pool.enqueue(job.directory, gone, bytesHeld(gone)));
       return;
     }
-    const relative = job.entry.path;
+    const relative = job.path;
     if (pastDeadline()) {
       // Queued but not started: leave it to the next run.
       if (job.kind === 'file') {
@@ -146,8 +147,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await directories.make(directory);
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(root, job.entry, dryRun, options, beforeWrite)
-        : await writeSymlink(root, job.entry, dryRun, beforeWrite);
+        ? await writeFileIfChanged(path.join(root, relative), job.entry, dryRun, options, beforeWrite)
+        : await writeSymlink(path.join(root, relative), job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
         counts.writtenBytes += done.bytes;
@@ -194,7 +195,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       }
       counts.files++;
       if (raw.type === 'file') counts.bytes += raw.size;
-      const job: Job = raw.type === 'file' ? { kind: 'file', entry: { ...raw, path: relative } } : { kind: 'symlink', entry: { ...raw, path: relative } };
+      const job: Job = raw.type === 'file' ? { kind: 'file', path: relative, entry: raw } : { kind: 'symlink', path: relative, entry: raw };
       const directory = path.posix.dirname(relative);
       if (useManifest && previous.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
@@ -237,7 +238,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.size <= SMALL_FILE_BYTES ? job.entry.size : 0);
 
 function sameEntries(a: Manifest, b: Manifest): boolean {
-  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) if (b.get(k) !== v) return false;
+  return true;
 }
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
@@ -250,8 +253,7 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-async function writeFileIfChanged(root: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
-  const finalPath = path.join(root, entry.path);
+async function writeFileIfChanged(finalPath: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
@@ -272,10 +274,9 @@ async function writeFileIfChanged(root: string, entry: FileEntry, dryRun: boolea
   return { written: true, bytes };
 }
 
-async function writeSymlink(root: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
+async function writeSymlink(finalPath: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
   if (dryRun) return { written: true, bytes: 0 };
   await beforeWrite();
-  const finalPath = path.join(root, entry.path);
   const tmp = temporaryName(path.dirname(finalPath));
   await fs.promises.symlink(entry.target, tmp);
   await fs.promises.rename(tmp, finalPath).catch(async (err) => {
@@ -338,7 +339,7 @@ class UnchangedEntries {
     const jobs = this.waiting.get(directory) ?? [];
     this.waiting.delete(directory);
     for (const job of jobs) {
-      const dirent = listing.get(path.posix.basename(job.entry.path));
+      const dirent = listing.get(path.posix.basename(job.path));
       const present = job.kind === 'file' ? dirent?.isFile() : dirent?.isSymbolicLink();
       if (present) there(job); else gone(job);
     }

@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { readdir, readFile, readlink, stat } from '../../shared/fs-calls';
 import { MiB } from '../../shared/sizes';
-import { SeedEntry, SeedSource } from '../entry';
+import { Readable } from 'stream';
+import { FileEntry, SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
 import { WhileFast } from './while-fast';
 
@@ -36,8 +37,9 @@ export class LocalDirectorySource implements SeedSource {
 }
 
 /**
- * Walks a tree once, every directory's entries stat'ed in parallel (the source may be a network
- * mount too), handing out entries as they are found, so copying starts with the first directory.
+ * Walks a tree once, handing out entries as they are found, so copying starts with the first
+ * directory. While the source answers in microseconds it is read synchronously, with no promise per
+ * entry; on a slow one (a network mount) every directory's entries are stat'ed in parallel.
  */
 class TreeWalk {
   readonly totals: Promise<{ files: number; bytes: number }>;
@@ -82,33 +84,50 @@ class TreeWalk {
   }
 
   private async visit(relative: string): Promise<void> {
-    const dir = path.join(this.root, relative);
-    const dirents = await readdir(dir, { withFileTypes: true });
+    const dir = relative ? path.join(this.root, relative) : this.root;
+    const dirents = await this.fast.run(() => fs.readdirSync(dir, { withFileTypes: true }), () => readdir(dir, { withFileTypes: true }));
     const subdirectories: string[] = [];
-    const entries = await Promise.all(dirents.map(async (dirent): Promise<SeedEntry | undefined> => {
+    const entries = dirents.map((dirent) => {
       const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
-      const full = path.join(dir, dirent.name);
-      if (dirent.isDirectory()) {
-        subdirectories.push(rel);
-        return { type: 'directory', path: rel, mode: (await stat(full)).mode & 0o7777 };
-      }
-      if (dirent.isSymbolicLink()) {
-        const target = await readlink(full);
-        return { type: 'symlink', path: rel, target, identity: `link:${target}` };
-      }
-      if (!dirent.isFile()) return undefined; // sockets, FIFOs and devices have no content to copy
-      const s = await this.fast.run(() => fs.statSync(full), () => stat(full));
-      return {
-        type: 'file', path: rel, size: s.size, mode: s.mode & 0o7777, identity: `${s.size}:${Math.trunc(s.mtimeMs)}`,
-        // Small files in one read; large ones streamed, so memory stays bounded.
-        open: async () => {
-          if (s.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(full), () => readFile(full));
-          return s.size <= SMALL_FILE_BYTES ? readFile(full) : fs.createReadStream(full, { highWaterMark: MiB });
-        },
-      };
-    }));
-    for (const entry of entries) if (entry) this.found.push(entry);
+      if (dirent.isDirectory()) subdirectories.push(rel);
+      return this.entryOf(dirent, rel, `${dir}/${dirent.name}`);
+    });
+    // While the source is fast every entry is known already; on a slow one, the stats run in parallel.
+    for (const entry of entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as Array<SeedEntry | undefined>) {
+      if (entry) this.found.push(entry);
+    }
     this.wake?.();
     await Promise.all(subdirectories.map((sub) => this.visit(sub)));
+  }
+
+  private entryOf(dirent: fs.Dirent, rel: string, full: string): SeedEntry | undefined | Promise<SeedEntry | undefined> {
+    if (dirent.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: `link:${target}` }));
+    // Sockets, FIFOs and devices have no content to copy.
+    if (!dirent.isDirectory() && !dirent.isFile()) return undefined;
+    const stats = this.fast.run(() => fs.statSync(full), () => stat(full));
+    const entry = (s: fs.Stats): SeedEntry => (dirent.isDirectory()
+      ? { type: 'directory', path: rel, mode: s.mode & 0o7777 }
+      : new LocalFile(rel, full, s, this.fast));
+    return stats instanceof Promise ? stats.then(entry) : entry(stats);
+  }
+}
+
+/** A file of the tree; its content is read only when it is written. */
+class LocalFile implements FileEntry {
+  readonly type = 'file';
+  readonly size: number;
+  readonly mode: number;
+  readonly identity: string;
+
+  constructor(readonly path: string, private readonly full: string, stats: fs.Stats, private readonly fast: WhileFast) {
+    this.size = stats.size;
+    this.mode = stats.mode & 0o7777;
+    this.identity = `${stats.size}:${Math.trunc(stats.mtimeMs)}`;
+  }
+
+  /** Small files in one read; large ones streamed, so memory stays bounded. */
+  async open(): Promise<Readable | Buffer> {
+    if (this.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(this.full), () => readFile(this.full));
+    return this.size <= SMALL_FILE_BYTES ? readFile(this.full) : fs.createReadStream(this.full, { highWaterMark: MiB });
   }
 }

@@ -3,7 +3,7 @@ const SLOW_CALL_NS = 1_000_000n;
 const SLOW_CALLS_IN_A_ROW = 3;
 
 /**
- * Runs a source's stats and small reads synchronously while they take microseconds (the page cache,
+ * Runs a source's listings, stats and small reads synchronously while they take microseconds (the page cache,
  * tmpfs): handing each to libuv's thread pool costs tens of microseconds of the one JS thread once
  * the pool's 64+ threads are busy writing, and that thread is what limits a small-file copy. A few
  * slow calls in a row (a cold disk, a network mount; one alone may be the scheduler) move every later
@@ -17,7 +17,8 @@ export class WhileFast {
     return this.slowInARow < SLOW_CALLS_IN_A_ROW;
   }
 
-  async run<T>(syncCall: () => T, asyncCall: () => Promise<T>): Promise<T> {
+  /** The synchronous call's value while calls are fast (no promise to settle), else the asynchronous call's promise. */
+  run<T>(syncCall: () => T, asyncCall: () => Promise<T>): T | Promise<T> {
     if (!this.fast) return asyncCall();
     const started = process.hrtime.bigint();
     try {
