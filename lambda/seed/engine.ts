@@ -94,8 +94,14 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   if (!dryRun) await ensureRoot(root);
 
   const useManifest = options.manifest ?? true;
-  const previous = useManifest ? await loadManifest(root) : new Map<string, string>();
-  const manifest: Manifest = new Map(previous);
+  // What earlier seeds wrote, updated as files are written: each path is looked up before its own update.
+  const manifest: Manifest = useManifest ? await loadManifest(root) : new Map<string, string>();
+  let manifestChanged = false;
+  const record = (relative: string, identity: string) => {
+    if (manifest.get(relative) === identity) return;
+    manifest.set(relative, identity);
+    manifestChanged = true;
+  };
   const seen = new Set<string>();
   const failed: SeedFailure[] = [];
   const counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
@@ -155,7 +161,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       } else {
         counts.skipped++;
       }
-      if (!dryRun && useManifest) manifest.set(relative, job.entry.identity);
+      if (!dryRun && useManifest) record(relative, job.entry.identity);
     } catch (err) {
       if (job.kind === 'file') job.entry.discard?.();
       fail(relative, err);
@@ -197,7 +203,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       if (raw.type === 'file') counts.bytes += raw.size;
       const job: Job = raw.type === 'file' ? { kind: 'file', path: relative, entry: raw } : { kind: 'symlink', path: relative, entry: raw };
       const directory = path.posix.dirname(relative);
-      if (useManifest && previous.get(relative) === raw.identity) {
+      if (useManifest && manifest.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
         if (unchanged.add(directory, job)) await pool.add(directory, { kind: 'check', directory });
       } else {
@@ -211,19 +217,20 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {
-    for (const relative of previous.keys()) {
+    for (const relative of manifest.keys()) {
       if (seen.has(relative)) continue;
       if (!dryRun) {
         await fs.promises.unlink(path.join(root, relative)).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT') fail(relative, err);
         });
         manifest.delete(relative);
+        manifestChanged = true;
       }
       pruned++;
     }
   }
   // An unchanged re-run writes nothing at all, not even the manifest.
-  if (!dryRun && useManifest && !sameEntries(previous, manifest)) {
+  if (!dryRun && useManifest && manifestChanged) {
     // The files are in place either way; without the manifest the next run re-checks and rewrites them.
     await saveManifest(root, manifest).catch((err) => fail(`${STATE_DIR}/seed-manifest.json`, err));
   }
@@ -237,11 +244,6 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 /** Buffered archive members count against the memory bound; streamed ones do not. */
 const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.size <= SMALL_FILE_BYTES ? job.entry.size : 0);
 
-function sameEntries(a: Manifest, b: Manifest): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, v] of a) if (b.get(k) !== v) return false;
-  return true;
-}
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;

@@ -13,6 +13,7 @@ export const fsync = promisify(fs.fsync);
 export const futimes = promisify(fs.futimes);
 export const fchown = promisify(fs.fchown);
 export const stat = promisify(fs.stat);
+export const lstat = promisify(fs.lstat);
 export const rename = promisify(fs.rename);
 export const unlink = promisify(fs.unlink);
 export const mkdir = promisify(fs.mkdir);

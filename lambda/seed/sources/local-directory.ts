@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { readdir, readFile, readlink, stat } from '../../shared/fs-calls';
+import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
 import { MiB } from '../../shared/sizes';
 import { Readable } from 'stream';
 import { FileEntry, SeedEntry, SeedSource } from '../entry';
@@ -85,29 +85,29 @@ class TreeWalk {
 
   private async visit(relative: string): Promise<void> {
     const dir = relative ? path.join(this.root, relative) : this.root;
-    const dirents = await this.fast.run(() => fs.readdirSync(dir, { withFileTypes: true }), () => readdir(dir, { withFileTypes: true }));
+    // Names only: the lstat every entry needs anyway says what it is.
+    const names = await this.fast.run(() => fs.readdirSync(dir), () => readdir(dir));
+    const entries = names.map((name) => this.entryOf(relative ? `${relative}/${name}` : name, `${dir}/${name}`));
+    // While the source is fast every entry is known already; on a slow one, the lstats run in parallel.
+    const known = entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as Array<SeedEntry | undefined>;
     const subdirectories: string[] = [];
-    const entries = dirents.map((dirent) => {
-      const rel = relative ? `${relative}/${dirent.name}` : dirent.name;
-      if (dirent.isDirectory()) subdirectories.push(rel);
-      return this.entryOf(dirent, rel, `${dir}/${dirent.name}`);
-    });
-    // While the source is fast every entry is known already; on a slow one, the stats run in parallel.
-    for (const entry of entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as Array<SeedEntry | undefined>) {
-      if (entry) this.found.push(entry);
+    for (const entry of known) {
+      if (!entry) continue;
+      this.found.push(entry);
+      if (entry.type === 'directory') subdirectories.push(entry.path);
     }
     this.wake?.();
     await Promise.all(subdirectories.map((sub) => this.visit(sub)));
   }
 
-  private entryOf(dirent: fs.Dirent, rel: string, full: string): SeedEntry | undefined | Promise<SeedEntry | undefined> {
-    if (dirent.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: `link:${target}` }));
-    // Sockets, FIFOs and devices have no content to copy.
-    if (!dirent.isDirectory() && !dirent.isFile()) return undefined;
-    const stats = this.fast.run(() => fs.statSync(full), () => stat(full));
-    const entry = (s: fs.Stats): SeedEntry => (dirent.isDirectory()
-      ? { type: 'directory', path: rel, mode: s.mode & 0o7777 }
-      : new LocalFile(rel, full, s, this.fast));
+  private entryOf(rel: string, full: string): SeedEntry | undefined | Promise<SeedEntry | undefined> {
+    const stats = this.fast.run(() => fs.lstatSync(full), () => lstat(full));
+    const entry = (s: fs.Stats): SeedEntry | undefined | Promise<SeedEntry> => {
+      if (s.isFile()) return new LocalFile(rel, full, s, this.fast);
+      if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
+      if (s.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: `link:${target}` }));
+      return undefined; // sockets, FIFOs and devices have no content to copy
+    };
     return stats instanceof Promise ? stats.then(entry) : entry(stats);
   }
 }
