@@ -128,6 +128,21 @@ describe('from a directory', () => {
     expect(fs.readdirSync(path.join(work, 'dst', 'dir-0')).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
   });
 
+  test('without a manifest (workers sharing a target), only temporary files older than any worker can run are removed', async () => {
+    const src = path.join(work, 'src');
+    const dir = path.join(work, 'dst', 'dir-0');
+    makeTree(src, 1, 3);
+    fs.mkdirSync(dir, { recursive: true });
+    const leftover = path.join(dir, '.cdk-efs-kit-tmp-old');
+    const inFlight = path.join(dir, '.cdk-efs-kit-tmp-another-worker');
+    fs.writeFileSync(leftover, 'half a file');
+    fs.writeFileSync(inFlight, 'being written');
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    fs.utimesSync(leftover, hourAgo, hourAgo);
+    await seedFrom(src, path.join(work, 'dst'), { manifest: false });
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual(['.cdk-efs-kit-tmp-another-worker']);
+  });
+
   test('never follows a directory symlink planted in the target', async () => {
     const src = path.join(work, 'src');
     makeTree(src, 1, 2);

@@ -431,6 +431,21 @@ class DirectoryMaker {
   private async sweep(relative: string): Promise<void> {
     const dir = path.join(this.root, relative);
     const names = [...(await this.listings.list(relative)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
-    await Promise.all(names.map((n) => fs.promises.unlink(path.join(dir, n)).catch(() => undefined)));
+    // Without a manifest, other workers may be writing into this directory right now: only a
+    // temporary file older than any of them can run is a leftover.
+    const shared = this.options.manifest === false;
+    await Promise.all(names.map(async (n) => {
+      const full = path.join(dir, n);
+      if (shared && !await olderThan(full, SHARED_TARGET_LEFTOVER_MS)) return;
+      await fs.promises.unlink(full).catch(() => undefined);
+    }));
   }
+}
+
+/** Lambda's longest run: no worker of a shared target still writes a temporary file older than this. */
+const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;
+
+async function olderThan(file: string, ms: number): Promise<boolean> {
+  const stat = await fs.promises.lstat(file).catch(() => undefined);
+  return stat !== undefined && Date.now() - stat.mtimeMs > ms;
 }
