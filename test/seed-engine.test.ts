@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { seed, SeedSummary } from '../lambda/seed/engine';
+import { SeedSource } from '../lambda/seed/entry';
 import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
 import { lieAboutZipSizes, makeTar, makeTree, makeZip, tempDir, treeDigest } from './helpers/seed-fixtures';
 
@@ -176,6 +177,39 @@ describe('from archives', () => {
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
     const second = await seedFrom(archive, path.join(work, 'dst'));
     expect(second).toMatchObject({ written: 0, skipped: 25 });
+  });
+
+  test('members held in memory stay within the bound, written or only checked on a re-run', async () => {
+    // An archive-like source whose members arrive in memory, faster than any listing: what it has
+    // handed out and the engine has not yet consumed (opened or discarded) is what the engine holds.
+    const MEMBER = 10_000;
+    let outstanding = 0;
+    let most = 0;
+    const source: SeedSource = {
+      description: 'members in memory',
+      async *entries() {
+        for (let i = 0; i < 500; i++) {
+          outstanding += MEMBER;
+          most = Math.max(most, outstanding);
+          let held = true;
+          const release = () => { if (held) { held = false; outstanding -= MEMBER; } };
+          yield {
+            type: 'file', path: `dir-${i % 5}/member-${i}`, size: MEMBER, mode: 0o644, identity: `${MEMBER}:1`, inMemory: true,
+            open: async () => { release(); return Buffer.alloc(MEMBER, i % 256); },
+            discard: release,
+          };
+        }
+      },
+    };
+    const dst = path.join(work, 'dst');
+    const options = { maxQueuedBytes: 20 * MEMBER, concurrency: 4 };
+    // Queued up to the bound, the member that crossed it, the one just handed out, one per writer.
+    const bound = options.maxQueuedBytes + (2 + options.concurrency) * MEMBER;
+    expect(await seed(source, dst, options)).toMatchObject({ written: 500 });
+    expect(most).toBeLessThanOrEqual(bound);
+    most = 0;
+    expect(await seed(source, dst, options)).toMatchObject({ written: 0, skipped: 500 });
+    expect(most).toBeLessThanOrEqual(bound);
   });
 
   describe('refuses malicious archives and writes nothing outside the target', () => {

@@ -26,7 +26,7 @@ export interface SeedOptions {
   readonly gid?: number;
   /** Epoch ms after which no new file is started; the summary then says complete: false. */
   readonly deadline?: number;
-  /** Bytes of buffered archive members held while waiting for a writer. @default 64 MiB */
+  /** Bytes of archive members held in memory while waiting for a writer or a check. @default 64 MiB */
   readonly maxQueuedBytes?: number;
   /**
    * Keep a manifest in the target (default). Without one, as when many Distributed Map workers
@@ -126,11 +126,12 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     counts.skipped++;
     progress();
   };
-  const unchanged = new UnchangedEntries(listings, directories);
+  const maxQueuedBytes = options.maxQueuedBytes ?? 64 * MiB;
+  const unchanged = new UnchangedEntries(listings, directories, maxQueuedBytes);
   const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
-    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
+    maxQueuedBytes,
   }, async (job) => {
     if (job.kind === 'check') {
       // Entries no longer on the target (deleted since) are written again, after this listing.
@@ -205,7 +206,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       const directory = path.posix.dirname(relative);
       if (useManifest && manifest.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
-        if (unchanged.add(directory, job)) await pool.add(directory, { kind: 'check', directory });
+        if (unchanged.add(directory, job, bytesHeld(job))) await pool.add(directory, { kind: 'check', directory });
+        await unchanged.room();
       } else {
         await pool.add(directory, job, bytesHeld(job));
       }
@@ -241,9 +243,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   };
 }
 
-/** Buffered archive members count against the memory bound; streamed ones do not. */
-const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.size <= SMALL_FILE_BYTES ? job.entry.size : 0);
-
+/** Archive members held in memory count against the memory bound; files read when written do not. */
+const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.inMemory ? job.entry.size : 0);
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;
@@ -321,11 +322,14 @@ class TargetListings {
  */
 class UnchangedEntries {
   private readonly waiting = new Map<string, Job[]>();
+  private heldBytes = 0;
+  private roomWaiters: Array<() => void> = [];
 
-  constructor(private readonly listings: TargetListings, private readonly directories: DirectoryMaker) {}
+  constructor(private readonly listings: TargetListings, private readonly directories: DirectoryMaker, private readonly maxHeldBytes: number) {}
 
   /** Holds `job` for `directory`'s check; true when the directory needs a check task queued. */
-  add(directory: string, job: Job): boolean {
+  add(directory: string, job: Job, bytes: number): boolean {
+    this.heldBytes += bytes;
     const queue = this.waiting.get(directory);
     if (queue) {
       queue.push(job);
@@ -335,16 +339,25 @@ class UnchangedEntries {
     return true;
   }
 
+  /** Resolves once the entries held in memory are within the bound again (their checks release them). */
+  async room(): Promise<void> {
+    while (this.heldBytes > this.maxHeldBytes) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+  }
+
   /** Run as the check task, once the directory is made: each waiting entry is there, or gone. */
   async settle(directory: string, there: (job: Job) => void, gone: (job: Job) => void): Promise<void> {
     const listing = this.directories.existed(directory) ? await this.listings.list(directory) : new Map<string, fs.Dirent>();
     const jobs = this.waiting.get(directory) ?? [];
     this.waiting.delete(directory);
     for (const job of jobs) {
+      this.heldBytes -= bytesHeld(job);
       const dirent = listing.get(path.posix.basename(job.path));
       const present = job.kind === 'file' ? dirent?.isFile() : dirent?.isSymbolicLink();
       if (present) there(job); else gone(job);
     }
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    waiters.forEach((resolve) => resolve());
   }
 }
 

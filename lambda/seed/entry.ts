@@ -11,6 +11,8 @@ export interface FileEntry {
   readonly mode: number;
   /** Changes whenever the content changes: size + mtime, an ETag, a CRC. Compared with the manifest. */
   readonly identity: string;
+  /** The content is in memory already (a small archive member): it counts against the memory bound while the file waits. */
+  readonly inMemory?: boolean;
   /** Modification time to give the file where the seed runs without a manifest (see SeedOptions.manifest). */
   readonly mtimeMs?: number;
   /** The content, read only when the file has to be written. */

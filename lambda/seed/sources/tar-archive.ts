@@ -46,7 +46,7 @@ export class TarArchiveSource implements SeedSource {
           yield refused(h.name, size, refusal);
         } else if (size <= SMALL_FILE_BYTES) {
           const content = await readAll(member);
-          yield { type: 'file', path: h.name, size, mode: mode ?? DEFAULT_FILE_MODE, identity, open: async () => content };
+          yield { type: 'file', path: h.name, size, mode: mode ?? DEFAULT_FILE_MODE, identity, inMemory: true, open: async () => content };
         } else {
           yield { type: 'file', path: h.name, size, mode: mode ?? DEFAULT_FILE_MODE, identity, open: async () => member, discard: () => member.resume() };
           // The next member only arrives once this one has been written (or discarded).
