@@ -126,16 +126,18 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     counts.skipped++;
     progress();
   };
-  const maxQueuedBytes = options.maxQueuedBytes ?? 64 * MiB;
-  const unchanged = new UnchangedEntries(listings, directories, maxQueuedBytes);
+  const unchanged = new UnchangedEntries(listings, directories);
   const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
-    maxQueuedBytes,
+    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
   }, async (job) => {
     if (job.kind === 'check') {
-      // Entries no longer on the target (deleted since) are written again, after this listing.
-      await unchanged.settle(job.directory, skip, (gone) => pool.enqueue(job.directory, gone, bytesHeld(gone)));
+      const { present, gone } = await unchanged.settle(job.directory);
+      for (const settled of [...present, ...gone]) pool.letGo(bytesHeld(settled));
+      present.forEach(skip);
+      // Entries no longer on the target (deleted since) are written again.
+      for (const entry of gone) pool.enqueue(job.directory, entry, bytesHeld(entry));
       return;
     }
     const relative = job.path;
@@ -206,8 +208,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       const directory = path.posix.dirname(relative);
       if (useManifest && manifest.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
-        if (unchanged.add(directory, job, bytesHeld(job))) await pool.add(directory, { kind: 'check', directory });
-        await unchanged.room();
+        pool.hold(bytesHeld(job));
+        if (unchanged.add(directory, job)) pool.enqueue(directory, { kind: 'check', directory });
+        await pool.room();
       } else {
         await pool.add(directory, job, bytesHeld(job));
       }
@@ -322,14 +325,11 @@ class TargetListings {
  */
 class UnchangedEntries {
   private readonly waiting = new Map<string, Job[]>();
-  private heldBytes = 0;
-  private roomWaiters: Array<() => void> = [];
 
-  constructor(private readonly listings: TargetListings, private readonly directories: DirectoryMaker, private readonly maxHeldBytes: number) {}
+  constructor(private readonly listings: TargetListings, private readonly directories: DirectoryMaker) {}
 
   /** Holds `job` for `directory`'s check; true when the directory needs a check task queued. */
-  add(directory: string, job: Job, bytes: number): boolean {
-    this.heldBytes += bytes;
+  add(directory: string, job: Job): boolean {
     const queue = this.waiting.get(directory);
     if (queue) {
       queue.push(job);
@@ -339,25 +339,19 @@ class UnchangedEntries {
     return true;
   }
 
-  /** Resolves once the entries held in memory are within the bound again (their checks release them). */
-  async room(): Promise<void> {
-    while (this.heldBytes > this.maxHeldBytes) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-  }
-
-  /** Run as the check task, once the directory is made: each waiting entry is there, or gone. */
-  async settle(directory: string, there: (job: Job) => void, gone: (job: Job) => void): Promise<void> {
+  /** Run as the check task, once the directory is made: which waiting entries are there, which gone. */
+  async settle(directory: string): Promise<{ present: Job[]; gone: Job[] }> {
     const listing = this.directories.existed(directory) ? await this.listings.list(directory) : new Map<string, fs.Dirent>();
     const jobs = this.waiting.get(directory) ?? [];
     this.waiting.delete(directory);
+    const present: Job[] = [];
+    const gone: Job[] = [];
     for (const job of jobs) {
-      this.heldBytes -= bytesHeld(job);
       const dirent = listing.get(path.posix.basename(job.path));
-      const present = job.kind === 'file' ? dirent?.isFile() : dirent?.isSymbolicLink();
-      if (present) there(job); else gone(job);
+      const there = job.kind === 'file' ? dirent?.isFile() : dirent?.isSymbolicLink();
+      (there ? present : gone).push(job);
     }
-    const waiters = this.roomWaiters;
-    this.roomWaiters = [];
-    waiters.forEach((resolve) => resolve());
+    return { present, gone };
   }
 }
 

@@ -6,7 +6,8 @@
  * preparing takes a few of the pool's slots at most (creates in one parent are serial anyway), so no
  * writer sits waiting for a mkdir; with none ready, any free slot prepares (on an unchanged re-run,
  * preparing is only looking).
- * `add` waits while too many jobs or bytes are queued, which bounds memory for streamed sources.
+ * `add` waits while too many jobs or bytes are queued (or held, see `hold`), which bounds memory for
+ * streamed sources.
  */
 export interface PoolLimits {
   readonly concurrency: number;
@@ -33,6 +34,7 @@ export class RoundRobinPool<T> {
   private cursor = 0;
   private queuedJobs = 0;
   private queuedBytes = 0;
+  private heldBytes = 0;
   private running = 0;
   private peakRunning = 0;
   private waiters: Array<() => void> = [];
@@ -56,9 +58,32 @@ export class RoundRobinPool<T> {
   /** Queue `job` under `directory`; resolves once there is room for more. */
   async add(directory: string, job: T, bytes = 0): Promise<void> {
     this.enqueue(directory, job, bytes);
-    while (this.queuedJobs >= this.limits.maxQueuedJobs || (this.queuedBytes > this.limits.maxQueuedBytes && this.queuedJobs > 1)) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
+    if (this.full()) await this.room();
+  }
+
+  /** Resolves once queued jobs, and bytes queued or held, are within the limits. */
+  async room(): Promise<void> {
+    while (this.full()) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Bytes wait to be released by queued jobs starting or by holders letting go (a single job above
+   * the byte limit never waits on itself).
+   */
+  private full(): boolean {
+    const tooManyBytes = this.queuedBytes + this.heldBytes > this.limits.maxQueuedBytes && (this.queuedJobs > 1 || this.heldBytes > 0);
+    return this.queuedJobs >= this.limits.maxQueuedJobs || tooManyBytes;
+  }
+
+  /** Counts bytes held outside the queue (entries waiting on something else) against the byte limit. */
+  hold(bytes: number): void {
+    this.heldBytes += bytes;
+  }
+
+  /** Gives back bytes `hold` counted. */
+  letGo(bytes: number): void {
+    this.heldBytes -= bytes;
+    this.release('waiters');
   }
 
   /** Queue `job` without waiting for room: for a running job's follow-ups, which must never wait on the pool. */

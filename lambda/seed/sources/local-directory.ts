@@ -1,12 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { Readable } from 'stream';
 import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
 import { MiB } from '../../shared/sizes';
-import { Readable } from 'stream';
 import { FileEntry, SeedEntry, SeedSource } from '../entry';
 import { SMALL_FILE_BYTES } from '../engine';
 import { WhileFast } from './while-fast';
-
 
 /** Files up to this size are read in one synchronous call while the source answers fast. */
 const SYNC_READ_BYTES = 64 * 1024;
