@@ -12,7 +12,9 @@ const exec = promisify(execFile);
 const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
 
 const runSeed = (...args: string[]) => exec(process.execPath, [CLI, 'seed', ...args, '--json'], { maxBuffer: 64 * 1024 * 1024 });
-const tempLeftovers = (root: string) => Object.keys(treeDigest(root)).filter((p) => path.basename(p).startsWith('.cdk-efs-kit-tmp-'));
+/** Temporary files and staging directories (even empty ones) under root. */
+const tempLeftovers = (root: string) => (fs.readdirSync(root, { recursive: true }) as string[])
+  .filter((p) => /^\.cdk-efs-kit-(tmp|new)-/.test(path.basename(p)));
 
 describeWithFuse('seed on efs-sim', () => {
   let sim: EfsSim | undefined;
@@ -36,6 +38,8 @@ describeWithFuse('seed on efs-sim', () => {
     const firstStats = await sim.stats();
     expect(firstStats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 64);
     expect(firstStats.ops.create).toBe(2000 + 1); // the files, and the manifest
+    // Each new directory is filled unseen and renamed into place once: no rename per file.
+    expect(firstStats.ops.rename).toBe(100 + 1);
 
     await sim.resetStats();
     const second = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
@@ -89,6 +93,21 @@ describeWithFuse('seed on efs-sim', () => {
     expect(JSON.parse((await runSeed(src, target)).stdout)).toMatchObject({ files: 200, written: 200, failed: [] });
     expect((await sim.stats()).peakInFlight).toBeGreaterThanOrEqual(10);
     expect(treeDigest(target)).toEqual(treeDigest(src));
+  });
+
+  test('a failed write whose partial file cannot be removed keeps its new directory unpublished', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 10, 10);
+    sim = await startEfsSim({ profile: 'local', flags: ['--fault=EIO:write:prob=0.1', '--fault=EIO:unlink'] });
+    const target = path.join(sim.mount, 'dst');
+    const failure = await runSeed(src, target).then(() => undefined, (err) => err as { code: number; stdout: string });
+    const errors: string[] = JSON.parse(failure!.stdout).failed.map((f: { error: string }) => f.error);
+    expect(errors.filter((e) => e.includes('not published')).length).toBeGreaterThan(0);
+    const sourceDigest = treeDigest(src);
+    for (const [file, digest] of Object.entries(treeDigest(target))) {
+      if (file.startsWith('.cdk-efs-kit')) continue;
+      expect([file, digest]).toEqual([file, sourceDigest[file]]);
+    }
   });
 
   test.each(['EIO', 'ENOSPC'])('%s on writes: a clear error, and no partial file at any final path', async (errno) => {

@@ -120,6 +120,94 @@ describe('from a directory', () => {
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
   });
 
+  test('a new directory stays under a staging name until the run is complete, then appears whole', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 3, 10);
+    fs.mkdirSync(path.join(src, 'dir-0', 'sub'));
+    fs.writeFileSync(path.join(src, 'dir-0', 'sub', 'deep.txt'), 'deep');
+    const seenMidway: string[][] = [];
+    const summary = await seedFrom(src, dst, {
+      concurrency: 4,
+      onProgress: (p) => { if (p.written === 5) seenMidway.push(fs.readdirSync(dst).sort()); },
+    });
+    expect(summary).toMatchObject({ written: 31, failed: [], complete: true });
+    expect(seenMidway).toEqual([['.cdk-efs-kit-new-dir-0', '.cdk-efs-kit-new-dir-1', '.cdk-efs-kit-new-dir-2']]);
+    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0', 'dir-1', 'dir-2']);
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
+  });
+
+  test('a run stopped midway leaves its new directories unpublished, and the next run fills them on without rewriting', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 4, 25);
+    let written = 0;
+    const first = await seedFrom(src, dst, {
+      concurrency: 2,
+      onProgress: (p) => { written = p.written; },
+      // Past the deadline once 30 files are written: the rest is left to the next run.
+      get deadline() { return written >= 30 ? 0 : undefined; },
+    });
+    expect(first.complete).toBe(false);
+    expect(first.written).toBeGreaterThanOrEqual(30);
+    expect(fs.readdirSync(dst).filter((n) => n.startsWith('dir-'))).toEqual([]);
+
+    const second = await seedFrom(src, dst);
+    expect(second).toMatchObject({ complete: true, failed: [], written: 100 - first.written, skipped: first.written });
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
+    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0', 'dir-1', 'dir-2', 'dir-3']);
+  });
+
+  test('removes a staging directory nothing adopts, and refuses one that is a symlink', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    const outside = path.join(work, 'outside');
+    makeTree(src, 2, 3);
+    fs.mkdirSync(path.join(dst, '.cdk-efs-kit-new-gone', 'inner'), { recursive: true });
+    fs.writeFileSync(path.join(dst, '.cdk-efs-kit-new-gone', 'inner', 'half'), 'an interrupted run\'s file');
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, path.join(dst, '.cdk-efs-kit-new-dir-1'));
+    const summary = await seedFrom(src, dst);
+    expect(summary.written).toBe(3);
+    expect(summary.failed.map((f) => f.error)).toEqual(Array(3).fill(expect.stringContaining('is not a directory (a symlink is never followed)')));
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0']);
+  });
+
+  test('a directory that appears on the target during the run is left alone, and the next run writes into it', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 1, 10);
+    const first = await seedFrom(src, dst, {
+      concurrency: 1,
+      onProgress: (p) => {
+        if (p.written === 1) {
+          fs.mkdirSync(path.join(dst, 'dir-0'));
+          fs.writeFileSync(path.join(dst, 'dir-0', 'users-file.txt'), 'made meanwhile');
+        }
+      },
+    });
+    expect(first.failed).toEqual([{ path: 'dir-0', error: expect.stringContaining('appeared on the target during the seed') }]);
+    expect(fs.readdirSync(path.join(dst, 'dir-0'))).toEqual(['users-file.txt']);
+
+    const second = await seedFrom(src, dst);
+    expect(second).toMatchObject({ written: 10, failed: [] });
+    expect(fs.readFileSync(path.join(dst, 'dir-0', 'users-file.txt'), 'utf8')).toBe('made meanwhile');
+    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0']);
+  });
+
+  test('refuses source entries named like the seed\'s own state', async () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(path.join(src, 'a', '.cdk-efs-kit-new-b'), { recursive: true });
+    fs.writeFileSync(path.join(src, 'a', '.cdk-efs-kit-new-b', 'x'), 'x');
+    fs.writeFileSync(path.join(src, '.cdk-efs-kit-tmp-1'), 'x');
+    fs.writeFileSync(path.join(src, '.cdk-efs-kitten'), 'not reserved');
+    const summary = await seedFrom(src, path.join(work, 'dst'));
+    expect(summary.written).toBe(1);
+    expect(summary.failed.map((f) => f.path).sort()).toEqual(['.cdk-efs-kit-tmp-1', 'a/.cdk-efs-kit-new-b', 'a/.cdk-efs-kit-new-b/x']);
+    expect(summary.failed[0].error).toContain('reserved for the seed\'s own state');
+  });
+
   test('removes temporary files an interrupted run left behind', async () => {
     const src = path.join(work, 'src');
     makeTree(src, 1, 3);

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
@@ -6,6 +7,18 @@ import { MiB } from '../shared/sizes';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
 export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
+
+/**
+ * A directory this run creates is made under this prefix and filled there, then renamed to its name
+ * once the run is complete: its files need no temporary names and no rename each.
+ */
+export const NEW_DIRECTORY_PREFIX = '.cdk-efs-kit-new-';
+
+/** Where the directory `name` is made until it is published (a name too long for the prefix is hashed). */
+export function stagingName(name: string): string {
+  const staged = `${NEW_DIRECTORY_PREFIX}${name}`;
+  return Buffer.byteLength(staged) <= 255 ? staged : `${NEW_DIRECTORY_PREFIX}${createHash('sha256').update(name).digest('hex')}`;
+}
 
 /** Large files go out in writes of this size: EFS clients move up to 1 MiB per request. */
 export const WRITE_CHUNK_BYTES = MiB;
@@ -29,12 +42,27 @@ export function temporaryName(dir: string): string {
 
 /**
  * Writes `content` to `finalPath` so that no reader and no interrupted run ever sees a partial file:
- * a temporary file in the same directory, written with open/write/close (no copyFile, which costs
- * extra setattr round trips), then renamed over the final name. On failure the temporary file is removed.
+ * a temporary file in the same directory, then renamed over the final name. On failure the temporary
+ * file is removed.
  */
 export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions): Promise<number> {
   const tmp = temporaryName(path.dirname(finalPath));
-  const fd = await open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, options.mode);
+  const written = await writeUnseenFile(tmp, content, options, fs.constants.O_EXCL);
+  await rename(tmp, finalPath).catch(async (err) => {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  });
+  return written;
+}
+
+/**
+ * Writes `content` to `file`, a name no reader looks at (a temporary name, or a file in a directory
+ * not yet published), with open/write/close: no copyFile, which costs extra setattr round trips.
+ * `createFlag` is O_EXCL for a fresh name, or O_TRUNC to replace what an interrupted run left there.
+ * On failure the file is removed.
+ */
+export async function writeUnseenFile(file: string, content: Readable | Buffer, options: WriteOptions, createFlag: number): Promise<number> {
+  const fd = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | createFlag, options.mode);
   try {
     let written: number;
     try {
@@ -47,10 +75,9 @@ export async function writeFileAtomically(finalPath: string, content: Readable |
     } finally {
       await close(fd);
     }
-    await rename(tmp, finalPath);
     return written;
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    await unlink(file).catch(() => undefined);
     throw err;
   }
 }

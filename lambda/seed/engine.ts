@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MiB } from '../shared/sizes';
-import { TEMP_PREFIX, temporaryName, writeFileAtomically } from './atomic-write';
+import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, temporaryName, writeFileAtomically, writeUnseenFile } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
 import { RoundRobinPool } from './round-robin-pool';
@@ -10,7 +10,8 @@ import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety
 /**
  * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
  * from a source with a bounded pool of writers, round-robin across directories, each file written
- * atomically; unchanged files (per the manifest) are only looked for in one listing of their
+ * atomically (through a temporary name, or inside a new directory published whole at the end);
+ * unchanged files (per the manifest) are only looked for in one listing of their
  * directory; nothing outside the target is ever touched, and files the source no longer has are kept
  * unless `prune` is set.
  */
@@ -108,8 +109,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   // Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end).
   let totals: { files: number; bytes: number } | undefined;
   source.totals?.().then((t) => { totals = t; }, () => undefined);
-  const listings = new TargetListings(root);
-  const directories = new DirectoryMaker(root, dryRun, options, listings);
+  const listings = new TargetListings();
+  // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
+  const directories = new DirectoryMaker(root, dryRun, !dryRun && useManifest, options, listings);
 
   const progress = () => options.onProgress?.({
     files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
@@ -154,10 +156,11 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     try {
       const directory = path.posix.dirname(relative);
       await directories.make(directory);
+      const where = path.join(directories.pathOf(directory), path.posix.basename(relative));
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(path.join(root, relative), job.entry, dryRun, options, beforeWrite)
-        : await writeSymlink(path.join(root, relative), job.entry, dryRun, beforeWrite);
+        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, directories.unpublished(directory))
+        : await writeSymlink(where, job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
         counts.writtenBytes += done.bytes;
@@ -168,6 +171,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     } catch (err) {
       if (job.kind === 'file') job.entry.discard?.();
       fail(relative, err);
+      await directories.checkFailedWrite(relative);
     }
     progress();
   }, (directory) => directories.make(directory));
@@ -178,7 +182,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       try {
         relative = safeRelativePath(raw.path);
         if (relative === '' && raw.type !== 'directory') throw new UnsafeEntryError(raw.path, 'the name is empty');
-        if (relative === STATE_DIR || relative.startsWith(`${STATE_DIR}/`)) throw new UnsafeEntryError(raw.path, `${STATE_DIR}/ is reserved for the seed's own state`);
+        if (RESERVED_NAME.test(relative)) throw new UnsafeEntryError(raw.path, `names starting with ${STATE_DIR} are reserved for the seed's own state`);
         if (raw.type === 'symlink') checkSymlinkTarget(relative, raw.target);
       } catch (err) {
         if (raw.type === 'file') raw.discard?.();
@@ -220,6 +224,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     await pool.drain();
   }
 
+  if (complete && !dryRun) await directories.publish(fail);
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {
     for (const relative of manifest.keys()) {
@@ -249,6 +254,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 /** Archive members held in memory count against the memory bound; files read when written do not. */
 const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.inMemory ? job.entry.size : 0);
 
+/** The seed's own names in the target: its state, temporary files and directories not yet published. */
+const RESERVED_NAME = /(^|\/)\.cdk-efs-kit($|[-/])/;
+
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;
 
@@ -259,11 +267,15 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-async function writeFileIfChanged(finalPath: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>) {
+/**
+ * Writes the file at `where` (its path on disk): through a temporary name, or in place where its
+ * directory is `unpublished` (no reader sees it yet).
+ */
+async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, unpublished: boolean) {
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
-    const stat = await fs.promises.lstat(finalPath).catch(() => undefined);
+    const stat = await fs.promises.lstat(where).catch(() => undefined);
     if (stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!)) {
       entry.discard?.();
       return { written: false, bytes: 0 };
@@ -274,18 +286,20 @@ async function writeFileIfChanged(finalPath: string, entry: FileEntry, dryRun: b
     return { written: true, bytes: entry.size };
   }
   await beforeWrite();
-  const bytes = await writeFileAtomically(finalPath, await entry.open(), {
-    mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined,
-  });
+  const writeOptions = { mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
+  // O_TRUNC: an interrupted run may have left part of this file in the unpublished directory.
+  const bytes = unpublished
+    ? await writeUnseenFile(where, await entry.open(), writeOptions, fs.constants.O_TRUNC)
+    : await writeFileAtomically(where, await entry.open(), writeOptions);
   return { written: true, bytes };
 }
 
-async function writeSymlink(finalPath: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
+async function writeSymlink(where: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
   if (dryRun) return { written: true, bytes: 0 };
   await beforeWrite();
-  const tmp = temporaryName(path.dirname(finalPath));
+  const tmp = temporaryName(path.dirname(where));
   await fs.promises.symlink(entry.target, tmp);
-  await fs.promises.rename(tmp, finalPath).catch(async (err) => {
+  await fs.promises.rename(tmp, where).catch(async (err) => {
     await fs.promises.unlink(tmp).catch(() => undefined);
     throw err;
   });
@@ -296,26 +310,28 @@ async function writeSymlink(finalPath: string, entry: SymlinkEntry, dryRun: bool
 type Listing = ReadonlyMap<string, fs.Dirent>;
 
 /**
- * The target's directories, each listed at most once per run, and only where it existed before the
- * run: the listing tells which unchanged entries are still there, which subdirectories exist (no
- * lookup each) and which temporary files an interrupted run left. Only a seed writes through its
- * temporary names, so a name that is there is a whole file. The listing is taken before this run
- * writes into the directory (every write waits for the sweep, which waits for it).
+ * The target's directories, each listed at most once per run (by where it is on disk), and only
+ * where it existed before the run: the listing tells which unchanged entries are still there, which
+ * subdirectories exist (no lookup each) and which temporary files an interrupted run left. Only a
+ * seed writes through its temporary names, so a name that is there is a whole file. The listing is
+ * taken before this run writes into the directory (every write waits for the sweep, which waits for it).
  */
 class TargetListings {
   private readonly listings = new Map<string, Promise<Listing>>();
 
-  constructor(private readonly root: string) {}
-
-  list(relative: string): Promise<Listing> {
-    const key = keyOf(relative);
-    let listing = this.listings.get(key);
+  list(dir: string): Promise<Listing> {
+    let listing = this.listings.get(dir);
     if (!listing) {
-      listing = fs.promises.readdir(path.join(this.root, key), { withFileTypes: true })
+      listing = fs.promises.readdir(dir, { withFileTypes: true })
         .then((dirents) => new Map(dirents.map((d) => [d.name, d])), () => new Map<string, fs.Dirent>());
-      this.listings.set(key, listing);
+      this.listings.set(dir, listing);
     }
     return listing;
+  }
+
+  /** The directories listed so far, with their listings. */
+  listed(): IterableIterator<[string, Promise<Listing>]> {
+    return this.listings.entries();
   }
 }
 
@@ -341,7 +357,7 @@ class UnchangedEntries {
 
   /** Run as the check task, once the directory is made: which waiting entries are there, which gone. */
   async settle(directory: string): Promise<{ present: Job[]; gone: Job[] }> {
-    const listing = this.directories.existed(directory) ? await this.listings.list(directory) : new Map<string, fs.Dirent>();
+    const listing = this.directories.existed(directory) ? await this.listings.list(this.directories.pathOf(directory)) : new Map<string, fs.Dirent>();
     const jobs = this.waiting.get(directory) ?? [];
     this.waiting.delete(directory);
     const present: Job[] = [];
@@ -358,10 +374,20 @@ class UnchangedEntries {
 /** The target root is '' ('.' as path.posix.dirname gives it for top-level files). */
 const keyOf = (relative: string) => (relative === '.' ? '' : relative);
 
+/** A directory this run made (or an interrupted run began) under a staging name, to rename into place at the end. */
+interface Unpublished { readonly staged: string; readonly final: string; withheld?: string }
+
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
  * real directory (a symlink planted to lead writes outside the target). Whether a directory exists is
  * read from its parent's listing where the parent existed, so a re-run makes no lookup per directory.
+ *
+ * With `staging` (a seed that owns its target), a directory that does not exist yet is made under a
+ * staging name in its parent and published, renamed into place, once the run is complete: until then
+ * no reader sees it, so the files inside are written in place, with no temporary name and no rename
+ * each (on EFS both are round trips under the directory's lock). A later run adopts a staging
+ * directory an interrupted run left and goes on filling it; one nothing adopts is removed at the end.
+ *
  * A directory that already existed is swept of temporary files an interrupted run left behind before
  * the first write into it (an interrupted write always leaves its file to be written again), so an
  * unchanged re-run writes nothing. A dry run only looks.
@@ -370,9 +396,21 @@ class DirectoryMaker {
   private readonly made = new Map<string, Promise<void>>();
   private readonly modes = new Map<string, number>();
   private readonly existing = new Set<string>(['']);
+  /** Where each made directory is on disk. */
+  private readonly paths = new Map<string, string>();
+  /** Directories no reader sees yet: the staged ones and everything below them. */
+  private readonly hidden = new Map<string, Unpublished>();
   private readonly swept = new Map<string, Promise<void>>();
 
-  constructor(private readonly root: string, private readonly dryRun: boolean, private readonly options: SeedOptions, private readonly listings: TargetListings) {}
+  constructor(
+    private readonly root: string,
+    private readonly dryRun: boolean,
+    private readonly staging: boolean,
+    private readonly options: SeedOptions,
+    private readonly listings: TargetListings,
+  ) {
+    this.paths.set('', root);
+  }
 
   declare(relative: string, mode: number): void {
     this.modes.set(relative, mode);
@@ -389,6 +427,24 @@ class DirectoryMaker {
     return this.existing.has(keyOf(relative));
   }
 
+  /** Where `relative` (made already) is on disk. */
+  pathOf(relative: string): string {
+    return this.paths.get(keyOf(relative))!;
+  }
+
+  /** Whether `relative` (made already) is not published yet: a file in it needs no temporary name. */
+  unpublished(relative: string): boolean {
+    return this.hidden.has(keyOf(relative));
+  }
+
+  /** After a failed write in an unpublished directory: a file still there (its removal failed too) keeps the directory unpublished. */
+  async checkFailedWrite(file: string): Promise<void> {
+    const unpublished = this.hidden.get(keyOf(path.posix.dirname(file)));
+    if (!unpublished) return;
+    const where = path.join(this.pathOf(path.posix.dirname(file)), path.posix.basename(file));
+    if (await fs.promises.lstat(where).then(() => true, () => false)) unpublished.withheld = file;
+  }
+
   /** Call before writing into `relative` (made already). */
   sweepBeforeWriting(relative: string): Promise<void> {
     const key = keyOf(relative);
@@ -396,6 +452,30 @@ class DirectoryMaker {
     const sweep = this.swept.get(key) ?? this.sweep(key);
     this.swept.set(key, sweep);
     return sweep;
+  }
+
+  /**
+   * Once the run is complete: renames each staged directory into place, then removes staging
+   * directories an interrupted run left that this run did not adopt (the source no longer has them).
+   */
+  async publish(fail: (relative: string, err: unknown) => void): Promise<void> {
+    const staged = [...new Set(this.hidden.values())];
+    await Promise.all(staged.map(async ({ staged: from, final, withheld }) => {
+      const relative = path.relative(this.root, final);
+      if (withheld) {
+        fail(relative, new Error(`not published: ${withheld} failed and its partial file could not be removed; run the seed again`));
+        return;
+      }
+      // rename() replaces an empty directory made meanwhile; one with content stops it.
+      await fs.promises.rename(from, final).catch((err: NodeJS.ErrnoException) => fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
+        ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(from)}, and the next run writes into it`)
+        : err));
+    }));
+    const adopted = new Set(staged.map((u) => u.staged));
+    for (const [dir, listing] of this.listings.listed()) {
+      const leftovers = [...(await listing).keys()].filter((n) => n.startsWith(NEW_DIRECTORY_PREFIX) && !adopted.has(path.join(dir, n)));
+      await Promise.all(leftovers.map((n) => fs.promises.rm(path.join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
+    }
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
@@ -406,27 +486,46 @@ class DirectoryMaker {
   private async create(relative: string): Promise<void> {
     const parent = keyOf(path.posix.dirname(relative));
     await this.make(parent);
+    const parentPath = this.pathOf(parent);
+    const name = path.posix.basename(relative);
+    const parentHidden = this.hidden.get(parent);
+    const stage = this.staging && !parentHidden;
     // A listing shares the parent's lock, while a mkdir holds it alone even when the directory exists:
     // on a re-run a mkdir each would queue them one by one.
-    if (this.existing.has(parent)) {
-      const dirent = (await this.listings.list(parent)).get(path.posix.basename(relative));
-      if (dirent) {
-        this.refuseUnlessDirectory(relative, dirent);
-        this.existing.add(relative);
-        return;
-      }
+    const listing = this.existing.has(parent) ? await this.listings.list(parentPath) : undefined;
+    const dirent = listing?.get(name);
+    if (dirent) {
+      this.refuseUnlessDirectory(relative, dirent);
+      this.existing.add(relative);
+      this.paths.set(relative, path.join(parentPath, name));
+      if (parentHidden) this.hidden.set(relative, parentHidden);
+      return;
     }
-    if (this.dryRun) return;
-    const full = path.join(this.root, relative);
+    const where = path.join(parentPath, stage ? stagingName(name) : name);
+    this.paths.set(relative, where);
+    const begun = stage ? listing?.get(path.basename(where)) : undefined;
+    if (begun) {
+      // An interrupted run's staging directory: go on filling it.
+      this.refuseUnlessDirectory(relative, begun);
+      this.existing.add(relative);
+    } else if (!this.dryRun) {
+      await this.mkdir(relative, where);
+    }
+    // Only a directory made (or adopted) is ever published.
+    const unpublished = stage ? { staged: where, final: path.join(parentPath, name) } : parentHidden;
+    if (unpublished) this.hidden.set(relative, unpublished);
+  }
+
+  private async mkdir(relative: string, where: string): Promise<void> {
     try {
-      await fs.promises.mkdir(full, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
+      await fs.promises.mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
       if (this.options.uid !== undefined || this.options.gid !== undefined) {
-        await fs.promises.chown(full, this.options.uid ?? -1, this.options.gid ?? -1);
+        await fs.promises.chown(where, this.options.uid ?? -1, this.options.gid ?? -1);
       }
     } catch (err) {
       // Made meanwhile by another writer (Distributed Map workers share a target).
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      this.refuseUnlessDirectory(relative, await fs.promises.lstat(full));
+      this.refuseUnlessDirectory(relative, await fs.promises.lstat(where));
       this.existing.add(relative);
     }
   }
@@ -436,8 +535,8 @@ class DirectoryMaker {
   }
 
   private async sweep(relative: string): Promise<void> {
-    const dir = path.join(this.root, relative);
-    const names = [...(await this.listings.list(relative)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
+    const dir = this.pathOf(relative);
+    const names = [...(await this.listings.list(dir)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
     // Without a manifest, other workers may be writing into this directory right now: only a
     // temporary file older than any of them can run is a leftover.
     const shared = this.options.manifest === false;
