@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { seed, SeedSummary } from '../lambda/seed/engine';
 import { SeedSource } from '../lambda/seed/entry';
+import * as fsCalls from '../lambda/shared/fs-calls';
 import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
 import { lieAboutZipSizes, makeTar, makeTree, makeZip, tempDir, treeDigest } from './helpers/seed-fixtures';
 
@@ -156,6 +157,27 @@ describe('from a directory', () => {
     expect(second).toMatchObject({ complete: true, failed: [], written: 100 - first.written, skipped: first.written });
     expect(treeDigest(dst)).toEqual(treeDigest(src));
     expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0', 'dir-1', 'dir-2', 'dir-3']);
+  });
+
+  test('in an unpublished directory, a file an earlier run recorded is replaced through a temporary name', async () => {
+    // Rewritten in place and killed, it would pass for the recorded file on a later run with the old source.
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 2, 10);
+    let written = 0;
+    await seedFrom(src, dst, { concurrency: 1, onProgress: (p) => { written = p.written; }, get deadline() { return written >= 5 ? 0 : undefined; } });
+    const recorded = Object.keys(JSON.parse(fs.readFileSync(path.join(dst, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).files);
+    expect(recorded.length).toBeGreaterThanOrEqual(5);
+    fs.writeFileSync(path.join(src, recorded[0]), 'changed');
+    const renames = jest.spyOn(fsCalls, 'rename');
+    try {
+      expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [], written: 20 - recorded.length + 1 });
+      const [dir, name] = recorded[0].split('/');
+      expect(renames.mock.calls.map(([, to]) => String(to))).toEqual([path.join(dst, `.cdk-efs-kit-new-${dir}`, name)]);
+    } finally {
+      renames.mockRestore();
+    }
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
 
   test('removes a staging directory nothing adopts, and refuses one that is a symlink', async () => {

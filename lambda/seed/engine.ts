@@ -128,6 +128,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     counts.skipped++;
     progress();
   };
+  // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
+  // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
+  const inPlace = (directory: string, relative: string) => directories.unpublished(directory) && !manifest.has(relative);
   const unchanged = new UnchangedEntries(listings, directories);
   const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
     concurrency,
@@ -159,7 +162,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       const where = path.join(directories.pathOf(directory), path.posix.basename(relative));
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, directories.unpublished(directory))
+        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, inPlace(directory, relative))
         : await writeSymlink(where, job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
@@ -267,11 +270,8 @@ async function ensureRoot(root: string): Promise<void> {
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
 }
 
-/**
- * Writes the file at `where` (its path on disk): through a temporary name, or in place where its
- * directory is `unpublished` (no reader sees it yet).
- */
-async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, unpublished: boolean) {
+/** Writes the file at `where` (its path on disk): through a temporary name, or `inPlace`. */
+async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, inPlace: boolean) {
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
@@ -287,8 +287,8 @@ async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boole
   }
   await beforeWrite();
   const writeOptions = { mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
-  // O_TRUNC: an interrupted run may have left part of this file in the unpublished directory.
-  const bytes = unpublished
+  // O_TRUNC: an interrupted run may have left part of this file there.
+  const bytes = inPlace
     ? await writeUnseenFile(where, await entry.open(), writeOptions, fs.constants.O_TRUNC)
     : await writeFileAtomically(where, await entry.open(), writeOptions);
   return { written: true, bytes };
