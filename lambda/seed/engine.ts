@@ -318,20 +318,24 @@ type Listing = ReadonlyMap<string, fs.Dirent>;
  */
 class TargetListings {
   private readonly listings = new Map<string, Promise<Listing>>();
+  /** Staging directories seen in the listings (see DirectoryMaker). */
+  readonly staging: string[] = [];
 
   list(dir: string): Promise<Listing> {
     let listing = this.listings.get(dir);
     if (!listing) {
-      listing = fs.promises.readdir(dir, { withFileTypes: true })
-        .then((dirents) => new Map(dirents.map((d) => [d.name, d])), () => new Map<string, fs.Dirent>());
+      listing = fs.promises.readdir(dir, { withFileTypes: true }).then((dirents) => {
+        for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push(path.join(dir, d.name));
+        return new Map(dirents.map((d) => [d.name, d]));
+      }, () => new Map<string, fs.Dirent>());
       this.listings.set(dir, listing);
     }
     return listing;
   }
 
-  /** The directories listed so far, with their listings. */
-  listed(): IterableIterator<[string, Promise<Listing>]> {
-    return this.listings.entries();
+  /** Settles once every listing asked for so far has. */
+  async settled(): Promise<void> {
+    await Promise.all(this.listings.values());
   }
 }
 
@@ -472,10 +476,9 @@ class DirectoryMaker {
         : err));
     }));
     const adopted = new Set(staged.map((u) => u.staged));
-    for (const [dir, listing] of this.listings.listed()) {
-      const leftovers = [...(await listing).keys()].filter((n) => n.startsWith(NEW_DIRECTORY_PREFIX) && !adopted.has(path.join(dir, n)));
-      await Promise.all(leftovers.map((n) => fs.promises.rm(path.join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
-    }
+    await this.listings.settled();
+    const leftovers = this.listings.staging.filter((dir) => !adopted.has(dir));
+    await Promise.all(leftovers.map((dir) => fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined)));
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
