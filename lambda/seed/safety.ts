@@ -17,9 +17,10 @@ const MAX_DEPTH = 1000; // EFS's directory depth limit
 /**
  * A path that is normal already: relative, no empty, '.' or '..' part, no backslash or NUL, no drive
  * letter, and parts of at most 85 characters (so at most 255 bytes in UTF-8) and few enough for the
- * depth limit. Nearly every entry is one, and is then checked by one regular expression.
+ * depth limit. Nearly every entry is one, and is then checked by one regular expression ([^] and not
+ * '.', which stops at a newline, a legal character in a name).
  */
-const NORMAL = /^(?![A-Za-z]:)(?!(?:.*\/)?\.\.?(?:\/|$))[^/\\\0]{1,85}(?:\/[^/\\\0]{1,85})*$/;
+const NORMAL = /^(?![A-Za-z]:)(?!(?:[^]*\/)?\.\.?(?:\/|$))[^/\\\0]{1,85}(?:\/[^/\\\0]{1,85})*$/;
 
 /** The entry's path, normalised to 'a/b/c' (no leading './', no trailing '/'; '' for the root itself), or an UnsafeEntryError. */
 export function safeRelativePath(raw: string): string {
