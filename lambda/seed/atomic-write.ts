@@ -2,7 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { close, fchown, futimes, open, rename, unlink, writeAll } from '../shared/fs-calls';
+import { close, fchown, futimes, open, rename, symlink, unlink, writeAll } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
@@ -36,7 +36,7 @@ export interface WriteOptions {
 let sequence = 0;
 
 /** A name no other writer uses: this process's id and a counter (O_EXCL guards the rest). */
-export function temporaryName(dir: string): string {
+function temporaryName(dir: string): string {
   return path.join(dir, `${TEMP_PREFIX}${process.pid}-${(sequence++).toString(36)}`);
 }
 
@@ -48,11 +48,22 @@ export function temporaryName(dir: string): string {
 export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions): Promise<number> {
   const tmp = temporaryName(path.dirname(finalPath));
   const written = await writeUnseenFile(tmp, content, options, fs.constants.O_EXCL);
+  await renameIntoPlace(tmp, finalPath);
+  return written;
+}
+
+/** Makes a symlink at `finalPath` the same way: under a temporary name, then renamed over it. */
+export async function writeSymlinkAtomically(linkTarget: string, finalPath: string): Promise<void> {
+  const tmp = temporaryName(path.dirname(finalPath));
+  await symlink(linkTarget, tmp);
+  await renameIntoPlace(tmp, finalPath);
+}
+
+async function renameIntoPlace(tmp: string, finalPath: string): Promise<void> {
   await rename(tmp, finalPath).catch(async (err) => {
     await unlink(tmp).catch(() => undefined);
     throw err;
   });
-  return written;
 }
 
 /**

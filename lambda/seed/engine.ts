@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
-import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, temporaryName, writeFileAtomically, writeUnseenFile } from './atomic-write';
+import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
 import { RoundRobinPool } from './round-robin-pool';
@@ -139,7 +140,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   }, async (job) => {
     if (job.kind === 'check') {
       const { present, gone } = await unchanged.settle(job.directory);
-      for (const settled of [...present, ...gone]) pool.letGo(bytesHeld(settled));
+      pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
       present.forEach(skip);
       // Entries no longer on the target (deleted since) are written again.
       for (const entry of gone) pool.enqueue(job.directory, entry, bytesHeld(entry));
@@ -156,13 +157,15 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       complete = false;
       return;
     }
+    const directory = path.posix.dirname(relative);
+    let inPlaceAt: string | undefined;
     try {
-      const directory = path.posix.dirname(relative);
       await directories.make(directory);
       const where = path.join(directories.pathOf(directory), path.posix.basename(relative));
+      if (job.kind === 'file' && inPlace(directory, relative)) inPlaceAt = where;
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, inPlace(directory, relative))
+        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, inPlaceAt !== undefined)
         : await writeSymlink(where, job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
@@ -174,7 +177,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     } catch (err) {
       if (job.kind === 'file') job.entry.discard?.();
       fail(relative, err);
-      await directories.checkFailedWrite(relative);
+      if (inPlaceAt) await directories.withholdIfLeft(directory, relative, inPlaceAt);
     }
     progress();
   }, (directory) => directories.make(directory));
@@ -233,7 +236,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     for (const relative of manifest.keys()) {
       if (seen.has(relative)) continue;
       if (!dryRun) {
-        await fs.promises.unlink(path.join(root, relative)).catch((err: NodeJS.ErrnoException) => {
+        await unlink(path.join(root, relative)).catch((err: NodeJS.ErrnoException) => {
           if (err.code !== 'ENOENT') fail(relative, err);
         });
         manifest.delete(relative);
@@ -275,7 +278,7 @@ async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boole
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
-    const stat = await fs.promises.lstat(where).catch(() => undefined);
+    const stat = await lstat(where).catch(() => undefined);
     if (stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!)) {
       entry.discard?.();
       return { written: false, bytes: 0 };
@@ -297,12 +300,7 @@ async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boole
 async function writeSymlink(where: string, entry: SymlinkEntry, dryRun: boolean, beforeWrite: () => Promise<void>) {
   if (dryRun) return { written: true, bytes: 0 };
   await beforeWrite();
-  const tmp = temporaryName(path.dirname(where));
-  await fs.promises.symlink(entry.target, tmp);
-  await fs.promises.rename(tmp, where).catch(async (err) => {
-    await fs.promises.unlink(tmp).catch(() => undefined);
-    throw err;
-  });
+  await writeSymlinkAtomically(entry.target, where);
   return { written: true, bytes: 0 };
 }
 
@@ -324,7 +322,7 @@ class TargetListings {
   list(dir: string): Promise<Listing> {
     let listing = this.listings.get(dir);
     if (!listing) {
-      listing = fs.promises.readdir(dir, { withFileTypes: true }).then((dirents) => {
+      listing = readdir(dir, { withFileTypes: true }).then((dirents) => {
         for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push(path.join(dir, d.name));
         return new Map(dirents.map((d) => [d.name, d]));
       }, () => new Map<string, fs.Dirent>());
@@ -441,12 +439,9 @@ class DirectoryMaker {
     return this.hidden.has(keyOf(relative));
   }
 
-  /** After a failed write in an unpublished directory: a file still there (its removal failed too) keeps the directory unpublished. */
-  async checkFailedWrite(file: string): Promise<void> {
-    const unpublished = this.hidden.get(keyOf(path.posix.dirname(file)));
-    if (!unpublished) return;
-    const where = path.join(this.pathOf(path.posix.dirname(file)), path.posix.basename(file));
-    if (await fs.promises.lstat(where).then(() => true, () => false)) unpublished.withheld = file;
+  /** After a failed write in place at `where`: a file still there (its removal failed too) keeps `directory` unpublished. */
+  async withholdIfLeft(directory: string, file: string, where: string): Promise<void> {
+    if (await lstat(where).then(() => true, () => false)) this.hidden.get(keyOf(directory))!.withheld = file;
   }
 
   /** Call before writing into `relative` (made already). */
@@ -521,14 +516,14 @@ class DirectoryMaker {
 
   private async mkdir(relative: string, where: string): Promise<void> {
     try {
-      await fs.promises.mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
+      await mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
       if (this.options.uid !== undefined || this.options.gid !== undefined) {
         await fs.promises.chown(where, this.options.uid ?? -1, this.options.gid ?? -1);
       }
     } catch (err) {
       // Made meanwhile by another writer (Distributed Map workers share a target).
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      this.refuseUnlessDirectory(relative, await fs.promises.lstat(where));
+      this.refuseUnlessDirectory(relative, await lstat(where));
       this.existing.add(relative);
     }
   }
@@ -546,7 +541,7 @@ class DirectoryMaker {
     await Promise.all(names.map(async (n) => {
       const full = path.join(dir, n);
       if (shared && !await olderThan(full, SHARED_TARGET_LEFTOVER_MS)) return;
-      await fs.promises.unlink(full).catch(() => undefined);
+      await unlink(full).catch(() => undefined);
     }));
   }
 }
@@ -555,6 +550,6 @@ class DirectoryMaker {
 const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;
 
 async function olderThan(file: string, ms: number): Promise<boolean> {
-  const stat = await fs.promises.lstat(file).catch(() => undefined);
+  const stat = await lstat(file).catch(() => undefined);
   return stat !== undefined && Date.now() - stat.mtimeMs > ms;
 }

@@ -20,6 +20,7 @@ export const mkdir = promisify(fs.mkdir);
 export const readdir = promisify(fs.readdir);
 export const readFile = promisify(fs.readFile);
 export const readlink = promisify(fs.readlink);
+export const symlink = promisify(fs.symlink);
 
 export function write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
   return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, null, (err, n) => (err ? reject(err) : resolve(n))));
