@@ -37,7 +37,9 @@ export interface CopyTool {
 
 const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 /** The seeder's command line, its output dropped (the copy is verified separately). */
-const seedCommand = (src: string, dst: string, concurrency = SEED_CONCURRENCY) => `node ${q(CLI)} seed ${src} ${dst} --concurrency ${concurrency} --json >/dev/null`;
+/** The seed CLI's command line; it prints its JSON summary. */
+const seedJson = (src: string, dst: string, concurrency = SEED_CONCURRENCY) => `node ${q(CLI)} seed ${src} ${dst} --concurrency ${concurrency} --json`;
+const seedCommand = (src: string, dst: string, concurrency = SEED_CONCURRENCY) => `${seedJson(src, dst, concurrency)} >/dev/null`;
 const mkdirs = 'cd "$SRC" && find . -type d -print0 | (cd "$DST" && xargs -0 mkdir -p)';
 
 /** The tools users reach for (seed 001, seed 003), then the project's own seeder. Adding one is one entry. */
@@ -147,7 +149,7 @@ function run(workload: Workload): { rows: Row[]; notes: string[] } {
     const seedOnce = () => {
       let copy = 0;
       const wall = timed(() => {
-        const out = execFileSync(process.execPath, [CLI, 'seed', workload.dir, path.join(mount, 'dst'), '--concurrency', String(SEED_CONCURRENCY), '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        const out = execSync(seedJson(q(workload.dir), q(path.join(mount, 'dst'))), { shell: '/bin/bash', encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
         copy = (JSON.parse(out) as { seconds: number }).seconds;
       });
       return { wall, copy };

@@ -5,7 +5,7 @@
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
 import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
-import { DEFAULT_CONCURRENCY } from '../lambda/seed/engine';
+import { DEFAULT_CONCURRENCY } from '../lambda/seed/limits';
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));

@@ -6,6 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
 import { PROBE_METRIC } from '../lambda/probe/metric-names';
+import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
 import type { BenchmarkProbe } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
 import { SeedEngineKind } from './seed-engine';
@@ -322,10 +323,10 @@ export class FileSystemMonitoring extends Construct {
     const slo = options.probeLatencyP99 ?? Duration.millis(50);
     const operations = probe.canarySmallOperations;
     if (slo !== false && probe.canaryInterval && operations.length === 0) {
+      const scenarios = [...new Set(CANARY_SMALL_OPERATIONS.map((o) => o.scenario))].join(' and ');
       Annotations.of(this).addWarningV2('cdk-efs-kit:probeLatencyUnwatched',
-        `Probe ${probe.node.path}: its canary runs none of metadata and write-sizes, so no latency alarm watches it.`);
-    }
-    if (slo !== false && probe.canaryInterval && operations.length > 0) {
+        `Probe ${probe.node.path}: its canary runs none of ${scenarios}, so no latency alarm watches it.`);
+    } else if (slo !== false && probe.canaryInterval) {
       // One datapoint per canary run: the period is the canary's interval, at least 5 minutes.
       const period = Duration.seconds(Math.max(300, probe.canaryInterval.toSeconds()));
       const slowest = new cloudwatch.MathExpression({

@@ -94,6 +94,12 @@ describe('scenarios', () => {
     expect(result.scenarios[0].findings.cacheBypassed).toBe(false);
   });
 
+  test('random-reads asking to bypass the cache reads every file on any disk, through O_DIRECT or without it where refused', async () => {
+    const result = await probe({ scenarios: { 'random-reads': { ...SMALL['random-reads'], bypassCache: true } } });
+    expect(operations(result, 'random-reads')['read-file'].count).toBe(200);
+    expect(typeof result.scenarios[0].findings.cacheBypassed).toBe('boolean');
+  });
+
   test('locking: processes taking turns on a lock file lose no update', async () => {
     const result = await probe({ scenarios: { locking: SMALL.locking } });
     expect(result.scenarios[0].findings).toMatchObject({ lockedUpdates: 10, lockMutualExclusion: true });

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
+import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { terminalBar } from '../terminal-bar';
 

@@ -78,24 +78,22 @@ function scenarioSection(name: string, results: ProbeResult[]): string {
   const labels = results.map((r) => r.label);
   const reproduces = runs.find((s) => s !== undefined)?.reproduces ?? '';
   const across = operationsAcross(runs);
-  const operations = across.map((o) => o.operation);
-  const summaryOf = (op: string) => across.find((o) => o.operation === op)!.summaries;
   // Operations that move bytes are compared in MB/s, the rest in ops/s: one unit per axis.
-  const movesBytes = (op: string) => summaryOf(op).some((o) => o !== undefined && throughputOf(o).unit === 'MB/s');
+  const movesBytes = ({ summaries }: (typeof across)[number]) => summaries.some((o) => o !== undefined && throughputOf(o).unit === 'MB/s');
   const charts = [
     barChart({
       scenario: name, title: 'Latency p50 and p99 in ms (mean over rounds, whisker min–max)', unit: 'ms', series: labels,
-      rows: operations.flatMap((op) => (['p50', 'p99'] as const).map((p) => ({
-        label: `${op} ${p}`, bars: summaryOf(op).map((o) => o && barOf(o.latencyMs[p])),
+      rows: across.flatMap(({ operation, summaries }) => (['p50', 'p99'] as const).map((p) => ({
+        label: `${operation} ${p}`, bars: summaries.map((o) => o && barOf(o.latencyMs[p])),
       }))),
     }),
     barChart({
       scenario: name, title: 'Throughput in MB/s (mean over rounds, whisker min–max)', unit: 'MB/s', series: labels,
-      rows: operations.filter(movesBytes).map((op) => ({ label: op, bars: summaryOf(op).map((o) => o && barOf(o.bytesPerSecond, 1e6)) })),
+      rows: across.filter(movesBytes).map(({ operation, summaries }) => ({ label: operation, bars: summaries.map((o) => o && barOf(o.bytesPerSecond, 1e6)) })),
     }),
     barChart({
       scenario: name, title: 'Operations per second (mean over rounds, whisker min–max)', unit: 'ops/s', series: labels,
-      rows: operations.filter((op) => !movesBytes(op)).map((op) => ({ label: op, bars: summaryOf(op).map((o) => o && barOf(o.opsPerSecond)) })),
+      rows: across.filter((o) => !movesBytes(o)).map(({ operation, summaries }) => ({ label: operation, bars: summaries.map((o) => o && barOf(o.opsPerSecond)) })),
     }),
   ];
   return `<section>
@@ -107,7 +105,7 @@ ${keyValueTable(runs.map((s) => s?.params), labels)}
 <h3>Findings</h3>
 ${keyValueTable(runs.map((s) => s?.findings), labels)}
 ${charts.join('\n')}
-${summaryTable(operations, operations.map(summaryOf), labels)}
+${summaryTable(across.map((o) => o.operation), across.map((o) => o.summaries), labels)}
 </section>`;
 }
 

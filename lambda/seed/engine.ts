@@ -4,6 +4,7 @@ import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
 import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
 import { RoundRobinPool } from './round-robin-pool';
 import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
@@ -76,9 +77,6 @@ export interface SeedSummary {
   /** Most files, and directories being made, in progress at once. */
   readonly peakConcurrency: number;
 }
-
-export const DEFAULT_CONCURRENCY = 64;
-export const MAX_CONCURRENCY = 1024;
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
 type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };

@@ -253,7 +253,8 @@ static int sim_utimens(const char *path, const struct timespec tv[2], struct fus
   /* FUSE's write-back cache keeps a file's times itself and sends them (mtime and ctime, atime left
    * alone) when the file is flushed and after every rename, waiting for the answer; an NFS client
    * sends nothing, the server stamps the times. So those cost no round trip here. A utimes() or
-   * touch sets atime too, and pays one. */
+   * touch sets atime too, and pays one; an application's own mtime-only call (touch -m) looks like
+   * the cache's and is free here, though it would cost a round trip on EFS. */
   int page_cache_times = tv[0].tv_nsec == UTIME_OMIT;
   int e = begin_paying(OP_SETATTR, page_cache_times ? 0 : latency_ms[OP_SETATTR]); if (e) return end(-e);
   int r = fi ? futimens(((struct handle *)(uintptr_t)fi->fh)->fd, tv) : utimensat(backing_fd, rel(path), tv, AT_SYMLINK_NOFOLLOW);

@@ -27,8 +27,6 @@ export interface EfsSimStats {
 
 export interface EfsSim {
   readonly mount: string;
-  /** The tmpfs behind the mount: what was written, read without any latency. */
-  readonly backing: string;
   stats(): Promise<EfsSimStats>;
   resetStats(): Promise<void>;
   stop(): Promise<void>;
@@ -48,12 +46,11 @@ function run(...args: string[]): string {
   return execFileSync(SCRIPT, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function mountNew(options: EfsSimOptions): { mount: string; backing: string; stop: () => void } {
+function mountNew(options: EfsSimOptions): { mount: string; stop: () => void } {
   const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'efs-sim-'));
   run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
   return {
     mount,
-    backing: run('backing', mount).trim(),
     stop: () => {
       run('stop', mount);
       fs.rmSync(mount, { recursive: true, force: true });
@@ -62,10 +59,9 @@ function mountNew(options: EfsSimOptions): { mount: string; backing: string; sto
 }
 
 export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> {
-  const { mount, backing, stop } = mountNew(options);
+  const { mount, stop } = mountNew(options);
   return {
     mount,
-    backing,
     stats: async () => JSON.parse(run('stats', mount)),
     resetStats: async () => { run('reset', mount); },
     stop: async () => stop(),
@@ -82,11 +78,14 @@ export async function onEfsSim<T>(options: EfsSimOptions, fn: (sim: EfsSim) => P
   }
 }
 
-/** Runs `fn` on a fresh mount and stops it afterwards, for synchronous callers. */
+/**
+ * Runs `fn` on a fresh mount and stops it afterwards, for synchronous callers; `backing` is the tmpfs
+ * behind the mount: what was written, read without any latency.
+ */
 export function withEfsSim<T>(options: EfsSimOptions, fn: (mount: string, backing: string) => T): T {
-  const { mount, backing, stop } = mountNew(options);
+  const { mount, stop } = mountNew(options);
   try {
-    return fn(mount, backing);
+    return fn(mount, run('backing', mount).trim());
   } finally {
     stop();
   }
