@@ -16,6 +16,7 @@ beforeAll(() => {
   siteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'site-'));
   fs.writeFileSync(path.join(siteDir, 'index.html'), '<h1>hello</h1>');
 });
+afterAll(() => fs.rmSync(siteDir, { recursive: true, force: true }));
 
 beforeEach(() => {
   stack = new Stack(new App(), 'Test');

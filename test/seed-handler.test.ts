@@ -13,6 +13,7 @@ let moto: Moto;
 let handler: any;
 let work: string;
 let mountPath: string;
+let fixtures: string;
 
 beforeAll(async () => {
   moto = await startMoto();
@@ -20,15 +21,19 @@ beforeAll(async () => {
   handler = require(path.join(__dirname, '..', 'dist', 'handlers', 'seed', 'index.js'));
   const s3 = new S3Client(moto.clientConfig);
   await s3.send(new CreateBucketCommand({ Bucket: 'assets' }));
-  const src = tempDir();
+  fixtures = tempDir();
+  const src = path.join(fixtures, 'site');
   makeTree(src, 8, 10);
-  execFileSync('zip', ['-qr', path.join(src, '..', 'site.zip'), '.'], { cwd: src });
-  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-1.zip', Body: fs.readFileSync(path.join(src, '..', 'site.zip')) }));
+  execFileSync('zip', ['-qr', path.join(fixtures, 'site.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-1.zip', Body: fs.readFileSync(path.join(fixtures, 'site.zip')) }));
   fs.writeFileSync(path.join(src, 'dir-0', 'file-0.dat'), 'version two');
-  execFileSync('zip', ['-qr', path.join(src, '..', 'site2.zip'), '.'], { cwd: src });
-  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-2.zip', Body: fs.readFileSync(path.join(src, '..', 'site2.zip')) }));
+  execFileSync('zip', ['-qr', path.join(fixtures, 'site2.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-2.zip', Body: fs.readFileSync(path.join(fixtures, 'site2.zip')) }));
 });
-afterAll(() => moto.stop());
+afterAll(async () => {
+  await moto.stop();
+  fs.rmSync(fixtures, { recursive: true, force: true });
+});
 
 beforeEach(() => {
   work = tempDir();

@@ -75,3 +75,31 @@ test('a missing bucket fails with S3\'s reason', async () => {
   const { source } = await openSource({ format: 's3-objects', bucket: 'no-such-bucket', key: '' }, { client: s3 });
   await expect(seed(source, path.join(work, 'dst'))).rejects.toThrow(/bucket does not exist/i);
 });
+
+describe('a zip from S3 is spooled to local disk', () => {
+  // Lambda keeps /tmp across warm invocations: the spool must go on success and on failure alike.
+  let spools: string;
+  beforeEach(() => {
+    spools = path.join(work, 'tmp');
+    fs.mkdirSync(spools);
+    // The module object itself: a namespace import's bindings cannot be spied on.
+    jest.spyOn(require('os'), 'tmpdir').mockReturnValue(spools);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  test('and removed once the source is closed', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 1, 3);
+    execFileSync('zip', ['-qr', path.join(work, 'site.zip'), '.'], { cwd: src });
+    await put('archives/spooled.zip', fs.readFileSync(path.join(work, 'site.zip')));
+    const opened = await openSource({ format: 'zip', bucket: 'seed-source', key: 'archives/spooled.zip' }, { client: s3 });
+    expect(fs.readdirSync(spools)).toHaveLength(1);
+    await opened.close();
+    expect(fs.readdirSync(spools)).toEqual([]);
+  });
+
+  test('and removed when the object cannot be fetched', async () => {
+    await expect(openSource({ format: 'zip', bucket: 'seed-source', key: 'archives/no-such.zip' }, { client: s3 })).rejects.toThrow(/does not exist/i);
+    expect(fs.readdirSync(spools)).toEqual([]);
+  });
+});

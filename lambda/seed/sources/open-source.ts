@@ -84,11 +84,18 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       return { source: await tarSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };
     case 'zip': {
       // A zip's directory is at its end: spool it to local disk (streamed, not into memory) first.
+      // The spool goes whatever happens: a warm Lambda keeps /tmp from one invocation to the next.
       const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cdk-efs-kit-zip-'));
-      const file = path.join(dir, 'source.zip');
-      await pipeline(await getObject(), fs.createWriteStream(file));
-      const zip = await zipSource(description, file, options.limits);
-      return { source: zip, close: async () => { await zip.close(); await fs.promises.rm(dir, { recursive: true, force: true }); } };
+      const removeSpool = () => fs.promises.rm(dir, { recursive: true, force: true });
+      try {
+        const file = path.join(dir, 'source.zip');
+        await pipeline(await getObject(), fs.createWriteStream(file));
+        const zip = await zipSource(description, file, options.limits);
+        return { source: zip, close: async () => { try { await zip.close(); } finally { await removeSpool(); } } };
+      } catch (error) {
+        await removeSpool();
+        throw error;
+      }
     }
     default:
       throw new Error(`an S3 source must be objects or an archive, got format ${format}`);
