@@ -26,9 +26,13 @@ describe('from a directory', () => {
     makeTree(src, 5, 20);
     fs.chmodSync(path.join(src, 'dir-0', 'file-0.dat'), 0o600);
     fs.symlinkSync('dir-1/file-1.dat', path.join(src, 'link'));
+    // Empty directories are part of an app too (uploads/, cache/).
+    fs.mkdirSync(path.join(src, 'dir-2', 'empty'));
+    fs.mkdirSync(path.join(src, 'uploads', 'cache'), { recursive: true });
     const summary = await seedFrom(src, path.join(work, 'dst'));
     expect(summary).toMatchObject({ files: 101, written: 101, skipped: 0, failed: [], complete: true });
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
+    expect(treeDigest(src)).toMatchObject({ 'dir-2/empty/': 'empty directory', 'uploads/cache/': 'empty directory' });
     expect(fs.statSync(path.join(work, 'dst', 'dir-0', 'file-0.dat')).mode & 0o777).toBe(0o600);
   });
 
@@ -278,6 +282,7 @@ describe('from archives', () => {
     const src = path.join(work, 'src');
     makeTree(src, 3, 8, [100, 3 * 1024 * 1024]); // some members above the 1 MiB streaming threshold
     fs.symlinkSync('dir-0/file-0.dat', path.join(src, 'link'));
+    fs.mkdirSync(path.join(src, 'uploads', 'cache'), { recursive: true });
     const archive = path.join(work, name);
     if (name.endsWith('.zip')) require('child_process').execFileSync('zip', ['-qry', archive, '.'], { cwd: src });
     else require('child_process').execFileSync('tar', [name.endsWith('gz') ? 'czf' : 'cf', archive, '-C', src, '.']);

@@ -35,6 +35,7 @@ test('copies every object under a prefix past the 1,000-key page, then writes no
   const objects: Array<[string, Buffer]> = Array.from({ length: 1100 }, (_, i) => [`site/d${i % 20}/o${i}.txt`, randomBytes(64)]);
   await putAll(objects);
   await put('other/not-this.txt', 'outside the prefix');
+  await put('site/uploads/', ''); // a "folder" made in the S3 console
   const { source } = await openSource({ format: 's3-objects', bucket: 'seed-source', key: 'site' }, { client: s3 });
 
   const first = await seed(source, path.join(work, 'dst'));
@@ -43,6 +44,7 @@ test('copies every object under a prefix past the 1,000-key page, then writes no
     expect(fs.readFileSync(path.join(work, 'dst', key.slice('site/'.length)))).toEqual(body);
   }
   expect(fs.existsSync(path.join(work, 'dst', 'not-this.txt'))).toBe(false);
+  expect(fs.readdirSync(path.join(work, 'dst', 'uploads'))).toEqual([]);
 
   const second = await seed(source, path.join(work, 'dst'));
   expect(second).toMatchObject({ written: 0, skipped: 1100 });

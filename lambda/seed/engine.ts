@@ -80,8 +80,11 @@ export interface SeedSummary {
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
 type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };
-/** Looks for a directory's unchanged entries (per the manifest) in one listing of it. */
-type Task = Job | { kind: 'check'; directory: string };
+/**
+ * Looks for a directory's unchanged entries (per the manifest) in one listing of it; or makes a
+ * directory that nothing is written into (the pool makes the others for their files).
+ */
+type Task = Job | { kind: 'check'; directory: string } | { kind: 'directory'; directory: string };
 
 export async function seed(source: SeedSource, target: string, options: SeedOptions = {}): Promise<SeedSummary> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -136,6 +139,11 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
     maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
   }, async (job) => {
+    if (job.kind === 'directory') {
+      if (pastDeadline()) complete = false;
+      else await directories.make(job.directory).catch((err) => fail(job.directory, err));
+      return;
+    }
     if (job.kind === 'check') {
       const { present, gone } = await unchanged.settle(job.directory);
       pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
@@ -180,6 +188,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     progress();
   }, (directory) => directories.make(directory));
 
+  // Directories the source has, and those its files and symlinks are in: the difference has to be made on its own.
+  const declared: string[] = [];
+  const holdingEntries = new Set<string>();
   try {
     for await (const raw of source.entries()) {
       let relative: string;
@@ -197,6 +208,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
         if (relative === '') continue; // the archive's own root, './'
         counts.directories++;
         directories.declare(relative, raw.mode);
+        declared.push(relative);
         continue;
       }
       if (seen.has(relative)) {
@@ -214,6 +226,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       if (raw.type === 'file') counts.bytes += raw.size;
       const job: Job = raw.type === 'file' ? { kind: 'file', path: relative, entry: raw } : { kind: 'symlink', path: relative, entry: raw };
       const directory = path.posix.dirname(relative);
+      holdingEntries.add(directory);
       if (useManifest && manifest.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
         pool.hold(bytesHeld(job));
@@ -222,6 +235,10 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       } else {
         await pool.add(directory, job, bytesHeld(job));
       }
+    }
+    // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
+    if (complete) {
+      for (const directory of declared) if (!holdingEntries.has(directory)) pool.enqueue(directory, { kind: 'directory', directory });
     }
   } finally {
     // Even when the source fails, let writes in flight finish or clean up their temporary files.

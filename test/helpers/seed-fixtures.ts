@@ -24,11 +24,13 @@ export function makeTree(root: string, dirs: number, filesPerDir: number, sizes:
   }
 }
 
-/** path -> sha256 of every regular file under root (the seed's own state excluded), and symlink targets. */
+/** path -> sha256 of every regular file under root (the seed's own state excluded), symlink targets, and empty directories. */
 export function treeDigest(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
-    for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const dirents = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
+    if (rel && dirents.length === 0) out[`${rel}/`] = 'empty directory';
+    for (const d of dirents) {
       const r = rel ? `${rel}/${d.name}` : d.name;
       if (r === '.cdk-efs-kit') continue;
       const full = path.join(root, r);
