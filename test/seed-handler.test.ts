@@ -72,11 +72,13 @@ test('Update with a new asset rewrites only what changed; Update without a sourc
 test('Delete leaves the data by default, and removes only what the seed wrote when asked', async () => {
   await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
   fs.writeFileSync(path.join(work, 'www', 'users-file.txt'), 'mine');
+  fs.writeFileSync(path.join(work, 'www', 'dir-0', 'users-file.txt'), 'mine');
   await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props(), PhysicalResourceId: 'x' }, context());
-  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(81);
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(82);
 
+  // The directories the seed's files were in go with them, unless something else is in them.
   await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props({ RemoveOnDelete: 'true' }), PhysicalResourceId: 'x' }, context());
-  expect(Object.keys(treeDigest(path.join(work, 'www')))).toEqual(['users-file.txt']);
+  expect(Object.keys(treeDigest(path.join(work, 'www'))).sort()).toEqual(['dir-0/users-file.txt', 'users-file.txt']);
 });
 
 test('fails with a clear reason when the source is missing', async () => {

@@ -102,9 +102,21 @@ function dataOf(summary: SeedSummary): Data {
   };
 }
 
-/** Removes the files the manifest lists (what seeds wrote), then the manifest; nothing else. */
+/**
+ * Removes the files the manifest lists (what seeds wrote), the directories they were in once empty
+ * (deepest first; one that holds anything else stays), then the seed's state; nothing else.
+ */
 async function removeWhatTheSeedWrote(target: string): Promise<void> {
   const manifest = await loadManifest(target);
   await Promise.all([...manifest.keys()].map((relative) => fs.promises.unlink(path.join(target, relative)).catch(() => undefined)));
+  const directories = new Set<string>();
+  for (const relative of manifest.keys()) {
+    for (let dir = path.posix.dirname(relative); dir !== '.'; dir = path.posix.dirname(dir)) directories.add(dir);
+  }
+  const depth = (dir: string) => dir.split('/').length;
+  for (let level = Math.max(0, ...[...directories].map(depth)); level > 0; level--) {
+    const atLevel = [...directories].filter((dir) => depth(dir) === level);
+    await Promise.all(atLevel.map((dir) => fs.promises.rmdir(path.join(target, dir)).catch(() => undefined)));
+  }
   await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
 }
