@@ -184,6 +184,36 @@ describe('from a directory', () => {
     expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
 
+  test('files bound for one existing directory, alone in the pool, are written in scratch directories and renamed across', async () => {
+    // The directory's lock is then held once per file, for the rename, as cp holds it for the create.
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 1, 30);
+    fs.mkdirSync(path.join(dst, 'dir-0'), { recursive: true });
+    const renames = jest.spyOn(fsCalls, 'rename');
+    try {
+      expect(await seedFrom(src, dst, { concurrency: 8 })).toMatchObject({ complete: true, failed: [], written: 30 });
+      const from = renames.mock.calls.map(([tmp]) => path.relative(dst, path.dirname(String(tmp))));
+      expect(from).toHaveLength(30);
+      expect(new Set(from)).toEqual(new Set(Array.from({ length: 8 }, (_, n) => `.cdk-efs-kit/scratch-${n}`)));
+    } finally {
+      renames.mockRestore();
+    }
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
+    // A complete run removes them.
+    expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
+  });
+
+  test('a complete run removes scratch directories an interrupted run left, with their temporary files', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 2, 3);
+    fs.mkdirSync(path.join(dst, '.cdk-efs-kit', 'scratch-3'), { recursive: true });
+    fs.writeFileSync(path.join(dst, '.cdk-efs-kit', 'scratch-3', '.cdk-efs-kit-tmp-1-0'), 'partial');
+    expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [], written: 6 });
+    expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
+  });
+
   test('removes a staging directory nothing adopts, and refuses one that is a symlink', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');

@@ -65,4 +65,16 @@ describe('RoundRobinPool', () => {
     // Once both are ready, a and b alternate.
     expect(order.filter((j) => !j.startsWith('broken'))).toEqual(['a/1', 'b/1', 'a/2', 'b/2']);
   });
+
+  test('tells a job whether its directory has the pool to itself (no other directory queued or running)', async () => {
+    const alone: Record<string, boolean> = {};
+    const pool: RoundRobinPool<string> = new RoundRobinPool<string>({ concurrency: 2, maxQueuedJobs: 1000, maxQueuedBytes: 1e9 }, async (job) => {
+      alone[job] = pool.alone(job.split('/')[0]);
+      await tick();
+    });
+    for (const job of ['a/1', 'b/1', 'b/2', 'b/3']) await pool.add(job.split('/')[0], job);
+    await pool.drain();
+    // a/1 runs beside b/1; b/2 starts once a is done, and is alone.
+    expect(alone).toEqual({ 'a/1': false, 'b/1': false, 'b/2': true, 'b/3': true });
+  });
 });

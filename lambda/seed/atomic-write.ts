@@ -42,11 +42,11 @@ function temporaryName(dir: string): string {
 
 /**
  * Writes `content` to `finalPath` so that no reader and no interrupted run ever sees a partial file:
- * a temporary file in the same directory, then renamed over the final name. On failure the temporary
- * file is removed.
+ * a temporary file in the same directory (or in `tempDir`, on the same file system), then renamed
+ * over the final name. On failure the temporary file is removed.
  */
-export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions): Promise<number> {
-  const tmp = temporaryName(path.dirname(finalPath));
+export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
+  const tmp = temporaryName(tempDir);
   const written = await writeUnseenFile(tmp, content, options, fs.constants.O_EXCL);
   await renameIntoPlace(tmp, finalPath);
   return written;

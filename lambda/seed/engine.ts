@@ -7,6 +7,7 @@ import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './e
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
 import { RoundRobinPool } from './round-robin-pool';
+import { ScratchDirectories } from './scratch';
 import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
 
 /**
@@ -94,7 +95,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const started = Date.now();
   const root = path.resolve(target);
   const dryRun = options.dryRun ?? false;
-  if (!dryRun) await ensureRoot(root);
+  const rootDevice = dryRun ? undefined : await ensureRoot(root);
 
   const useManifest = options.manifest ?? true;
   // What earlier seeds wrote, updated as files are written: each path is looked up before its own update.
@@ -134,6 +135,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
   const inPlace = (directory: string, relative: string) => directories.unpublished(directory) && !manifest.has(relative);
   const unchanged = new UnchangedEntries(listings, directories);
+  // Not for workers sharing a target: they could remove each other's files in flight there.
+  const scratch = rootDevice !== undefined && useManifest ? new ScratchDirectories(root, rootDevice) : undefined;
   const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
     concurrency,
     maxQueuedJobs: Math.max(10_000, concurrency * 16),
@@ -169,9 +172,11 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await directories.make(directory);
       const where = path.join(directories.pathOf(directory), path.posix.basename(relative));
       if (job.kind === 'file' && inPlace(directory, relative)) inPlaceAt = where;
+      // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.
+      const tempDir = job.kind === 'file' && !inPlaceAt && scratch && pool.alone(directory) ? await scratch.for(directories.pathOf(directory)) : undefined;
       const beforeWrite = () => directories.sweepBeforeWriting(directory);
       const done = job.kind === 'file'
-        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, inPlaceAt !== undefined)
+        ? await writeFileIfChanged(where, job.entry, dryRun, options, beforeWrite, inPlaceAt !== undefined, tempDir)
         : await writeSymlink(where, job.entry, dryRun, beforeWrite);
       if (done.written) {
         counts.written++;
@@ -245,7 +250,10 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     await pool.drain();
   }
 
-  if (complete && !dryRun) await directories.publish(fail);
+  if (complete && !dryRun) {
+    await directories.publish(fail);
+    await scratch?.remove();
+  }
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {
     for (const relative of manifest.keys()) {
@@ -281,15 +289,17 @@ const RESERVED_NAME = /(^|\/)\.cdk-efs-kit($|[-/])/;
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;
 
-async function ensureRoot(root: string): Promise<void> {
+/** Makes the target root if it is missing; its device number. */
+async function ensureRoot(root: string): Promise<number> {
   await fs.promises.mkdir(root, { recursive: true });
   // The root is the caller's choice and may be a symlink (/mnt/efs -> ...); below it, nothing is followed.
   const stat = await fs.promises.stat(root);
   if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
+  return stat.dev;
 }
 
-/** Writes the file at `where` (its path on disk): through a temporary name, or `inPlace`. */
-async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, inPlace: boolean) {
+/** Writes the file at `where` (its path on disk): through a temporary name (in `tempDir` if given), or `inPlace`. */
+async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, inPlace: boolean, tempDir?: string) {
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
@@ -308,7 +318,7 @@ async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boole
   // O_TRUNC: an interrupted run may have left part of this file there.
   const bytes = inPlace
     ? await writeUnseenFile(where, await entry.open(), writeOptions, fs.constants.O_TRUNC)
-    : await writeFileAtomically(where, await entry.open(), writeOptions);
+    : await writeFileAtomically(where, await entry.open(), writeOptions, tempDir);
   return { written: true, bytes };
 }
 

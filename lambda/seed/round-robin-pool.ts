@@ -36,6 +36,8 @@ export class RoundRobinPool<T> {
   private queuedBytes = 0;
   private heldBytes = 0;
   private running = 0;
+  /** Running jobs by directory. */
+  private readonly runningIn = new Map<string, number>();
   private peakRunning = 0;
   private waiters: Array<() => void> = [];
   private idle: Array<() => void> = [];
@@ -101,6 +103,12 @@ export class RoundRobinPool<T> {
     this.pump();
   }
 
+  /** Whether no directory but `directory` has jobs queued or running. */
+  alone(directory: string): boolean {
+    const others = (directories: { size: number; has(d: string): boolean }) => directories.size - (directories.has(directory) ? 1 : 0);
+    return others(this.queues) === 0 && others(this.runningIn) === 0;
+  }
+
   /** Resolves when every queued and running job has finished. */
   async drain(): Promise<void> {
     while (this.running > 0 || this.queuedJobs > 0) {
@@ -150,7 +158,15 @@ export class RoundRobinPool<T> {
     }
     this.queuedJobs--;
     this.queuedBytes -= item.bytes;
-    return () => this.run(item.job);
+    return async () => {
+      this.runningIn.set(directory, (this.runningIn.get(directory) ?? 0) + 1);
+      try {
+        await this.run(item.job);
+      } finally {
+        const left = this.runningIn.get(directory)! - 1;
+        if (left === 0) this.runningIn.delete(directory); else this.runningIn.set(directory, left);
+      }
+    };
   }
 
   private release(which: 'waiters' | 'idle'): void {

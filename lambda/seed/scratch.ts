@@ -1,0 +1,66 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
+import { TEMP_PREFIX } from './atomic-write';
+import { STATE_DIR } from './manifest';
+
+/** Scratch directories, so creates in them rarely queue on one lock (a rename holds its source's too). */
+const SCRATCH_DIRECTORIES = 8;
+const SCRATCH_NAME = /^scratch-\d+$/;
+
+/**
+ * Where to write temporary files for a directory every writer is busy in (one flat directory of many
+ * files). A temporary file in the directory itself holds the directory's lock twice, for its create
+ * and for its rename; made in a scratch directory of the seed's own and renamed across, it holds it
+ * once, as `cp` does, and the directory takes files twice as fast. Renames across directories queue
+ * on one lock of the whole file system, so this is only for a directory that has the pool to itself.
+ * The scratch directories are in the target's state directory, and a complete run removes them; an
+ * interrupted run's temporary files there are removed when the next run first uses one.
+ */
+export class ScratchDirectories {
+  private readonly made = new Map<number, Promise<string | undefined>>();
+  /** Per target directory: whether a rename from the scratch directories can reach it (same file system). */
+  private readonly reachable = new Map<string, Promise<boolean>>();
+  private next = 0;
+
+  constructor(private readonly root: string, private readonly rootDevice: number) {}
+
+  /** A scratch directory for a temporary file bound for `directory` (on disk); undefined where a rename could not cross. */
+  async for(directory: string): Promise<string | undefined> {
+    let reachable = this.reachable.get(directory);
+    if (!reachable) {
+      reachable = lstat(directory).then((s) => s.dev === this.rootDevice, () => false);
+      this.reachable.set(directory, reachable);
+    }
+    if (!await reachable) return undefined;
+    const n = this.next++ % SCRATCH_DIRECTORIES;
+    let made = this.made.get(n);
+    if (!made) {
+      // One that cannot be made only costs speed: the file goes through its own directory.
+      made = this.make(path.join(this.root, STATE_DIR, `scratch-${n}`)).catch(() => undefined);
+      this.made.set(n, made);
+    }
+    return made;
+  }
+
+  /** Removes the scratch directories, this run's or an interrupted one's. */
+  async remove(): Promise<void> {
+    const state = path.join(this.root, STATE_DIR);
+    const names = await readdir(state).catch(() => [] as string[]);
+    await Promise.all(names.filter((n) => SCRATCH_NAME.test(n)).map((n) => fs.promises.rm(path.join(state, n), { recursive: true, force: true })));
+  }
+
+  private async make(dir: string): Promise<string> {
+    await fs.promises.mkdir(path.dirname(dir), { recursive: true });
+    try {
+      await mkdir(dir, 0o700);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} exists and is not a directory`);
+      // A killed run's temporary files.
+      const names = (await readdir(dir)).filter((n) => n.startsWith(TEMP_PREFIX));
+      await Promise.all(names.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+    }
+    return dir;
+  }
+}
