@@ -204,6 +204,20 @@ describe('from a directory', () => {
     expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
   });
 
+  test('writes nothing through a symlink planted in place of the seed\'s state directory', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    const outside = path.join(work, 'outside');
+    makeTree(src, 1, 10);
+    fs.mkdirSync(path.join(dst, 'dir-0'), { recursive: true });
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, path.join(dst, '.cdk-efs-kit'));
+    const summary = await seedFrom(src, dst);
+    expect(summary.failed).toEqual([{ path: '.cdk-efs-kit/seed-manifest.json', error: expect.stringContaining('is not a directory') }]);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(treeDigest(path.join(dst, 'dir-0'))).toEqual(treeDigest(path.join(src, 'dir-0')));
+  });
+
   test('a complete run removes scratch directories an interrupted run left, with their temporary files', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');

@@ -22,6 +22,7 @@ export class ScratchDirectories {
   /** Per target directory: whether a rename from the scratch directories can reach it (same file system). */
   private readonly reachable = new Map<string, Promise<boolean>>();
   private next = 0;
+  private stateMade?: Promise<boolean>;
 
   constructor(private readonly root: string, private readonly rootDevice: number) {}
 
@@ -37,7 +38,7 @@ export class ScratchDirectories {
     let made = this.made.get(n);
     if (!made) {
       // One that cannot be made only costs speed: the file goes through its own directory.
-      made = this.make(path.join(this.root, STATE_DIR, `scratch-${n}`)).catch(() => undefined);
+      made = this.make(path.join(this.state, `scratch-${n}`)).catch(() => undefined);
       this.made.set(n, made);
     }
     return made;
@@ -45,13 +46,23 @@ export class ScratchDirectories {
 
   /** Removes the scratch directories, this run's or an interrupted one's. */
   async remove(): Promise<void> {
-    const state = path.join(this.root, STATE_DIR);
-    const names = await readdir(state).catch(() => [] as string[]);
-    await Promise.all(names.filter((n) => SCRATCH_NAME.test(n)).map((n) => fs.promises.rm(path.join(state, n), { recursive: true, force: true })));
+    const names = await readdir(this.state).catch(() => [] as string[]);
+    if (!names.some((n) => SCRATCH_NAME.test(n)) || !await this.stateIsDirectory()) return;
+    await Promise.all(names.filter((n) => SCRATCH_NAME.test(n)).map((n) => fs.promises.rm(path.join(this.state, n), { recursive: true, force: true })));
+  }
+
+  private get state(): string {
+    return path.join(this.root, STATE_DIR);
+  }
+
+  /** Never through a symlink planted in place of the state directory: that would lead outside the target. */
+  private stateIsDirectory(): Promise<boolean> {
+    return lstat(this.state).then((s) => s.isDirectory(), () => false);
   }
 
   private async make(dir: string): Promise<string> {
-    await fs.promises.mkdir(path.dirname(dir), { recursive: true });
+    this.stateMade ??= fs.promises.mkdir(this.state, { recursive: true }).then(() => this.stateIsDirectory());
+    if (!await this.stateMade) throw new Error(`${this.state} is not a directory`);
     try {
       await mkdir(dir, 0o700);
     } catch (err) {
