@@ -125,7 +125,7 @@ describe('from a directory', () => {
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
   });
 
-  test('a new directory stays under a staging name until the run is complete, then appears whole', async () => {
+  test('a new directory stays under a staging name until its files are all written, then appears whole', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
     makeTree(src, 3, 10);
@@ -142,6 +142,22 @@ describe('from a directory', () => {
     expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
 
+  test('a directory is published as soon as its files are written, while others are still being filled', async () => {
+    // Renames in one parent are serial: left to the end of the run, they would all queue there.
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 3, 10);
+    let seenMidway: string[] = [];
+    const summary = await seedFrom(src, dst, {
+      concurrency: 1,
+      onProgress: (p) => { if (p.written === 15) seenMidway = fs.readdirSync(dst).sort(); },
+    });
+    expect(summary).toMatchObject({ written: 30, failed: [], complete: true });
+    // One writer fills the directories one after another.
+    expect(seenMidway).toEqual(['.cdk-efs-kit-new-dir-1', '.cdk-efs-kit-new-dir-2', 'dir-0']);
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
+  });
+
   test('a run stopped midway leaves its new directories unpublished, and the next run fills them on without rewriting', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
@@ -155,7 +171,11 @@ describe('from a directory', () => {
     });
     expect(first.complete).toBe(false);
     expect(first.written).toBeGreaterThanOrEqual(30);
-    expect(fs.readdirSync(dst).filter((n) => n.startsWith('dir-'))).toEqual([]);
+    // A directory whose files were all written may be published; the others wait under their staging names.
+    const published = fs.readdirSync(dst).filter((n) => n.startsWith('dir-'));
+    expect(published.length).toBeLessThan(4);
+    for (const dir of published) expect(treeDigest(path.join(dst, dir))).toEqual(treeDigest(path.join(src, dir)));
+    expect(fs.readdirSync(dst).filter((n) => n.startsWith('.cdk-efs-kit-new-'))).toHaveLength(4 - published.length);
 
     const second = await seedFrom(src, dst);
     expect(second).toMatchObject({ complete: true, failed: [], written: 100 - first.written, skipped: first.written });

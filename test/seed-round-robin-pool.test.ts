@@ -51,7 +51,7 @@ describe('RoundRobinPool', () => {
     expect(seen.ranBeforePrepared).toEqual([]);
   });
 
-  test('takes ready directories round-robin, and a failed preparation leaves its jobs to meet the failure', async () => {
+  test('fills ready directories oldest first, one job each, and a failed preparation leaves its jobs to meet the failure', async () => {
     const order: string[] = [];
     const pool = new RoundRobinPool<string>({ concurrency: 1, maxQueuedJobs: 1000, maxQueuedBytes: 1e9 }, async (job) => {
       order.push(job);
@@ -62,8 +62,25 @@ describe('RoundRobinPool', () => {
     await pool.drain();
     expect(order).toHaveLength(5);
     expect(order).toContain('broken/1');
-    // Once both are ready, a and b alternate.
-    expect(order.filter((j) => !j.startsWith('broken'))).toEqual(['a/1', 'b/1', 'a/2', 'b/2']);
+    // With one writer, a directory is finished before the next is begun: it can be published meanwhile.
+    expect(order.filter((j) => !j.startsWith('broken'))).toEqual(['a/1', 'a/2', 'b/1', 'b/2']);
+  });
+
+  test('gives each ready directory a job before any gets a second', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const started: string[] = [];
+    const pool = new RoundRobinPool<string>({ concurrency: 4, maxQueuedJobs: 1000, maxQueuedBytes: 1e9 }, async (job) => {
+      started.push(job);
+      await gate;
+    });
+    // x, a and b are each prepared in turn; x's second job waits until a and b have one each.
+    for (let i = 0; i < 2; i++) pool.enqueue('x', `x/${i}`);
+    for (const job of ['a/1', 'a/2', 'a/3', 'b/1', 'b/2', 'b/3']) pool.enqueue(job.split('/')[0], job);
+    for (let t = 0; t < 10; t++) await tick();
+    expect(started).toEqual(['x/0', 'a/1', 'b/1', 'x/1']);
+    open();
+    await pool.drain();
   });
 
   test('tells a job whether its directory has the pool to itself (no other directory queued or running)', async () => {

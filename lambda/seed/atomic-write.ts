@@ -10,7 +10,7 @@ export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
 
 /**
  * A directory this run creates is made under this prefix and filled there, then renamed to its name
- * once the run is complete: its files need no temporary names and no rename each.
+ * once it is filled: its files need no temporary names and no rename each.
  */
 export const NEW_DIRECTORY_PREFIX = '.cdk-efs-kit-new-';
 

@@ -12,8 +12,8 @@ import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety
 
 /**
  * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
- * from a source with a bounded pool of writers, round-robin across directories, each file written
- * atomically (through a temporary name, or inside a new directory published whole at the end);
+ * from a source with a bounded pool of writers spread across directories, each file written
+ * atomically (through a temporary name, or inside a new directory published whole once it is filled);
  * unchanged files (per the manifest) are only looked for in one listing of their
  * directory; nothing outside the target is ever touched, and files the source no longer has are kept
  * unless `prune` is set.
@@ -137,11 +137,20 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const unchanged = new UnchangedEntries(listings, directories);
   // Not for workers sharing a target: they could remove each other's files in flight there.
   const scratch = rootDevice !== undefined && useManifest ? new ScratchDirectories(root, rootDevice) : undefined;
-  const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
-    concurrency,
-    maxQueuedJobs: Math.max(10_000, concurrency * 16),
-    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
-  }, async (job) => {
+  // Once the source has listed everything, a staged directory whose work is all done is published at
+  // once: renames in one parent are serial, and left to the end they would all queue there.
+  const pending = new PendingWork();
+  // Directories still to be made go first: they need the same parents' locks, and writers wait for them.
+  let listed = false;
+  const finished = new Set<string>();
+  const publishDone = (done: string[]) => {
+    if (!listed || !complete) return;
+    done.forEach((directory) => finished.add(directory));
+    if (pool.preparing) return;
+    finished.forEach((directory) => directories.publishNow(directory, fail));
+    finished.clear();
+  };
+  const runTask = async (job: Task) => {
     if (job.kind === 'directory') {
       if (pastDeadline()) complete = false;
       else await directories.make(job.directory).catch((err) => fail(job.directory, err));
@@ -152,7 +161,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
       present.forEach(skip);
       // Entries no longer on the target (deleted since) are written again.
-      for (const entry of gone) pool.enqueue(job.directory, entry, bytesHeld(entry));
+      for (const entry of gone) enqueue(job.directory, entry, bytesHeld(entry));
       return;
     }
     const relative = job.path;
@@ -191,7 +200,22 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       if (inPlaceAt) await directories.withholdIfLeft(directory, relative, inPlaceAt);
     }
     progress();
+  };
+  const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
+    concurrency,
+    maxQueuedJobs: Math.max(10_000, concurrency * 16),
+    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
+  }, async (task) => {
+    try {
+      await runTask(task);
+    } finally {
+      publishDone(pending.finish(directoryOf(task)));
+    }
   }, (directory) => directories.make(directory));
+  const enqueue = (directory: string, task: Task, bytes = 0) => {
+    pending.start(directory);
+    pool.enqueue(directory, task, bytes);
+  };
 
   // Directories the source has, and those its files and symlinks are in: the difference has to be made on its own.
   const declared: string[] = [];
@@ -235,15 +259,18 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       if (useManifest && manifest.get(relative) === raw.identity) {
         // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
         pool.hold(bytesHeld(job));
-        if (unchanged.add(directory, job)) pool.enqueue(directory, { kind: 'check', directory });
+        if (unchanged.add(directory, job)) enqueue(directory, { kind: 'check', directory });
         await pool.room();
       } else {
+        pending.start(directory);
         await pool.add(directory, job, bytesHeld(job));
       }
     }
     // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
     if (complete) {
-      for (const directory of declared) if (!holdingEntries.has(directory)) pool.enqueue(directory, { kind: 'directory', directory });
+      for (const directory of declared) if (!holdingEntries.has(directory)) enqueue(directory, { kind: 'directory', directory });
+      listed = true;
+      publishDone(directories.stagedDirectories().filter((directory) => pending.idle(directory)));
     }
   } finally {
     // Even when the source fails, let writes in flight finish or clean up their temporary files.
@@ -278,6 +305,45 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   return {
     ...counts, pruned, failed, complete, seconds: (Date.now() - started) / 1000, peakConcurrency: pool.peakConcurrency,
   };
+}
+
+const directoryOf = (task: Task) => keyOf(task.kind === 'file' || task.kind === 'symlink' ? path.posix.dirname(task.path) : task.directory);
+
+/** Tasks queued or running, by directory, counting those in the directories below it. */
+class PendingWork {
+  private readonly counts = new Map<string, number>();
+
+  start(directory: string): void {
+    for (const key of lineage(keyOf(directory))) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** Counts a task in `directory` (a key) done; the directories that now have none left. */
+  finish(directory: string): string[] {
+    const done: string[] = [];
+    for (const key of lineage(directory)) {
+      const left = this.counts.get(key)! - 1;
+      if (left > 0) this.counts.set(key, left);
+      else {
+        this.counts.delete(key);
+        done.push(key);
+      }
+    }
+    return done;
+  }
+
+  idle(directory: string): boolean {
+    return !this.counts.has(directory);
+  }
+}
+
+/** A directory key and those of its parents, up to the root's (''). */
+function lineage(key: string): string[] {
+  const keys = [key];
+  for (let k = key; k !== ''; ) {
+    k = keyOf(path.posix.dirname(k));
+    keys.push(k);
+  }
+  return keys;
 }
 
 /** Archive members held in memory count against the memory bound; files read when written do not. */
@@ -401,8 +467,8 @@ class UnchangedEntries {
 /** The target root is '' ('.' as path.posix.dirname gives it for top-level files). */
 const keyOf = (relative: string) => (relative === '.' ? '' : relative);
 
-/** A directory this run made (or an interrupted run began) under a staging name, to rename into place at the end. */
-interface Unpublished { readonly staged: string; readonly final: string; withheld?: string }
+/** A directory this run made (or an interrupted run began) under a staging name, to rename into place once filled. */
+interface Unpublished { readonly relative: string; readonly staged: string; readonly final: string; withheld?: string; publishing?: Promise<void> }
 
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
@@ -410,7 +476,8 @@ interface Unpublished { readonly staged: string; readonly final: string; withhel
  * read from its parent's listing where the parent existed, so a re-run makes no lookup per directory.
  *
  * With `staging` (a seed that owns its target), a directory that does not exist yet is made under a
- * staging name in its parent and published, renamed into place, once the run is complete: until then
+ * staging name in its parent and published, renamed into place, once its files are all written (or,
+ * for the rest, once the run is complete): until then
  * no reader sees it, so the files inside are written in place, with no temporary name and no rename
  * each (on EFS both are round trips under the directory's lock). A later run adopts a staging
  * directory an interrupted run left and goes on filling it; one nothing adopts is removed at the end.
@@ -430,7 +497,7 @@ class DirectoryMaker {
   private readonly swept = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly root: string,
+    root: string,
     private readonly dryRun: boolean,
     private readonly staging: boolean,
     private readonly options: SeedOptions,
@@ -478,27 +545,46 @@ class DirectoryMaker {
     return sweep;
   }
 
+  /** The staged directories (each the top of what it hides), by key. */
+  stagedDirectories(): string[] {
+    return [...this.hidden.entries()].filter(([key, u]) => u.relative === key).map(([key]) => key);
+  }
+
   /**
-   * Once the run is complete: renames each staged directory into place, then removes staging
-   * directories an interrupted run left that this run did not adopt (the source no longer has them).
+   * Renames the staged directory `relative` into place, unless it is under way or done: for a
+   * directory whose files are all written (and no more can come), so it need not wait for the run.
+   */
+  publishNow(relative: string, fail: (relative: string, err: unknown) => void): void {
+    const unpublished = this.hidden.get(relative);
+    if (unpublished?.relative !== relative || unpublished.publishing || unpublished.withheld) return;
+    unpublished.publishing = this.rename(unpublished, fail);
+  }
+
+  /**
+   * Once the run is complete: renames each staged directory not yet published into place, then
+   * removes staging directories an interrupted run left that this run did not adopt (the source no
+   * longer has them).
    */
   async publish(fail: (relative: string, err: unknown) => void): Promise<void> {
     const staged = [...new Set(this.hidden.values())];
-    await Promise.all(staged.map(async ({ staged: from, final, withheld }) => {
-      const relative = path.relative(this.root, final);
-      if (withheld) {
-        fail(relative, new Error(`not published: ${withheld} failed and its partial file could not be removed; run the seed again`));
-        return;
+    await Promise.all(staged.map((u) => {
+      if (u.withheld) {
+        fail(u.relative, new Error(`not published: ${u.withheld} failed and its partial file could not be removed; run the seed again`));
+        return undefined;
       }
-      // rename() replaces an empty directory made meanwhile; one with content stops it.
-      await fs.promises.rename(from, final).catch((err: NodeJS.ErrnoException) => fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
-        ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(from)}, and the next run writes into it`)
-        : err));
+      return u.publishing ?? this.rename(u, fail);
     }));
     const adopted = new Set(staged.map((u) => u.staged));
     await this.listings.settled();
     const leftovers = this.listings.staging.filter((dir) => !adopted.has(dir));
     await Promise.all(leftovers.map((dir) => fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined)));
+  }
+
+  private async rename({ relative, staged, final }: Unpublished, fail: (relative: string, err: unknown) => void): Promise<void> {
+    // rename() replaces an empty directory made meanwhile; one with content stops it.
+    await fs.promises.rename(staged, final).catch((err: NodeJS.ErrnoException) => fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
+      ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(staged)}, and the next run writes into it`)
+      : err));
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
@@ -535,7 +621,7 @@ class DirectoryMaker {
       await this.mkdir(relative, where);
     }
     // Only a directory made (or adopted) is ever published.
-    const unpublished = stage ? { staged: where, final: path.join(parentPath, name) } : parentHidden;
+    const unpublished = stage ? { relative, staged: where, final: path.join(parentPath, name) } : parentHidden;
     if (unpublished) this.hidden.set(relative, unpublished);
   }
 

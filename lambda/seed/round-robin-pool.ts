@@ -1,7 +1,9 @@
 /**
- * A bounded pool that runs jobs `concurrency` at a time, taking them round-robin across
- * directories: Linux holds a directory's lock for the whole round trip of a create, so on EFS
- * creates in one directory are serial, and only interleaving directories keeps the pool busy.
+ * A bounded pool that runs jobs `concurrency` at a time, spread across directories: Linux holds a
+ * directory's lock for the whole round trip of a create, so on EFS creates in one directory are
+ * serial, and only working in many directories at once keeps the pool busy. Each ready directory
+ * gets a job, oldest first, before any gets a second (a second would mostly wait on the lock); the rest
+ * of the pool takes jobs round-robin. The oldest directories thus finish first, not all at the end.
  * A directory's jobs run only once it is prepared (created on the target). While jobs are ready,
  * preparing takes a few of the pool's slots at most (creates in one parent are serial anyway), so no
  * writer sits waiting for a mkdir; with none ready, any free slot prepares (on an unchanged re-run,
@@ -24,13 +26,13 @@ export const MAX_PREPARING = 4;
 
 export class RoundRobinPool<T> {
   private readonly queues = new Map<string, Queued<T>[]>();
-  /** Prepared directories with queued jobs, taken round-robin. */
+  /** Prepared directories with queued jobs, in the order they became ready. */
   private readonly order: string[] = [];
   /** Directories with queued jobs, to prepare in the order they came, from `nextUnprepared` on. */
   private readonly unprepared: string[] = [];
   private nextUnprepared = 0;
   private readonly prepared = new Set<string>();
-  private readonly preparing = new Set<string>();
+  private readonly preparingNow = new Set<string>();
   private cursor = 0;
   private queuedJobs = 0;
   private queuedBytes = 0;
@@ -95,12 +97,17 @@ export class RoundRobinPool<T> {
       queue = [];
       this.queues.set(directory, queue);
       if (this.prepared.has(directory)) this.order.push(directory);
-      else if (!this.preparing.has(directory)) this.unprepared.push(directory);
+      else if (!this.preparingNow.has(directory)) this.unprepared.push(directory);
     }
     queue.push({ job, bytes });
     this.queuedJobs++;
     this.queuedBytes += bytes;
     this.pump();
+  }
+
+  /** Whether directories are waiting to be prepared, or being prepared. */
+  get preparing(): boolean {
+    return this.preparingNow.size > 0 || this.nextUnprepared < this.unprepared.length;
   }
 
   /** Whether no directory but `directory` has jobs queued or running. */
@@ -133,27 +140,32 @@ export class RoundRobinPool<T> {
 
   /** A directory to prepare while few are (or no job is ready), else the next prepared directory's next job. */
   private takeNext(): (() => Promise<void>) | undefined {
-    if ((this.preparing.size < MAX_PREPARING || this.order.length === 0) && this.nextUnprepared < this.unprepared.length) {
+    if ((this.preparingNow.size < MAX_PREPARING || this.order.length === 0) && this.nextUnprepared < this.unprepared.length) {
       const directory = this.unprepared[this.nextUnprepared++];
-      this.preparing.add(directory);
+      this.preparingNow.add(directory);
       return () => this.prepare(directory).catch(() => undefined).then(() => {
-        this.preparing.delete(directory);
+        this.preparingNow.delete(directory);
         this.prepared.add(directory);
         if (this.queues.has(directory)) this.order.push(directory);
       });
     }
     if (this.order.length === 0) return undefined;
+    const first = this.order.findIndex((directory) => !this.runningIn.has(directory));
+    if (first !== -1) return this.takeJob(first);
     if (this.cursor >= this.order.length) this.cursor = 0;
-    return this.takeJob(this.order[this.cursor]);
+    return this.takeJob(this.cursor, true);
   }
 
-  private takeJob(directory: string): () => Promise<void> {
+  /** The next job of the directory at `index` in `order`; `roundRobin` moves the cursor past it. */
+  private takeJob(index: number, roundRobin = false): () => Promise<void> {
+    const directory = this.order[index];
     const queue = this.queues.get(directory)!;
     const item = queue.shift()!;
     if (queue.length === 0) {
       this.queues.delete(directory);
-      this.order.splice(this.cursor, 1);
-    } else {
+      this.order.splice(index, 1);
+      if (index < this.cursor) this.cursor--;
+    } else if (roundRobin) {
       this.cursor++;
     }
     this.queuedJobs--;
