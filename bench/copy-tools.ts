@@ -86,16 +86,24 @@ function verify(src: string, copy: string): boolean {
   }
 }
 
-/** Seconds one file costs on this profile, written alone: the latency in the ceiling. */
-function perFileSeconds(sample: string): number {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sample-'));
-  const files = fs.readdirSync(sample, { withFileTypes: true }).filter((d) => d.isFile()).slice(0, 40).map((d) => d.name);
-  for (const f of files) fs.copyFileSync(path.join(sample, f), path.join(dir, f));
-  const alone = (mount: string) => timed(() => sh(seedCommand(q(dir), q(mount + '/x'), 1)));
-  const seconds = withMount(alone);
-  const overhead = withMount(alone, 'local');
-  fs.rmSync(dir, { recursive: true, force: true });
-  return Math.max(seconds - overhead, 0) / files.length;
+/**
+ * Seconds one file costs on this profile, written alone where the workload's files go (a new
+ * subdirectory, or the target itself): the latency in the ceiling. It is the difference between
+ * seeds of 20 and 60 files, so what a run pays once (its directories, its manifest) cancels out.
+ */
+function perFileSeconds(workload: Workload, sample: string): number {
+  const names = fs.readdirSync(sample, { withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name);
+  const cost = (count: number) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-sample-'));
+    const into = path.join(dir, path.relative(workload.dir, sample));
+    fs.mkdirSync(into, { recursive: true });
+    for (let i = 0; i < count; i++) fs.copyFileSync(path.join(sample, names[i % names.length]), path.join(into, `${i}-${names[i % names.length]}`));
+    const alone = (mount: string) => timed(() => sh(seedCommand(q(dir), q(mount + '/x'), 1)));
+    const seconds = withMount(alone) - withMount(alone, 'local');
+    fs.rmSync(dir, { recursive: true, force: true });
+    return seconds;
+  };
+  return Math.max(cost(60) - cost(20), 0) / 40;
 }
 
 /**
@@ -110,7 +118,7 @@ function cpuFilesPerSecond(workload: Workload): number {
 function run(workload: Workload): { rows: Row[]; notes: string[] } {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-work-'));
   const sampleDir = path.dirname(execSync(`find ${q(workload.dir)} -type f | head -1`, { encoding: 'utf8' }).trim());
-  const latency = perFileSeconds(sampleDir);
+  const latency = perFileSeconds(workload, sampleDir);
   const cpu = cpuFilesPerSecond(workload);
   const notes = [`per-file latency on ${PROFILE}: ${(latency * 1000).toFixed(1)} ms; CPU ceiling (seed on the local profile): ${cpu.toFixed(0)} files/s`];
   const rows: Row[] = [];
