@@ -212,9 +212,14 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       publishDone(pending.finish(directoryOf(task)));
     }
   }, (directory) => directories.make(directory));
+  // Every task goes through these two, so the pending work is counted.
   const enqueue = (directory: string, task: Task, bytes = 0) => {
     pending.start(directory);
     pool.enqueue(directory, task, bytes);
+  };
+  const add = (directory: string, task: Task, bytes: number) => {
+    pending.start(directory);
+    return pool.add(directory, task, bytes);
   };
 
   // Directories the source has, and those its files and symlinks are in: the difference has to be made on its own.
@@ -262,8 +267,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
         if (unchanged.add(directory, job)) enqueue(directory, { kind: 'check', directory });
         await pool.room();
       } else {
-        pending.start(directory);
-        await pool.add(directory, job, bytesHeld(job));
+        await add(directory, job, bytesHeld(job));
       }
     }
     // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
@@ -307,7 +311,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   };
 }
 
-const directoryOf = (task: Task) => keyOf(task.kind === 'file' || task.kind === 'symlink' ? path.posix.dirname(task.path) : task.directory);
+const directoryOf = (task: Task) => (task.kind === 'file' || task.kind === 'symlink' ? path.posix.dirname(task.path) : task.directory);
 
 /** Tasks queued or running, by directory, counting those in the directories below it. */
 class PendingWork {
@@ -317,10 +321,10 @@ class PendingWork {
     for (const key of lineage(keyOf(directory))) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
   }
 
-  /** Counts a task in `directory` (a key) done; the directories that now have none left. */
+  /** Counts a task in `directory` done; the directories (keys) that now have none left. */
   finish(directory: string): string[] {
     const done: string[] = [];
-    for (const key of lineage(directory)) {
+    for (const key of lineage(keyOf(directory))) {
       const left = this.counts.get(key)! - 1;
       if (left > 0) this.counts.set(key, left);
       else {

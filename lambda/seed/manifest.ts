@@ -25,12 +25,20 @@ export async function loadManifest(target: string): Promise<Manifest> {
   }
 }
 
-/** Writes the manifest atomically (temporary file, then rename). */
-export async function saveManifest(target: string, manifest: Manifest): Promise<void> {
+/**
+ * Makes the target's state directory if it is missing; its path. Refuses a symlink planted in its
+ * place, which would lead the seed's writes outside the target.
+ */
+export async function makeStateDirectory(target: string): Promise<string> {
   const dir = path.join(target, STATE_DIR);
   await fs.promises.mkdir(dir, { recursive: true });
-  // A symlink planted in its place would lead the write outside the target.
   if (!(await fs.promises.lstat(dir)).isDirectory()) throw new Error(`${STATE_DIR} is not a directory (a symlink is never followed)`);
+  return dir;
+}
+
+/** Writes the manifest atomically (temporary file, then rename). */
+export async function saveManifest(target: string, manifest: Manifest): Promise<void> {
+  const dir = await makeStateDirectory(target);
   const tmp = path.join(dir, `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`);
   await fs.promises.writeFile(tmp, JSON.stringify({ version: 1, files: Object.fromEntries(manifest) }));
   await fs.promises.rename(tmp, path.join(dir, MANIFEST));

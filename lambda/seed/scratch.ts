@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { TEMP_PREFIX } from './atomic-write';
-import { STATE_DIR } from './manifest';
+import { makeStateDirectory, STATE_DIR } from './manifest';
 
 /** Scratch directories, so creates in them rarely queue on one lock (a rename holds its source's too). */
 const SCRATCH_DIRECTORIES = 8;
@@ -22,7 +22,7 @@ export class ScratchDirectories {
   /** Per target directory: whether a rename from the scratch directories can reach it (same file system). */
   private readonly reachable = new Map<string, Promise<boolean>>();
   private next = 0;
-  private stateMade?: Promise<boolean>;
+  private stateMade?: Promise<string>;
 
   constructor(private readonly root: string, private readonly rootDevice: number) {}
 
@@ -38,7 +38,7 @@ export class ScratchDirectories {
     let made = this.made.get(n);
     if (!made) {
       // One that cannot be made only costs speed: the file goes through its own directory.
-      made = this.make(path.join(this.state, `scratch-${n}`)).catch(() => undefined);
+      made = this.make(n).catch(() => undefined);
       this.made.set(n, made);
     }
     return made;
@@ -46,31 +46,24 @@ export class ScratchDirectories {
 
   /** Removes the scratch directories, this run's or an interrupted one's. */
   async remove(): Promise<void> {
-    const names = await readdir(this.state).catch(() => [] as string[]);
-    if (!names.some((n) => SCRATCH_NAME.test(n)) || !await this.stateIsDirectory()) return;
-    await Promise.all(names.filter((n) => SCRATCH_NAME.test(n)).map((n) => fs.promises.rm(path.join(this.state, n), { recursive: true, force: true })));
+    const state = path.join(this.root, STATE_DIR);
+    const scratch = (await readdir(state).catch(() => [] as string[])).filter((n) => SCRATCH_NAME.test(n));
+    // Never through a symlink planted in place of the state directory: that would lead outside the target.
+    if (scratch.length === 0 || !(await lstat(state).catch(() => undefined))?.isDirectory()) return;
+    await Promise.all(scratch.map((n) => fs.promises.rm(path.join(state, n), { recursive: true, force: true })));
   }
 
-  private get state(): string {
-    return path.join(this.root, STATE_DIR);
-  }
-
-  /** Never through a symlink planted in place of the state directory: that would lead outside the target. */
-  private stateIsDirectory(): Promise<boolean> {
-    return lstat(this.state).then((s) => s.isDirectory(), () => false);
-  }
-
-  private async make(dir: string): Promise<string> {
-    this.stateMade ??= fs.promises.mkdir(this.state, { recursive: true }).then(() => this.stateIsDirectory());
-    if (!await this.stateMade) throw new Error(`${this.state} is not a directory`);
+  private async make(n: number): Promise<string> {
+    this.stateMade ??= makeStateDirectory(this.root);
+    const dir = path.join(await this.stateMade, `scratch-${n}`);
     try {
       await mkdir(dir, 0o700);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} exists and is not a directory`);
       // A killed run's temporary files.
-      const names = (await readdir(dir)).filter((n) => n.startsWith(TEMP_PREFIX));
-      await Promise.all(names.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+      const names = (await readdir(dir)).filter((name) => name.startsWith(TEMP_PREFIX));
+      await Promise.all(names.map((name) => unlink(path.join(dir, name)).catch(() => undefined)));
     }
     return dir;
   }
