@@ -113,8 +113,6 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   let totals: { files: number; bytes: number } | undefined;
   source.totals?.().then((t) => { totals = t; }, () => undefined);
   const listings = new TargetListings();
-  // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
-  const directories = new DirectoryMaker(root, dryRun, !dryRun && useManifest, options, listings);
 
   const progress = () => options.onProgress?.({
     files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
@@ -123,6 +121,8 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const fail = (entryPath: string, err: unknown) => {
     failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
   };
+  // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
+  const directories = new DirectoryMaker(root, dryRun, !dryRun && useManifest, options, listings, fail);
 
   let complete = true;
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
@@ -147,7 +147,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     if (!listed || !complete) return;
     done.forEach((directory) => finished.add(directory));
     if (pool.preparing) return;
-    finished.forEach((directory) => directories.publishNow(directory, fail));
+    finished.forEach((directory) => directories.publishNow(directory));
     finished.clear();
   };
   const runTask = async (job: Task) => {
@@ -282,7 +282,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   }
 
   if (complete && !dryRun) {
-    await directories.publish(fail);
+    await directories.publish();
     await scratch?.remove();
   }
   let pruned = 0;
@@ -506,6 +506,8 @@ class DirectoryMaker {
     private readonly staging: boolean,
     private readonly options: SeedOptions,
     private readonly listings: TargetListings,
+    /** Records a directory that could not be published. */
+    private readonly fail: (relative: string, err: unknown) => void,
   ) {
     this.paths.set('', root);
   }
@@ -558,10 +560,10 @@ class DirectoryMaker {
    * Renames the staged directory `relative` into place, unless it is under way or done: for a
    * directory whose files are all written (and no more can come), so it need not wait for the run.
    */
-  publishNow(relative: string, fail: (relative: string, err: unknown) => void): void {
+  publishNow(relative: string): void {
     const unpublished = this.hidden.get(relative);
     if (unpublished?.relative !== relative || unpublished.publishing || unpublished.withheld) return;
-    unpublished.publishing = this.rename(unpublished, fail);
+    unpublished.publishing = this.rename(unpublished);
   }
 
   /**
@@ -569,14 +571,14 @@ class DirectoryMaker {
    * removes staging directories an interrupted run left that this run did not adopt (the source no
    * longer has them).
    */
-  async publish(fail: (relative: string, err: unknown) => void): Promise<void> {
+  async publish(): Promise<void> {
     const staged = [...new Set(this.hidden.values())];
     await Promise.all(staged.map((u) => {
       if (u.withheld) {
-        fail(u.relative, new Error(`not published: ${u.withheld} failed and its partial file could not be removed; run the seed again`));
+        this.fail(u.relative, new Error(`not published: ${u.withheld} failed and its partial file could not be removed; run the seed again`));
         return undefined;
       }
-      return u.publishing ?? this.rename(u, fail);
+      return u.publishing ?? this.rename(u);
     }));
     const adopted = new Set(staged.map((u) => u.staged));
     await this.listings.settled();
@@ -584,9 +586,9 @@ class DirectoryMaker {
     await Promise.all(leftovers.map((dir) => fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined)));
   }
 
-  private async rename({ relative, staged, final }: Unpublished, fail: (relative: string, err: unknown) => void): Promise<void> {
+  private async rename({ relative, staged, final }: Unpublished): Promise<void> {
     // rename() replaces an empty directory made meanwhile; one with content stops it.
-    await fs.promises.rename(staged, final).catch((err: NodeJS.ErrnoException) => fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
+    await fs.promises.rename(staged, final).catch((err: NodeJS.ErrnoException) => this.fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
       ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(staged)}, and the next run writes into it`)
       : err));
   }
