@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { seed, SeedSummary } from '../lambda/seed/engine';
@@ -34,6 +35,39 @@ describe('from a directory', () => {
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(src));
     expect(treeDigest(src)).toMatchObject({ 'dir-2/empty/': 'empty directory', 'uploads/cache/': 'empty directory' });
     expect(fs.statSync(path.join(work, 'dst', 'dir-0', 'file-0.dat')).mode & 0o777).toBe(0o600);
+  });
+
+  test('copies files around the read thresholds byte for byte (one read, then 1 MiB reads through a reused buffer)', async () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(src);
+    const sizes = [0, 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024, 1024 * 1024 + 1, 3.5 * 1024 * 1024];
+    for (const size of sizes) fs.writeFileSync(path.join(src, `f-${size}.bin`), randomBytes(size));
+    // Twice at once: buffers go back to the spares and come out again with other content in them.
+    const [a, b] = await Promise.all([seedFrom(src, path.join(work, 'a')), seedFrom(src, path.join(work, 'b'))]);
+    for (const summary of [a, b]) expect(summary).toMatchObject({ written: sizes.length, failed: [] });
+    expect(treeDigest(path.join(work, 'a'))).toEqual(treeDigest(src));
+    expect(treeDigest(path.join(work, 'b'))).toEqual(treeDigest(src));
+  });
+
+  test('fails a file that grows between the walk and its copy, leaving nothing at its path', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'log.txt'), randomBytes(200 * 1024));
+    const { source } = await openSource(parseSourceSpec(src));
+    // A live migration: the application appends to the file after the walk has sized it.
+    const growing: SeedSource = {
+      description: source.description,
+      async *entries() {
+        for await (const entry of source.entries()) {
+          if (entry.type === 'file') fs.appendFileSync(path.join(src, entry.path), 'one more line\n');
+          yield entry;
+        }
+      },
+    };
+    const summary = await seed(growing, dst);
+    expect(summary.failed).toEqual([{ path: 'log.txt', error: expect.stringMatching(/log\.txt: the source said 204800 bytes but delivered 204814/) }]);
+    expect(fs.readdirSync(dst).filter((name) => name !== '.cdk-efs-kit')).toEqual([]);
   });
 
   test('a second run with an unchanged source writes nothing', async () => {

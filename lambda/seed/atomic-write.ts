@@ -2,8 +2,9 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { close, fchown, futimes, open, rename, symlink, unlink, writeAll } from '../shared/fs-calls';
+import { close, fchown, futimes, open, read, rename, symlink, unlink, writeAll } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
+import { FileContent, LocalFileContent } from './entry';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
 export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
@@ -45,7 +46,7 @@ function temporaryName(dir: string): string {
  * a temporary file in the same directory (or in `tempDir`, on the same file system), then renamed
  * over the final name. On failure the temporary file is removed.
  */
-export async function writeFileAtomically(finalPath: string, content: Readable | Buffer, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
+export async function writeFileAtomically(finalPath: string, content: FileContent, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
   const tmp = temporaryName(tempDir);
   const written = await writeUnseenFile(tmp, content, options, fs.constants.O_EXCL);
   await renameIntoPlace(tmp, finalPath);
@@ -72,12 +73,14 @@ async function renameIntoPlace(tmp: string, finalPath: string): Promise<void> {
  * `createFlag` is O_EXCL for a fresh name, or O_TRUNC to replace what an interrupted run left there.
  * On failure the file is removed.
  */
-export async function writeUnseenFile(file: string, content: Readable | Buffer, options: WriteOptions, createFlag: number): Promise<number> {
+export async function writeUnseenFile(file: string, content: FileContent, options: WriteOptions, createFlag: number): Promise<number> {
   const fd = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | createFlag, options.mode);
   try {
     let written: number;
     try {
-      written = Buffer.isBuffer(content) ? await writeAll(fd, content, WRITE_CHUNK_BYTES) : await writeStream(fd, content);
+      written = Buffer.isBuffer(content) ? await writeAll(fd, content, WRITE_CHUNK_BYTES)
+        : content instanceof LocalFileContent ? await copyLocalFile(fd, content.path)
+        : await writeStream(fd, content);
       if (options.expectedSize !== undefined && written !== options.expectedSize) {
         throw new Error(`the source said ${options.expectedSize} bytes but delivered ${written}`);
       }
@@ -90,6 +93,25 @@ export async function writeUnseenFile(file: string, content: Readable | Buffer, 
   } catch (err) {
     await unlink(file).catch(() => undefined);
     throw err;
+  }
+}
+
+/** Buffers for copyLocalFile, one per copy in flight at most, kept for the next ones. */
+const spareBuffers: Buffer[] = [];
+
+/** Copies the local file `source` to `fd` in 1 MiB reads and writes; its length. */
+async function copyLocalFile(fd: number, source: string): Promise<number> {
+  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
+  const input = await open(source, fs.constants.O_RDONLY);
+  try {
+    for (let total = 0; ;) {
+      const n = await read(input, buffer, total);
+      if (n === 0) return total;
+      total += await writeAll(fd, buffer.subarray(0, n));
+    }
+  } finally {
+    spareBuffers.push(buffer);
+    await close(input);
   }
 }
 

@@ -16,12 +16,23 @@ export interface FileEntry {
   /** Modification time to give the file where the seed runs without a manifest (see SeedOptions.manifest). */
   readonly mtimeMs?: number;
   /** The content, read only when the file has to be written. */
-  open(): Promise<Readable | Buffer>;
+  open(): Promise<FileContent>;
   /**
    * Called instead of open() when the file is not written (unchanged, refused, failed), so a
    * streamed source such as a tar can move past it.
    */
   discard?(): void;
+}
+
+/** A file's content: in memory, a stream, or a local file that the writer copies itself. */
+export type FileContent = Buffer | Readable | LocalFileContent;
+
+/**
+ * Content left in a local file until it is written: the writer copies it in 1 MiB reads and writes
+ * through a buffer it reuses, as cp does, rather than a new buffer (or stream chunks) per file.
+ */
+export class LocalFileContent {
+  constructor(readonly path: string) {}
 }
 
 export interface DirectoryEntry {

@@ -1,10 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { Readable } from 'stream';
 import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
-import { MiB } from '../../shared/sizes';
-import { FileEntry, SeedEntry, SeedSource } from '../entry';
-import { SMALL_FILE_BYTES } from '../engine';
+import { FileContent, FileEntry, LocalFileContent, SeedEntry, SeedSource } from '../entry';
 import { WhileFast } from './while-fast';
 
 /** Files up to this size are read in one synchronous call while the source answers fast. */
@@ -124,9 +121,9 @@ class LocalFile implements FileEntry {
     this.identity = `${stats.size}:${Math.trunc(stats.mtimeMs)}`;
   }
 
-  /** Small files in one read; large ones streamed, so memory stays bounded. */
-  async open(): Promise<Readable | Buffer> {
+  /** Small files in one read; larger ones are copied by the writer, through a buffer it reuses. */
+  async open(): Promise<FileContent> {
     if (this.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(this.full), () => readFile(this.full));
-    return this.size <= SMALL_FILE_BYTES ? readFile(this.full) : fs.createReadStream(this.full, { highWaterMark: MiB });
+    return new LocalFileContent(this.full);
   }
 }
