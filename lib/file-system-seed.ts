@@ -41,8 +41,9 @@ export interface SeedOptions {
    */
   readonly concurrency?: number;
   /**
-   * Delete files that an earlier seed wrote and the source no longer has. Files the seed did not
-   * write are never touched.
+   * Delete files that an earlier seed wrote and the source no longer has, then the directories the
+   * source no longer has once nothing else is left in them. Files the seed did not write are never
+   * touched.
    * @default false
    */
   readonly prune?: boolean;

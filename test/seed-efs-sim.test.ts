@@ -53,6 +53,51 @@ describeWithFuse('seed on efs-sim', () => {
     expect(secondStats.ops.getattr).toBeLessThan(200);
   });
 
+  test('prunes in parallel across directories, only the files a seed wrote, then the directories it emptied', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 50, 10);
+    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=10'] });
+    const target = path.join(sim.mount, 'www');
+    await runSeed(src, target);
+    fs.writeFileSync(path.join(target, 'dir-7', 'users-own-file.txt'), 'not the seed\'s');
+    for (let d = 1; d < 50; d++) fs.rmSync(path.join(src, `dir-${d}`), { recursive: true });
+
+    await sim.resetStats();
+    const summary = JSON.parse((await runSeed(src, target, '--prune', '--concurrency', '32')).stdout);
+    expect(summary).toMatchObject({ written: 0, skipped: 10, pruned: 490, failed: [] });
+    const stats = await sim.stats();
+    expect(stats.ops.unlink).toBe(490);
+    // 49 directories of 10 files each: one unlink at a time would keep one request in flight.
+    expect(stats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 32);
+    // dir-7 keeps the user's file, so it stays; the 48 other directories the source dropped are gone.
+    expect(treeDigest(target)).toEqual({ ...treeDigest(src), 'dir-7/users-own-file.txt': expect.any(String) });
+  });
+
+  test('a file whose prune fails stays in the manifest, and the next prune tries it again', async () => {
+    const src = path.join(work, 'src');
+    makeTree(src, 4, 10);
+    sim = await startEfsSim({ profile: 'local', flags: ['--fault=EIO:unlink:prob=0.5'] });
+    const target = path.join(sim.mount, 'www');
+    await runSeed(src, target);
+    fs.rmSync(path.join(src, 'dir-1'), { recursive: true });
+    fs.rmSync(path.join(src, 'dir-2'), { recursive: true });
+
+    const failure = await runSeed(src, target, '--prune').then(() => undefined, (err) => err as { stdout: string });
+    const summary = JSON.parse(failure!.stdout);
+    const failedPaths: string[] = summary.failed.map((f: { path: string }) => f.path).sort();
+    expect(failedPaths.length).toBeGreaterThan(0);
+    expect(summary.pruned).toBe(20 - failedPaths.length);
+    const manifest = JSON.parse(fs.readFileSync(path.join(target, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).files;
+    const stillThere = ['dir-1', 'dir-2'].flatMap((d) => fs.readdirSync(path.join(target, d)).map((n) => `${d}/${n}`)).sort();
+    expect(stillThere).toEqual(failedPaths);
+    expect(Object.keys(manifest).filter((p) => !p.startsWith('dir-0/') && !p.startsWith('dir-3/')).sort()).toEqual(failedPaths);
+
+    // The next prune tries exactly those again.
+    await sim.resetStats();
+    await runSeed(src, target, '--prune').catch(() => undefined);
+    expect((await sim.stats()).ops.unlink).toBe(failedPaths.length);
+  });
+
   test('writes large files in 1 MiB requests', async () => {
     const src = path.join(work, 'src');
     fs.mkdirSync(src);

@@ -6,6 +6,7 @@ import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, wr
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
+import { removeEmptiedDirectories, removeFiles } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
 import { ScratchDirectories } from './scratch';
 import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
@@ -21,7 +22,7 @@ import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety
 export interface SeedOptions {
   /** Files written at once. @default 64 */
   readonly concurrency?: number;
-  /** Delete files an earlier seed wrote that the source no longer has. @default false */
+  /** Delete files an earlier seed wrote that the source no longer has (then the directories it emptied that the source no longer has). @default false */
   readonly prune?: boolean;
   /** Report what would be written, write nothing. @default false */
   readonly dryRun?: boolean;
@@ -287,17 +288,15 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   }
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {
-    for (const relative of manifest.keys()) {
-      if (seen.has(relative)) continue;
-      if (!dryRun) {
-        await unlink(path.join(root, relative)).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') fail(relative, err);
-        });
-        manifest.delete(relative);
-        manifestChanged = true;
-      }
-      pruned++;
-    }
+    const stale = [...manifest.keys()].filter((relative) => !seen.has(relative));
+    // A dry run only counts them (and saves no manifest).
+    const gone = dryRun ? stale : await removeFiles(root, stale, concurrency, fail);
+    // A file whose unlink failed stays in the manifest, for the next prune.
+    gone.forEach((relative) => manifest.delete(relative));
+    manifestChanged ||= gone.length > 0;
+    pruned = gone.length;
+    // Then the directories the source no longer has, once nothing else is left in them.
+    if (!dryRun) await removeEmptiedDirectories(root, gone, new Set([...declared, ...holdingEntries]));
   }
   // An unchanged re-run writes nothing at all, not even the manifest.
   if (!dryRun && useManifest && manifestChanged) {
