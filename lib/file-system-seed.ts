@@ -48,7 +48,9 @@ export interface SeedOptions {
    */
   readonly prune?: boolean;
   /**
-   * Remove what the seed wrote when this resource is deleted from the stack.
+   * Remove what the seed wrote when this resource is deleted from the stack: the files, the
+   * directories they were in once nothing else is left in them, and what an interrupted run left
+   * (directories not yet published, temporary files), as after a failed Create rolls back.
    * @default false - the data stays on the file system
    */
   readonly removeOnDelete?: boolean;

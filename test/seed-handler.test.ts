@@ -116,4 +116,20 @@ describeWithFuse('on efs-sim', () => {
     expect(files).toHaveLength(80);
     expect(files.filter((f) => path.basename(f).startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
   });
+
+  test('a Create that runs out of time, then rolled back with RemoveOnDelete, leaves only what was there before', async () => {
+    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] });
+    fs.rmSync(mountPath);
+    fs.symlinkSync(sim.mount, mountPath);
+    fs.mkdirSync(path.join(sim.mount, 'www'));
+    fs.writeFileSync(path.join(sim.mount, 'www', 'users-file.txt'), 'mine');
+    const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
+    expect(first.Data.Complete).toBe('false');
+    // The slice stopped with new directories still under their staging names.
+    expect(fs.readdirSync(path.join(sim.mount, 'www')).filter((name) => name.startsWith('.cdk-efs-kit-new-')).length).toBeGreaterThan(0);
+
+    await handler.onEvent({ RequestType: 'Delete', ResourceProperties: slow, PhysicalResourceId: first.PhysicalResourceId }, context());
+    expect(fs.readdirSync(path.join(sim.mount, 'www'))).toEqual(['users-file.txt']);
+  });
 });

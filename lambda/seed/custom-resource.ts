@@ -2,8 +2,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { seed, SeedSummary } from './engine';
+import { DEFAULT_CONCURRENCY } from './limits';
 import { loadManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
+import { removeEmptiedDirectories, removeFiles, removeLeftovers } from './removal';
 import type { SeedResourceProperties } from './resource-properties';
 import { openSource, SourceFormat } from './sources/open-source';
 
@@ -38,7 +40,7 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
   const props = event.ResourceProperties;
   const physicalId = `seed:${targetOf(props)}`;
   if (event.RequestType === 'Delete') {
-    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(targetOf(props));
+    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(targetOf(props), Number(props.Concurrency) || DEFAULT_CONCURRENCY);
     return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
   }
   if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
@@ -103,20 +105,16 @@ function dataOf(summary: SeedSummary): Data {
 }
 
 /**
- * Removes the files the manifest lists (what seeds wrote), the directories they were in once empty
- * (deepest first; one that holds anything else stays), then the seed's state; nothing else.
+ * Removes what interrupted seeds left (staging directories, temporary files), the files the manifest
+ * lists (what seeds wrote), the directories they were in once empty (one that holds anything else
+ * stays), then the seed's state; nothing else. A file that cannot be removed is logged and left.
  */
-async function removeWhatTheSeedWrote(target: string): Promise<void> {
-  const manifest = await loadManifest(target);
-  await Promise.all([...manifest.keys()].map((relative) => fs.promises.unlink(path.join(target, relative)).catch(() => undefined)));
-  const directories = new Set<string>();
-  for (const relative of manifest.keys()) {
-    for (let dir = path.posix.dirname(relative); dir !== '.'; dir = path.posix.dirname(dir)) directories.add(dir);
-  }
-  const depth = (dir: string) => dir.split('/').length;
-  for (let level = Math.max(0, ...[...directories].map(depth)); level > 0; level--) {
-    const atLevel = [...directories].filter((dir) => depth(dir) === level);
-    await Promise.all(atLevel.map((dir) => fs.promises.rmdir(path.join(target, dir)).catch(() => undefined)));
-  }
+async function removeWhatTheSeedWrote(target: string, concurrency: number): Promise<void> {
+  const files = [...(await loadManifest(target)).keys()];
+  await removeLeftovers(target, files);
+  const failures: string[] = [];
+  const gone = await removeFiles(target, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`));
+  if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
+  await removeEmptiedDirectories(target, gone);
   await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
 }

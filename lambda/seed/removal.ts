@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { unlink } from '../shared/fs-calls';
+import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX } from './atomic-write';
 import { RoundRobinPool } from './round-robin-pool';
 
 /**
@@ -43,3 +44,19 @@ export async function removeEmptiedDirectories(root: string, files: Iterable<str
   }
 }
 
+/**
+ * Removes what interrupted seeds left in `root` and in the directories `files` are in: staging
+ * directories never published and temporary files never renamed (names only the seed makes).
+ */
+export async function removeLeftovers(root: string, files: Iterable<string>): Promise<void> {
+  const directories = new Set(['.']);
+  for (const file of files) {
+    for (let dir = path.posix.dirname(file); dir !== '.' && !directories.has(dir); dir = path.posix.dirname(dir)) directories.add(dir);
+  }
+  await Promise.all([...directories].map(async (dir) => {
+    const where = path.join(root, dir);
+    const names = await fs.promises.readdir(where).catch(() => [] as string[]);
+    const leftovers = names.filter((name) => name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX));
+    await Promise.all(leftovers.map((name) => fs.promises.rm(path.join(where, name), { recursive: true, force: true })));
+  }));
+}
