@@ -272,12 +272,14 @@ describe('from a directory', () => {
     expect(treeDigest(path.join(dst, 'dir-0'))).toEqual(treeDigest(path.join(src, 'dir-0')));
   });
 
-  test('a complete run removes scratch directories an interrupted run left, with their temporary files', async () => {
+  test('a complete run removes scratch directories and manifest saves an interrupted run left', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
     makeTree(src, 2, 3);
     fs.mkdirSync(path.join(dst, '.cdk-efs-kit', 'scratch-3'), { recursive: true });
     fs.writeFileSync(path.join(dst, '.cdk-efs-kit', 'scratch-3', '.cdk-efs-kit-tmp-1-0'), 'partial');
+    // A save killed between its write and its rename.
+    fs.writeFileSync(path.join(dst, '.cdk-efs-kit', 'seed-manifest.json.0a1b2c3d4e5f.tmp'), '{"version":1,"fi');
     expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [], written: 6 });
     expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
   });

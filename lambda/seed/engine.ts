@@ -5,10 +5,10 @@ import { MiB } from '../shared/sizes';
 import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
-import { loadManifest, Manifest, saveManifest, STATE_DIR } from './manifest';
+import { loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
 import { removeEmptiedDirectories, removeFiles } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
-import { ScratchDirectories } from './scratch';
+import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
 
 /**
@@ -284,7 +284,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 
   if (complete && !dryRun) {
     await directories.publish();
-    await scratch?.remove();
+    if (useManifest) await tidyStateDirectory(root, SCRATCH_NAME);
   }
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {

@@ -36,6 +36,21 @@ export async function makeStateDirectory(target: string): Promise<string> {
   return dir;
 }
 
+/** The temporary file of a manifest save (a save killed before its rename leaves it). */
+const SAVE_TEMP = /^seed-manifest\.json\.[0-9a-f]+\.tmp$/;
+
+/**
+ * At the end of a complete run, removes from the state directory what only a running seed needs
+ * (names matching `transient`) and what killed saves of the manifest left; the manifest stays.
+ */
+export async function tidyStateDirectory(target: string, transient: RegExp): Promise<void> {
+  const dir = path.join(target, STATE_DIR);
+  const names = (await fs.promises.readdir(dir).catch(() => [] as string[])).filter((n) => transient.test(n) || SAVE_TEMP.test(n));
+  // Never through a symlink planted in place of the state directory: that would lead outside the target.
+  if (names.length === 0 || !(await fs.promises.lstat(dir).catch(() => undefined))?.isDirectory()) return;
+  await Promise.all(names.map((n) => fs.promises.rm(path.join(dir, n), { recursive: true, force: true })));
+}
+
 /** Writes the manifest atomically (temporary file, then rename). */
 export async function saveManifest(target: string, manifest: Manifest): Promise<void> {
   const dir = await makeStateDirectory(target);

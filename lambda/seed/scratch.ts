@@ -1,12 +1,12 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { TEMP_PREFIX } from './atomic-write';
-import { makeStateDirectory, STATE_DIR } from './manifest';
+import { makeStateDirectory } from './manifest';
 
 /** Scratch directories, so creates in them rarely queue on one lock (a rename holds its source's too). */
 const SCRATCH_DIRECTORIES = 8;
-const SCRATCH_NAME = /^scratch-\d+$/;
+/** The scratch directories' names in the state directory: a complete run removes them (tidyStateDirectory). */
+export const SCRATCH_NAME = /^scratch-\d+$/;
 
 /**
  * Where to write temporary files for a directory every writer is busy in (one flat directory of many
@@ -42,15 +42,6 @@ export class ScratchDirectories {
       this.made.set(n, made);
     }
     return made;
-  }
-
-  /** Removes the scratch directories, this run's or an interrupted one's. */
-  async remove(): Promise<void> {
-    const state = path.join(this.root, STATE_DIR);
-    const scratch = (await readdir(state).catch(() => [] as string[])).filter((n) => SCRATCH_NAME.test(n));
-    // Never through a symlink planted in place of the state directory: that would lead outside the target.
-    if (scratch.length === 0 || !(await lstat(state).catch(() => undefined))?.isDirectory()) return;
-    await Promise.all(scratch.map((n) => fs.promises.rm(path.join(state, n), { recursive: true, force: true })));
   }
 
   private async make(n: number): Promise<string> {
