@@ -32,7 +32,7 @@ export async function removeFiles(root: string, files: Iterable<string>, concurr
 export async function removeEmptiedDirectories(root: string, files: Iterable<string>, keep: ReadonlySet<string> = new Set()): Promise<void> {
   const byDepth = new Map<number, Set<string>>();
   for (const file of files) {
-    for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) {
+    for (const dir of parentsOf(file)) {
       if (keep.has(dir)) break; // and so are its parents, which hold it
       const depth = dir.split('/').length;
       if (!byDepth.has(depth)) byDepth.set(depth, new Set());
@@ -51,7 +51,10 @@ export async function removeEmptiedDirectories(root: string, files: Iterable<str
 export async function removeLeftovers(root: string, files: Iterable<string>): Promise<void> {
   const directories = new Set(['.']);
   for (const file of files) {
-    for (let dir = path.posix.dirname(file); dir !== '.' && !directories.has(dir); dir = path.posix.dirname(dir)) directories.add(dir);
+    for (const dir of parentsOf(file)) {
+      if (directories.has(dir)) break; // with its parents
+      directories.add(dir);
+    }
   }
   await Promise.all([...directories].map(async (dir) => {
     const where = path.join(root, dir);
@@ -59,4 +62,9 @@ export async function removeLeftovers(root: string, files: Iterable<string>): Pr
     const leftovers = names.filter((name) => name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX));
     await Promise.all(leftovers.map((name) => fs.promises.rm(path.join(where, name), { recursive: true, force: true })));
   }));
+}
+
+/** The directories `file` (relative) is in, innermost first, up to but not including the root. */
+function* parentsOf(file: string): Generator<string> {
+  for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) yield dir;
 }
