@@ -13,8 +13,8 @@ import { FIDELITY_CASES as CASES, FIDELITY_SIM_FLAGS } from './helpers/probe-fid
 
 const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
 
-async function probeOn(sim: EfsSim, scenarios: object): Promise<ProbeResult> {
-  const outcome = await runProbe({ scenarios }, { target: sim.mount, tool: 'test', version: '0' });
+async function probeOn(sim: EfsSim, scenarios: object, rounds = 1): Promise<ProbeResult> {
+  const outcome = await runProbe({ scenarios, rounds, pauseSeconds: 0 }, { target: sim.mount, tool: 'test', version: '0' });
   if (isRejection(outcome)) throw new Error(outcome.errors.join('; '));
   return outcome;
 }
@@ -32,6 +32,10 @@ function operation(result: ProbeResult, name: string): OperationSummary {
 // Large enough that scheduling jitter on a busy 2-core machine (other test files run alongside) stays
 // well inside 10%; bench/probe-accuracy.ts reports 2, 5 and 20 ms on an idle one.
 const LATENCIES_MS = [15, 40];
+// Each case runs a few rounds and counts its best p50: a test running alongside can only add to a
+// round trip, never take from it, and it once held one case's whole round 13-22% late in CI.
+const ROUNDS = 3;
+const bestP50 = (result: ProbeResult, name: string) => operation(result, name).latencyMs.p50.min;
 const BASE_MS = 0.2;
 const BASE = `--latency-any=${BASE_MS}`;
 
@@ -42,14 +46,14 @@ describeWithFuse('the probe on efs-sim', () => {
     // Every case's operation with only the base round trip: the emulator's own cost per operation.
     baseline = await withSim([BASE], async (sim) => {
       const p50 = new Map<string, number>();
-      for (const c of CASES) p50.set(c.operation, operation(await probeOn(sim, c.scenarios), c.operation).latencyMs.p50.mean);
+      for (const c of CASES) p50.set(c.operation, bestP50(await probeOn(sim, c.scenarios, ROUNDS), c.operation));
       return p50;
     });
   });
 
   describe.each(LATENCIES_MS)('with %d ms on one operation kind', (latencyMs) => {
     test.each(CASES)('$kind: the p50 of $operation is the configured latency within 10%', async (c) => {
-      const p50 = await withSim([BASE, `--latency-${c.kind}=${latencyMs + BASE_MS}`], async (sim) => operation(await probeOn(sim, c.scenarios), c.operation).latencyMs.p50.mean);
+      const p50 = await withSim([BASE, `--latency-${c.kind}=${latencyMs + BASE_MS}`], async (sim) => bestP50(await probeOn(sim, c.scenarios, ROUNDS), c.operation));
       const measured = p50 - baseline.get(c.operation)!;
       expect(Math.abs(measured - latencyMs) / latencyMs).toBeLessThanOrEqual(0.1);
     });
