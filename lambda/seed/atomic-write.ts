@@ -101,8 +101,8 @@ const spareBuffers: Buffer[] = [];
 
 /** Copies the local file `source` to `fd` in 1 MiB reads and writes; its length. */
 async function copyLocalFile(fd: number, source: string): Promise<number> {
-  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
   const input = await open(source, fs.constants.O_RDONLY);
+  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
   try {
     for (let total = 0; ;) {
       const n = await read(input, buffer, total);
