@@ -94,12 +94,16 @@ test('fails when the mount path is not /mnt/<name>', async () => {
 describeWithFuse('on efs-sim', () => {
   let sim: EfsSim;
   afterEach(async () => sim.stop());
+  /** An efs-sim mount with `flags`, at the /mnt path the handler writes under. */
+  const mountSim = async (flags: string[]) => {
+    sim = await startEfsSim({ profile: 'efs-gp', flags });
+    fs.rmSync(mountPath);
+    fs.symlinkSync(sim.mount, mountPath);
+  };
 
   test('runs out of time, checkpoints, and isComplete resumes until done', async () => {
     // 80 files, 4 at a time, 20 ms per operation: about 2 s of work, so 1 s per invocation needs several.
-    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] });
-    fs.rmSync(mountPath);
-    fs.symlinkSync(sim.mount, mountPath);
+    await mountSim(['--latency-any=20']);
     // 60 s is the safety margin: 61 s remaining leaves 1 s of work per invocation.
     const slow = props({ Concurrency: '4' });
     const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
@@ -118,9 +122,7 @@ describeWithFuse('on efs-sim', () => {
   });
 
   test('a Create that runs out of time, then rolled back with RemoveOnDelete, leaves only what was there before', async () => {
-    sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] });
-    fs.rmSync(mountPath);
-    fs.symlinkSync(sim.mount, mountPath);
+    await mountSim(['--latency-any=20']);
     fs.mkdirSync(path.join(sim.mount, 'www'));
     fs.writeFileSync(path.join(sim.mount, 'www', 'users-file.txt'), 'mine');
     const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });

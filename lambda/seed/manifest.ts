@@ -36,8 +36,9 @@ export async function makeStateDirectory(target: string): Promise<string> {
   return dir;
 }
 
-/** The temporary file of a manifest save (a save killed before its rename leaves it). */
-const SAVE_TEMP = /^seed-manifest\.json\.[0-9a-f]+\.tmp$/;
+/** The temporary file of a manifest save: a random hex part (a save killed before its rename leaves it). */
+const saveTempName = () => `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`;
+const SAVE_TEMP = new RegExp(`^${MANIFEST.replace(/\./g, '\\.')}\\.[0-9a-f]+\\.tmp$`);
 
 /**
  * At the end of a complete run, removes from the state directory what only a running seed needs
@@ -54,7 +55,7 @@ export async function tidyStateDirectory(target: string, transient: RegExp): Pro
 /** Writes the manifest atomically (temporary file, then rename). */
 export async function saveManifest(target: string, manifest: Manifest): Promise<void> {
   const dir = await makeStateDirectory(target);
-  const tmp = path.join(dir, `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = path.join(dir, saveTempName());
   await fs.promises.writeFile(tmp, JSON.stringify({ version: 1, files: Object.fromEntries(manifest) }));
   await fs.promises.rename(tmp, path.join(dir, MANIFEST));
 }

@@ -5,7 +5,9 @@ const fs = require('fs');
 module.exports = async () => {
   const dir = globalThis.testRunTmpdir;
   if (!dir) return;
-  const mounted = fs.readFileSync('/proc/mounts', 'utf8').split('\n').some((line) => line.split(' ')[1]?.startsWith(`${dir}/`));
+  // No /proc/mounts (not Linux): no efs-sim either.
+  const mounts = fs.existsSync('/proc/mounts') ? fs.readFileSync('/proc/mounts', 'utf8') : '';
+  const mounted = mounts.split('\n').some((line) => line.split(' ')[1]?.startsWith(`${dir}/`));
   if (mounted) {
     console.warn(`test temporary directory ${dir} left in place: something is still mounted in it`);
     return;
