@@ -19,7 +19,6 @@ export function buildProgram(): Command {
 }
 
 if (require.main === module) {
-  process.umask(0); // files get exactly the source's modes
   buildProgram().parseAsync(process.argv).catch((err: Error) => {
     // Bad input and unreachable sources end in one clear line, not a stack trace.
     console.error(`cdk-efs-kit: ${err.message}`);

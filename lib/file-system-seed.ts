@@ -1,11 +1,12 @@
-import { Annotations, CustomResource, Duration, Size } from 'aws-cdk-lib';
+import { Annotations, CustomResource, Duration, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
-import type { SeedResourceProperties } from '../lambda/seed/resource-properties';
+import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
 import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
 import { DistributedMapSeedRun } from './private/distributed-map-seed-run';
@@ -14,6 +15,35 @@ import { check } from './private/validate';
 import { DataSyncEngineOptions, DistributedMapEngineOptions, LambdaEngineOptions, SeedEngine, SeedEngineKind } from './seed-engine';
 import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
 import type { SharedFileSystem } from './shared-file-system';
+
+/**
+ * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
+ * cannot fill the file system or the function. Checked against what each member declares, before any
+ * of it is written; a tripped limit fails the seed with a message naming the limit and the member.
+ */
+export interface SeedArchiveLimits {
+  /**
+   * Largest member.
+   * @default Size.gibibytes(8)
+   */
+  readonly maxMemberSize?: Size;
+  /**
+   * All members together.
+   * @default Size.gibibytes(64)
+   */
+  readonly maxTotalSize?: Size;
+  /**
+   * Members (files, directories, links) at most.
+   * @default 1000000
+   */
+  readonly maxEntries?: number;
+  /**
+   * Bytes the archive expands to per byte of archive, at most, judged once it has expanded past 64 MiB.
+   * Real content compresses 2 to 20 times; a run of zeros, 1,000 times.
+   * @default 100
+   */
+  readonly maxCompressionRatio?: number;
+}
 
 /** What to seed, where, and how: {@link SharedFileSystem.addSeed} takes these. */
 export interface SeedOptions {
@@ -54,6 +84,12 @@ export interface SeedOptions {
    * @default false - the data stays on the file system
    */
   readonly removeOnDelete?: boolean;
+  /**
+   * Limits on what an archive source may expand to (archive sources only, local directories
+   * included: CDK uploads them as zips).
+   * @default - 8 GiB per member, 64 GiB in all, 1,000,000 members, a compression ratio of 100
+   */
+  readonly archiveLimits?: SeedArchiveLimits;
 }
 
 /** Properties of a {@link FileSystemSeed}. */
@@ -86,10 +122,11 @@ export class FileSystemSeed extends Construct {
     super(scope, id);
     this.where = `FileSystemSeed(${this.node.path})`;
     const targetPath = props.targetPath ?? '/';
-    const concurrency = props.concurrency ?? 64;
-    check(/^\/([^/\0]+\/?)*$/.test(targetPath) && !targetPath.split('/').some((p) => p === '..' || p === '.'),
-      this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without '.' or '..' parts");
-    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 1024, this.where, 'concurrency', concurrency, 'must be an integer from 1 to 1024');
+    const targetSubPath = targetPath.replace(/^\/+|\/+$/g, '');
+    const concurrency = props.concurrency ?? DEFAULT_CONCURRENCY;
+    check(targetPath.startsWith('/') && targetSubPathProblem(targetSubPath) === undefined,
+      this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
+    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, this.where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`);
 
     const engine = props.engine ?? SeedEngine.lambda();
     this.engineKind = engine.kind;
@@ -101,12 +138,16 @@ export class FileSystemSeed extends Construct {
       Format: source.format,
       Fingerprint: source.fingerprint,
       MountPath: SEED_MOUNT_PATH,
-      TargetSubPath: targetPath.replace(/^\/+|\/+$/g, ''),
+      TargetSubPath: targetSubPath,
       Concurrency: String(concurrency),
       Prune: String(props.prune ?? false),
       RemoveOnDelete: String(props.removeOnDelete ?? false),
       MetricsName: this.metricsName,
+      ...this.archiveLimitProperties(props.archiveLimits, source.format),
     };
+    // The handler checks these again on every request (it is the trust boundary), with the same function.
+    const problems = seedPropertyProblems(settings, (value) => Token.isUnresolved(value));
+    if (problems.length > 0) throw new Error(`${this.where}: ${problems.join('; ')}.`);
 
     switch (engine.kind) {
       case SeedEngineKind.DATASYNC: {
@@ -259,6 +300,32 @@ export class FileSystemSeed extends Construct {
       workerMemoryMiB: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
       trigger: source.fingerprint,
     });
+  }
+
+  /** The archive limits as resource properties (only those given: the handler defaults the rest). */
+  private archiveLimitProperties(limits: SeedArchiveLimits | undefined, format: SeedSourceFormat): Partial<SeedResourceProperties> {
+    if (!limits) return {};
+    if (format === SeedSourceFormat.S3_OBJECTS) {
+      throw new Error(`${this.where}: archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`);
+    }
+    const bytes = (name: string, size?: Size) => {
+      if (size === undefined) return undefined;
+      const value = size.toBytes();
+      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be at least 1 byte');
+      return String(value);
+    };
+    const count = (name: string, value?: number) => {
+      if (value === undefined) return undefined;
+      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be a positive integer');
+      return String(value);
+    };
+    const properties = {
+      MaxMemberBytes: bytes('maxMemberSize', limits.maxMemberSize),
+      MaxTotalBytes: bytes('maxTotalSize', limits.maxTotalSize),
+      MaxEntries: count('maxEntries', limits.maxEntries),
+      MaxCompressionRatio: count('maxCompressionRatio', limits.maxCompressionRatio),
+    };
+    return Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
   }
 
   private requireObjects(source: SeedSourceConfig, engine: string): void {

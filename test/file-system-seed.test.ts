@@ -75,7 +75,7 @@ describe('Lambda engine (default)', () => {
   });
 
   test.each([
-    ['a relative targetPath', { targetPath: 'www' }, /targetPath must be an absolute path under the access point's root, without '\.' or '\.\.' parts, got "www"/],
+    ['a relative targetPath', { targetPath: 'www' }, /targetPath must be an absolute path under the access point's root, without empty, '\.' or '\.\.' parts or names starting with \.cdk-efs-kit, got "www"/],
     ['a targetPath with ..', { targetPath: '/www/../..' }, /targetPath must be an absolute path/],
     ['a concurrency above 1024', { concurrency: 4096 }, /concurrency must be an integer from 1 to 1024, got 4096/],
   ])('fails when given %s', (_, props, message) => {

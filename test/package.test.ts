@@ -27,9 +27,10 @@ test('the cdk-efs-kit command prints its help, listing seed, probe and compare',
 test('on a terminal, seed draws a bar of the files finished, ending at all of them', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'seed-bar-'));
   try {
-    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(work, `f${i}.txt`), `file ${i}`);
+    fs.mkdirSync(path.join(work, 'src'));
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(work, 'src', `f${i}.txt`), `file ${i}`);
     // script(1) gives the command a pseudo-terminal, as a user's shell would.
-    const cli = [process.execPath, path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'seed', work, path.join(work, 'copy')].map((a) => `'${a}'`).join(' ');
+    const cli = [process.execPath, path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'seed', path.join(work, 'src'), path.join(work, 'copy')].map((a) => `'${a}'`).join(' ');
     const out = execFileSync('script', ['-qec', cli, '/dev/null'], { encoding: 'utf8' });
     const frames = out.split(/\r|\x1b\[1G/).filter((f) => f.startsWith('seed ['));
     // The first frame comes after the first file is written: the bar counts files done, not found.

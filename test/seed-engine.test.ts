@@ -258,18 +258,18 @@ describe('from a directory', () => {
     expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
   });
 
-  test('writes nothing through a symlink planted in place of the seed\'s state directory', async () => {
+  test('refuses to run, reading and writing nothing, with a symlink planted in place of the seed\'s state directory', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
     const outside = path.join(work, 'outside');
     makeTree(src, 1, 10);
     fs.mkdirSync(path.join(dst, 'dir-0'), { recursive: true });
     fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'seed-manifest.json'), JSON.stringify({ version: 1, files: { 'dir-0/file-0.dat': 'x' } }));
     fs.symlinkSync(outside, path.join(dst, '.cdk-efs-kit'));
-    const summary = await seedFrom(src, dst);
-    expect(summary.failed).toEqual([{ path: '.cdk-efs-kit/seed-manifest.json', error: expect.stringContaining('is not a directory') }]);
-    expect(fs.readdirSync(outside)).toEqual([]);
-    expect(treeDigest(path.join(dst, 'dir-0'))).toEqual(treeDigest(path.join(src, 'dir-0')));
+    await expect(seedFrom(src, dst)).rejects.toThrow(/\.cdk-efs-kit is not a directory \(a symlink there is never followed\); remove it and run the seed again/);
+    expect(fs.readdirSync(outside)).toEqual(['seed-manifest.json']);
+    expect(fs.readdirSync(path.join(dst, 'dir-0'))).toEqual([]);
   });
 
   test('a complete run removes scratch directories and manifest saves an interrupted run left', async () => {
@@ -499,13 +499,12 @@ describe('from archives', () => {
       expect(fs.readdirSync(dst).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
     });
 
-    test('a member over the size limit', async () => {
+    test('a member over the size limit stops the run before it is written', async () => {
       const archive = path.join(work, 'bomb.tar');
       await makeTar(archive, [{ name: 'huge.bin', content: Buffer.alloc(2048) }]);
-      const { source, close } = await openSource(parseSourceSpec(archive), { limits: { maxEntryBytes: 1024 } });
-      const summary = await seed(source, dst);
+      const { source, close } = await openSource(parseSourceSpec(archive), { limits: { maxMemberBytes: 1024 } });
+      await expect(seed(source, dst)).rejects.toThrow('stopped at "huge.bin": the member is 2048 bytes, over the 1024-byte limit per member (raise maxMemberBytes (archiveLimits.maxMemberSize, --max-member-size)');
       await close();
-      expect(summary.failed[0].error).toContain('over the 1024-byte limit per member');
       expect(fs.existsSync(path.join(dst, 'huge.bin'))).toBe(false);
     });
   });

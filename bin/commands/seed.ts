@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
+import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { terminalBar } from '../terminal-bar';
 
@@ -14,6 +15,10 @@ export function register(program: Command): void {
     .option('--prune', 'delete files an earlier seed wrote that the source no longer has', false)
     .option('--dry-run', 'report what would be written, write nothing', false)
     .option('--json', 'print only a JSON summary {files, bytes, written, skipped, seconds, ...}', false)
+    .option('--max-member-size <size>', `archives: largest member, in bytes or with KiB/MiB/GiB/TiB (default ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxMemberBytes)})`, parseSize)
+    .option('--max-total-size <size>', `archives: all members together (default ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxTotalBytes)})`, parseSize)
+    .option('--max-entries <n>', `archives: members at most (default ${DEFAULT_ARCHIVE_LIMITS.maxEntries})`, parsePositiveInteger)
+    .option('--max-ratio <n>', `archives: expanded bytes per archive byte, at most, once past 64 MiB (default ${DEFAULT_ARCHIVE_LIMITS.maxCompressionRatio})`, parsePositiveInteger)
     .option('--endpoint <url>', 'S3 endpoint for S3-compatible servers (path-style addressing)')
     .option('--region <region>', 'S3 region (default: AWS_REGION or us-east-1)')
     .addHelpText('after', `
@@ -32,6 +37,10 @@ interface SeedCliOptions {
   prune: boolean;
   dryRun: boolean;
   json: boolean;
+  maxMemberSize?: number;
+  maxTotalSize?: number;
+  maxEntries?: number;
+  maxRatio?: number;
   endpoint?: string;
   region?: string;
 }
@@ -42,8 +51,30 @@ function parseConcurrency(value: string): number {
   return n;
 }
 
+function parsePositiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
+  return n;
+}
+
+const UNITS: Record<string, number> = { '': 1, 'B': 1, 'KIB': 1024, 'MIB': 1024 ** 2, 'GIB': 1024 ** 3, 'TIB': 1024 ** 4 };
+
+/** '1048576', '512MiB', '8 GiB' -> bytes. */
+function parseSize(value: string): number {
+  const match = /^(\d+)\s*([A-Za-z]*)$/.exec(value.trim());
+  const unit = match ? UNITS[match[2].toUpperCase()] : undefined;
+  if (!match || unit === undefined || Number(match[1]) < 1) throw new InvalidArgumentError('must be a positive number of bytes, or with KiB, MiB, GiB or TiB (e.g. 8GiB)');
+  return Number(match[1]) * unit;
+}
+
+function formatSize(bytes: number): string {
+  const [unit, size] = Object.entries(UNITS).reverse().find(([, size]) => bytes % size === 0)!;
+  return `${bytes / size} ${unit || 'bytes'}`;
+}
+
 async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions): Promise<SeedSummary> {
-  const opened = await openSource(parseSourceSpec(sourceSpec), { s3: { endpoint: opts.endpoint, region: opts.region } });
+  const limits: ArchiveLimits = { maxMemberBytes: opts.maxMemberSize, maxTotalBytes: opts.maxTotalSize, maxEntries: opts.maxEntries, maxCompressionRatio: opts.maxRatio };
+  const opened = await openSource(parseSourceSpec(sourceSpec), { s3: { endpoint: opts.endpoint, region: opts.region }, limits });
   const progress = opts.json ? undefined : await progressReporter();
   try {
     const summary = await seed(opened.source, target, {
@@ -91,7 +122,12 @@ async function progressReporter() {
 
 function printSummary(s: SeedSummary, dryRun: boolean): void {
   const verb = dryRun ? 'would write' : 'wrote';
-  console.log(`${s.files} files (${(s.bytes / 1048576).toFixed(1)} MiB) in ${s.seconds.toFixed(1)} s: ${verb} ${s.written}, unchanged ${s.skipped}, pruned ${s.pruned}, failed ${s.failed.length}`);
+  const special = s.specialFiles.length > 0 ? `, skipped ${s.specialFiles.length} special` : '';
+  console.log(`${s.files} files (${(s.bytes / 1048576).toFixed(1)} MiB) in ${s.seconds.toFixed(1)} s: ${verb} ${s.written}, unchanged ${s.skipped}, pruned ${s.pruned}${special}, failed ${s.failed.length}`);
+  if (s.specialFiles.length > 0) {
+    console.error(`  skipped (FIFOs, sockets and devices have no content to copy): ${s.specialFiles.slice(0, 5).join(', ')}${s.specialFiles.length > 5 ? ', ...' : ''}`);
+  }
+  for (const warning of s.warnings) console.error(`  warning: ${warning}`);
   for (const f of s.failed.slice(0, 20)) console.error(`  ${f.error}`);
   if (s.failed.length > 20) console.error(`  ... and ${s.failed.length - 20} more`);
 }

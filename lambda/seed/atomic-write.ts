@@ -48,7 +48,7 @@ function temporaryName(dir: string): string {
  */
 export async function writeFileAtomically(finalPath: string, content: FileContent, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
   const tmp = temporaryName(tempDir);
-  const written = await writeUnseenFile(tmp, content, options, fs.constants.O_EXCL);
+  const written = await writeUnseenFile(tmp, content, options, false);
   await renameIntoPlace(tmp, finalPath);
   return written;
 }
@@ -67,14 +67,23 @@ async function renameIntoPlace(tmp: string, finalPath: string): Promise<void> {
   });
 }
 
+/** A new file only: O_EXCL refuses any name that exists, a symlink (even a dangling one) included. */
+const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+
 /**
- * Writes `content` to `file`, a name no reader looks at (a temporary name, or a file in a directory
- * not yet published), with open/write/close: no copyFile, which costs extra setattr round trips.
- * `createFlag` is O_EXCL for a fresh name, or O_TRUNC to replace what an interrupted run left there.
- * On failure the file is removed.
+ * Creates `file`, a name no reader looks at (a temporary name, or a file in a directory not yet
+ * published), and writes `content` with open/write/close: no copyFile, which costs extra setattr
+ * round trips. Always a new inode, never an existing one opened and truncated: a name in the target
+ * may be a symlink or a hard link someone planted to lead the write elsewhere. With `replace`,
+ * whatever is at the name (what an interrupted run left there) is unlinked first: an unlink removes a
+ * name, never what a link points to. On failure the file is removed.
  */
-export async function writeUnseenFile(file: string, content: FileContent, options: WriteOptions, createFlag: number): Promise<number> {
-  const fd = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | createFlag, options.mode);
+export async function writeUnseenFile(file: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<number> {
+  const fd = await open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
+    if (!replace || err.code !== 'EEXIST') throw err;
+    await unlink(file);
+    return open(file, CREATE_NEW, options.mode);
+  });
   try {
     let written: number;
     try {
@@ -101,7 +110,7 @@ const spareBuffers: Buffer[] = [];
 
 /** Copies the local file `source` to `fd` in 1 MiB reads and writes; its length. */
 async function copyLocalFile(fd: number, source: string): Promise<number> {
-  const input = await open(source, fs.constants.O_RDONLY);
+  const input = await open(source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
   try {
     for (let total = 0; ;) {

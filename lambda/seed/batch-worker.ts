@@ -2,8 +2,9 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SeedEntry, SeedSource } from './entry';
 import { seed, SeedFailure } from './engine';
 import { publishSeedMetrics } from './metrics';
-import type { SeedResourceProperties } from './resource-properties';
+import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
 import { S3ObjectsSource } from './sources/s3-objects';
+import { directoryBelow } from './target-root';
 
 /**
  * The Distributed Map worker: copies one batch of S3 keys (Step Functions' ItemBatcher shape) into
@@ -58,19 +59,26 @@ export class BatchFailedError extends Error {
 }
 
 export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchResult> {
-  const props = event.BatchInput;
+  const props = checkSeedProperties(event.BatchInput);
+  if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
   const objects = new S3ObjectsSource(s3, props.Bucket, props.Key);
   const source: SeedSource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
       for (const item of event.Items) {
+        if (typeof item?.Key !== 'string') {
+          yield { type: 'failed', path: JSON.stringify(item?.Key), reason: 'the batch item has no Key' };
+          continue;
+        }
         const key = props.KeysUrlEncoded === 'true' ? decodeInventoryKey(item.Key) : item.Key;
         const entry: SeedEntry | undefined = objects.entryFor(key, Number(item.Size ?? 0), item.Etag ?? item.ETag ?? '', lastModifiedOf(item));
         if (entry) yield entry;
       }
     },
   };
-  const summary = await seed(source, `${props.MountPath}/${props.TargetSubPath ?? ''}`, { concurrency: Number(props.Concurrency), manifest: false });
+  // The sub-path's directories are the file system's, which other clients write: none may be a link.
+  const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
+  const summary = await seed(source, target, { concurrency: Number(props.Concurrency), manifest: false });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.

@@ -2,12 +2,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { seed, SeedSummary } from './engine';
-import { DEFAULT_CONCURRENCY } from './limits';
 import { loadManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
-import { removeEmptiedDirectories, removeFiles, removeLeftovers } from './removal';
-import type { SeedResourceProperties } from './resource-properties';
+import { parentsOf, RealDirectories, removeFiles, removeLeftovers, removeMadeDirectories } from './removal';
+import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
 import { openSource, SourceFormat } from './sources/open-source';
+import { directoryBelow } from './target-root';
 
 /**
  * The FileSystemSeed custom resource (Provider framework). onEvent copies until the function's time
@@ -37,12 +37,13 @@ export const SAFETY_MARGIN_MS = 60_000;
 type Data = Record<string, string | number>;
 
 export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
-  const props = event.ResourceProperties;
+  const props = checkSeedProperties(event.ResourceProperties);
   const physicalId = `seed:${targetOf(props)}`;
   if (event.RequestType === 'Delete') {
-    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(targetOf(props), Number(props.Concurrency) || DEFAULT_CONCURRENCY);
+    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(props);
     return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
   }
+  // Old properties that fail the check (written by an older version, or by hand) only mean: run.
   if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
     console.log(JSON.stringify({ message: 'source and target unchanged: nothing to copy' }));
     return { PhysicalResourceId: physicalId, Data: { Complete: 'true' } };
@@ -57,21 +58,22 @@ export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ Is
   return summary.complete ? { IsComplete: true, Data: dataOf(summary) } : { IsComplete: false };
 }
 
+/** Where the seed writes (checked properties only: the sub-path is a normal relative path). */
 function targetOf(props: SeedResourceProperties): string {
-  if (!/^\/mnt\/[A-Za-z0-9._-]+$/.test(props.MountPath)) throw new Error(`MountPath must be /mnt/<name>, got ${JSON.stringify(props.MountPath)}`);
-  return path.join(props.MountPath, props.TargetSubPath ?? '');
+  return path.join(props.MountPath, props.TargetSubPath);
 }
 
 /** Settings whose change means the target may differ from the source. */
 function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boolean {
-  return old.Fingerprint !== now.Fingerprint || targetOf(old) !== targetOf(now) || old.Prune !== now.Prune;
+  return old.Fingerprint !== now.Fingerprint || old.MountPath !== now.MountPath || old.TargetSubPath !== now.TargetSubPath || old.Prune !== now.Prune;
 }
 
 async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> {
-  const props = event.ResourceProperties;
+  const props = checkSeedProperties(event.ResourceProperties);
   const concurrency = Number(props.Concurrency);
-  const target = targetOf(props);
-  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3 });
+  // The sub-path's directories are the file system's, which other clients write: none may be a link.
+  const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
+  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
   let lastLog = 0;
   try {
@@ -89,7 +91,8 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
     await opened.close();
   }
   publishSeedMetrics(props.MetricsName ?? event.LogicalResourceId ?? target, summary);
-  console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20) }));
+  console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20), specialFiles: summary.specialFiles.slice(0, 20) }));
+  for (const warning of summary.warnings) console.warn(JSON.stringify({ message: 'seed warning', warning }));
   if (summary.failed.length > 0) {
     const shown = summary.failed.slice(0, 5).map((f) => f.error).join('; ');
     throw new Error(`seed of ${opened.source.description} into ${target} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
@@ -106,15 +109,20 @@ function dataOf(summary: SeedSummary): Data {
 
 /**
  * Removes what interrupted seeds left (staging directories, temporary files), the files the manifest
- * lists (what seeds wrote), the directories they were in once empty (one that holds anything else
- * stays), then the seed's state; nothing else. A file that cannot be removed is logged and left.
+ * lists (what seeds wrote), the directories seeds made once nothing else is in them, then the seed's
+ * state; nothing else, and never through a link. A file that cannot be removed is logged and left.
  */
-async function removeWhatTheSeedWrote(target: string, concurrency: number): Promise<void> {
-  const files = [...(await loadManifest(target)).keys()];
-  await removeLeftovers(target, files);
+async function removeWhatTheSeedWrote(props: SeedResourceProperties): Promise<void> {
+  const target = await directoryBelow(props.MountPath, props.TargetSubPath, false);
+  if (!target) return; // nothing there to remove
+  const manifest = await loadManifest(target);
+  for (const problem of manifest.problems) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
+  const files = [...manifest.files.keys()];
+  const real = new RealDirectories(target);
+  await removeLeftovers(target, [...manifest.directories, ...files.flatMap((file) => [...parentsOf(file)])], real);
   const failures: string[] = [];
-  const gone = await removeFiles(target, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`));
+  await removeFiles(target, files, Number(props.Concurrency), (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), real);
   if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
-  await removeEmptiedDirectories(target, gone);
+  await removeMadeDirectories(target, manifest.directories, manifest.directories, real);
   await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
 }

@@ -3,13 +3,14 @@ import * as path from 'path';
 import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
 import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
-import { DEFAULT_DIRECTORY_MODE, FileEntry, SeedSource, SymlinkEntry } from './entry';
+import { DEFAULT_DIRECTORY_MODE, FileEntry, LINK_IDENTITY, SeedSource, SymlinkEntry } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
-import { loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
-import { removeEmptiedDirectories, removeFiles } from './removal';
+import { emptyManifest, loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
+import { parentsOf, removeFiles, removeMadeDirectories } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
-import { checkSymlinkTarget, safeRelativePath, UnsafeEntryError } from './safety';
+import { checkLinkTargetShape, LinkGraph, safeEntryPath, UnsafeEntryError } from './safety';
+import { checkTarget } from './target-root';
 
 /**
  * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
@@ -78,6 +79,10 @@ export interface SeedSummary {
   readonly seconds: number;
   /** Most files, and directories being made, in progress at once. */
   readonly peakConcurrency: number;
+  /** FIFOs, sockets and devices in the source, skipped: they have no content to copy. */
+  readonly specialFiles: string[];
+  /** What the run noticed but did not fail on (a manifest entry it ignored, a link it removed). */
+  readonly warnings: string[];
 }
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
@@ -96,19 +101,28 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const started = Date.now();
   const root = path.resolve(target);
   const dryRun = options.dryRun ?? false;
+  checkTarget(root, source.localDirectory);
   const rootDevice = dryRun ? undefined : await ensureRoot(root);
 
   const useManifest = options.manifest ?? true;
   // What earlier seeds wrote, updated as files are written: each path is looked up before its own update.
-  const manifest: Manifest = useManifest ? await loadManifest(root) : new Map<string, string>();
-  let manifestChanged = false;
+  const manifest: Manifest = useManifest ? await loadManifest(root) : emptyManifest();
+  const warnings = [...manifest.problems];
+  // Dropping the entries it refused is a change to save.
+  let manifestChanged = manifest.problems.length > 0;
   const record = (relative: string, identity: string) => {
-    if (manifest.get(relative) === identity) return;
-    manifest.set(relative, identity);
+    if (manifest.files.get(relative) === identity) return;
+    manifest.files.set(relative, identity);
+    manifestChanged = true;
+  };
+  const recordDirectory = (relative: string) => {
+    if (!useManifest || dryRun || manifest.directories.has(relative)) return;
+    manifest.directories.add(relative);
     manifestChanged = true;
   };
   const seen = new Set<string>();
   const failed: SeedFailure[] = [];
+  const specialFiles: string[] = [];
   const counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
   // Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end).
   let totals: { files: number; bytes: number } | undefined;
@@ -123,7 +137,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
     failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
   };
   // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
-  const directories = new DirectoryMaker(root, dryRun, !dryRun && useManifest, options, listings, fail);
+  const directories = new DirectoryMaker(root, dryRun, !dryRun && useManifest, options, listings, fail, recordDirectory);
 
   let complete = true;
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
@@ -134,7 +148,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   };
   // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
   // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
-  const inPlace = (directory: string, relative: string) => directories.unpublished(directory) && !manifest.has(relative);
+  const inPlace = (directory: string, relative: string) => directories.unpublished(directory) && !manifest.files.has(relative);
   const unchanged = new UnchangedEntries(listings, directories);
   // Not for workers sharing a target: they could remove each other's files in flight there.
   const scratch = rootDevice !== undefined && useManifest ? new ScratchDirectories(root, rootDevice) : undefined;
@@ -226,23 +240,45 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   // Directories the source has, and those its files and symlinks are in: the difference has to be made on its own.
   const declared: string[] = [];
   const holdingEntries = new Set<string>();
+  const queue = async (job: Job) => {
+    const directory = path.posix.dirname(job.path);
+    holdingEntries.add(directory);
+    if (useManifest && manifest.files.get(job.path) === job.entry.identity) {
+      // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
+      pool.hold(bytesHeld(job));
+      if (unchanged.add(directory, job)) enqueue(directory, { kind: 'check', directory });
+      await pool.room();
+    } else {
+      await add(directory, job, bytesHeld(job));
+    }
+  };
+  // Symlinks wait for the whole listing: where one resolves depends on the links it leads through.
+  const links = new LinkGraph();
+  const linkJobs: Job[] = [];
   try {
     for await (const raw of source.entries()) {
+      if (raw.type === 'failed') {
+        fail(raw.path, new Error(raw.reason));
+        continue;
+      }
       let relative: string;
       try {
-        relative = safeRelativePath(raw.path);
+        relative = safeEntryPath(raw.path);
         if (relative === '' && raw.type !== 'directory') throw new UnsafeEntryError(raw.path, 'the name is empty');
-        if (RESERVED_NAME.test(relative)) throw new UnsafeEntryError(raw.path, `names starting with ${STATE_DIR} are reserved for the seed's own state`);
-        if (raw.type === 'symlink') checkSymlinkTarget(relative, raw.target);
+        if (raw.type === 'symlink') checkLinkTargetShape(relative, raw.target);
       } catch (err) {
         if (raw.type === 'file') raw.discard?.();
         fail(raw.path, err);
         continue;
       }
+      if (raw.type === 'special') {
+        specialFiles.push(relative);
+        continue;
+      }
       if (raw.type === 'directory') {
         if (relative === '') continue; // the archive's own root, './'
         counts.directories++;
-        directories.declare(relative, raw.mode);
+        directories.declare(relative, raw.mode & DIRECTORY_MODE_BITS);
         declared.push(relative);
         continue;
       }
@@ -258,45 +294,71 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
         break;
       }
       counts.files++;
-      if (raw.type === 'file') counts.bytes += raw.size;
-      const job: Job = raw.type === 'file' ? { kind: 'file', path: relative, entry: raw } : { kind: 'symlink', path: relative, entry: raw };
-      const directory = path.posix.dirname(relative);
-      holdingEntries.add(directory);
-      if (useManifest && manifest.get(relative) === raw.identity) {
-        // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
-        pool.hold(bytesHeld(job));
-        if (unchanged.add(directory, job)) enqueue(directory, { kind: 'check', directory });
-        await pool.room();
+      if (raw.type === 'file') {
+        counts.bytes += raw.size;
+        await queue({ kind: 'file', path: relative, entry: raw });
       } else {
-        await add(directory, job, bytesHeld(job));
+        links.add(relative, raw.target);
+        linkJobs.push({ kind: 'symlink', path: relative, entry: raw });
       }
     }
-    // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
     if (complete) {
+      await queueLinks();
+      // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
       for (const directory of declared) if (!holdingEntries.has(directory)) enqueue(directory, { kind: 'directory', directory });
       listed = true;
       publishDone(directories.stagedDirectories().filter((directory) => pending.idle(directory)));
+    } else {
+      counts.files -= linkJobs.length; // left to the next run
     }
   } finally {
     // Even when the source fails, let writes in flight finish or clean up their temporary files.
     await pool.drain();
+    if (useManifest && !dryRun) await tidyStateDirectory(root, SCRATCH_NAME);
   }
 
-  if (complete && !dryRun) {
-    await directories.publish();
-    if (useManifest) await tidyStateDirectory(root, SCRATCH_NAME);
+  /**
+   * Judges every link the target will hold (the source's, and those earlier seeds wrote that are
+   * still there) and queues the source's safe ones. A refused link is not written; one an earlier
+   * seed wrote is removed, so that no link the seed leaves resolves outside the target.
+   */
+  async function queueLinks(): Promise<void> {
+    for (const [relative, identity] of manifest.files) {
+      if (!seen.has(relative) && identity.startsWith(LINK_IDENTITY)) links.add(relative, identity.slice(LINK_IDENTITY.length));
+    }
+    const refused = links.refusals();
+    const written = [...refused.keys()].filter((relative) => manifest.files.has(relative));
+    if (written.length > 0 && !dryRun) {
+      const removed = await removeFiles(root, written, concurrency, fail);
+      removed.forEach((relative) => manifest.files.delete(relative));
+      manifestChanged ||= removed.length > 0;
+      for (const relative of removed) warnings.push(`removed the link ${JSON.stringify(relative)} an earlier seed wrote: ${refused.get(relative)!.message.replace(/^refused "[^"]*": /, '')}`);
+    }
+    for (const [relative, err] of refused) if (seen.has(relative)) fail(relative, err);
+    for (const job of linkJobs) {
+      if (refused.has(job.path)) counts.files--;
+      else await queue(job);
+    }
   }
+
+  if (complete && !dryRun) await directories.publish();
   let pruned = 0;
   if (complete && options.prune && failed.length === 0) {
-    const stale = [...manifest.keys()].filter((relative) => !seen.has(relative));
+    const stale = [...manifest.files.keys()].filter((relative) => !seen.has(relative));
     // A dry run only counts them (and saves no manifest).
     const gone = dryRun ? stale : await removeFiles(root, stale, concurrency, fail);
     // A file whose unlink failed stays in the manifest, for the next prune.
-    gone.forEach((relative) => manifest.delete(relative));
+    gone.forEach((relative) => manifest.files.delete(relative));
     manifestChanged ||= gone.length > 0;
     pruned = gone.length;
-    // Then the directories the source no longer has, once nothing else is left in them.
-    if (!dryRun) await removeEmptiedDirectories(root, gone, new Set([...declared, ...holdingEntries]));
+    // Then the directories a seed made that the source no longer has, once nothing else is left in them.
+    if (!dryRun) {
+      const kept = withParents([...declared, ...holdingEntries]);
+      const dropped = [...manifest.directories].filter((directory) => !kept.has(directory));
+      const removed = await removeMadeDirectories(root, dropped, manifest.directories);
+      removed.forEach((directory) => manifest.directories.delete(directory));
+      manifestChanged ||= removed.length > 0;
+    }
   }
   // An unchanged re-run writes nothing at all, not even the manifest.
   if (!dryRun && useManifest && manifestChanged) {
@@ -307,6 +369,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 
   return {
     ...counts, pruned, failed, complete, seconds: (Date.now() - started) / 1000, peakConcurrency: pool.peakConcurrency,
+    specialFiles, warnings,
   };
 }
 
@@ -352,8 +415,27 @@ function lineage(key: string): string[] {
 /** Archive members held in memory count against the memory bound; files read when written do not. */
 const bytesHeld = (job: Job) => (job.kind === 'file' && job.entry.inMemory ? job.entry.size : 0);
 
-/** The seed's own names in the target: its state, temporary files and directories not yet published. */
-const RESERVED_NAME = /(^|\/)\.cdk-efs-kit($|[-/])/;
+/**
+ * Permission bits a file or directory keeps (the process umask still applies): no setuid or setgid,
+ * which a seed running as root would otherwise hand out from an archive (mkdir keeps a directory's
+ * sticky bit, and sets setgid only where the parent has it).
+ */
+const FILE_MODE_BITS = 0o777;
+const DIRECTORY_MODE_BITS = 0o1777;
+
+/** Every directory in `directories` and all those above them ('.' is the root). */
+function withParents(directories: Iterable<string>): Set<string> {
+  const all = new Set<string>();
+  for (const directory of directories) {
+    if (all.has(directory)) continue;
+    all.add(directory);
+    for (const parent of parentsOf(directory)) {
+      if (all.has(parent)) break;
+      all.add(parent);
+    }
+  }
+  return all;
+}
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;
@@ -383,10 +465,10 @@ async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boole
     return { written: true, bytes: entry.size };
   }
   await beforeWrite();
-  const writeOptions = { mode: entry.mode, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
-  // O_TRUNC: an interrupted run may have left part of this file there.
+  const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid: options.uid, gid: options.gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
+  // In place, an interrupted run (or anyone who can write the target) may have left something at the name: replaced, never written through.
   const bytes = inPlace
-    ? await writeUnseenFile(where, await entry.open(), writeOptions, fs.constants.O_TRUNC)
+    ? await writeUnseenFile(where, await entry.open(), writeOptions, true)
     : await writeFileAtomically(where, await entry.open(), writeOptions, tempDir);
   return { written: true, bytes };
 }
@@ -490,7 +572,7 @@ interface Unpublished { readonly relative: string; readonly staged: string; read
  * unchanged re-run writes nothing. A dry run only looks.
  */
 class DirectoryMaker {
-  private readonly made = new Map<string, Promise<void>>();
+  private readonly making = new Map<string, Promise<void>>();
   private readonly modes = new Map<string, number>();
   private readonly existing = new Set<string>(['']);
   /** Where each made directory is on disk. */
@@ -507,6 +589,8 @@ class DirectoryMaker {
     private readonly listings: TargetListings,
     /** Records a directory that could not be published. */
     private readonly fail: (relative: string, err: unknown) => void,
+    /** Told of each directory a seed made (this run, or an interrupted one under a staging name): only those are ever removed. */
+    private readonly made: (relative: string) => void,
   ) {
     this.paths.set('', root);
   }
@@ -518,7 +602,7 @@ class DirectoryMaker {
   make(relative: string): Promise<void> {
     const key = keyOf(relative);
     if (key === '') return Promise.resolve();
-    return this.made.get(key) ?? this.remember(key, this.create(key));
+    return this.making.get(key) ?? this.remember(key, this.create(key));
   }
 
   /** Whether `relative` (made already) was there before this run. */
@@ -593,7 +677,7 @@ class DirectoryMaker {
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
-    this.made.set(relative, promise);
+    this.making.set(relative, promise);
     return promise;
   }
 
@@ -612,7 +696,11 @@ class DirectoryMaker {
       this.refuseUnlessDirectory(relative, dirent);
       this.existing.add(relative);
       this.paths.set(relative, path.join(parentPath, name));
-      if (parentHidden) this.hidden.set(relative, parentHidden);
+      if (parentHidden) {
+        // Inside a staging directory: an interrupted seed made it.
+        this.hidden.set(relative, parentHidden);
+        this.made(relative);
+      }
       return;
     }
     const where = path.join(parentPath, stage ? stagingName(name) : name);
@@ -622,26 +710,30 @@ class DirectoryMaker {
       // An interrupted run's staging directory: go on filling it.
       this.refuseUnlessDirectory(relative, begun);
       this.existing.add(relative);
+      this.made(relative);
     } else if (!this.dryRun) {
-      await this.mkdir(relative, where);
+      if (await this.mkdir(relative, where)) this.made(relative);
     }
     // Only a directory made (or adopted) is ever published.
     const unpublished = stage ? { relative, staged: where, final: path.join(parentPath, name) } : parentHidden;
     if (unpublished) this.hidden.set(relative, unpublished);
   }
 
-  private async mkdir(relative: string, where: string): Promise<void> {
+  /** Makes the directory; false where another writer made it meanwhile (Distributed Map workers share a target). */
+  private async mkdir(relative: string, where: string): Promise<boolean> {
     try {
       await mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
-      if (this.options.uid !== undefined || this.options.gid !== undefined) {
-        await fs.promises.chown(where, this.options.uid ?? -1, this.options.gid ?? -1);
-      }
     } catch (err) {
-      // Made meanwhile by another writer (Distributed Map workers share a target).
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       this.refuseUnlessDirectory(relative, await lstat(where));
       this.existing.add(relative);
+      return false;
     }
+    if (this.options.uid !== undefined || this.options.gid !== undefined) {
+      // lchown: had someone swapped the new directory for a link, the link is changed, not its target.
+      await fs.promises.lchown(where, this.options.uid ?? -1, this.options.gid ?? -1);
+    }
+    return true;
   }
 
   private refuseUnlessDirectory(relative: string, found: fs.Dirent | fs.Stats): void {

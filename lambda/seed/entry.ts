@@ -1,7 +1,10 @@
 import { Readable } from 'stream';
 
-/** One thing a source holds, named by its path relative to the seed's target ('/'-separated). */
-export type SeedEntry = FileEntry | DirectoryEntry | SymlinkEntry;
+/**
+ * One thing a source holds, named by its path relative to the seed's target ('/'-separated); or one
+ * it could not read or will not copy, reported in the summary.
+ */
+export type SeedEntry = FileEntry | DirectoryEntry | SymlinkEntry | SpecialEntry | FailedEntry;
 
 export interface FileEntry {
   readonly type: 'file';
@@ -48,14 +51,34 @@ export interface SymlinkEntry {
   readonly identity: string;
 }
 
+/** A FIFO, socket or device: nothing to copy, so it is skipped, and counted. */
+export interface SpecialEntry {
+  readonly type: 'special';
+  readonly path: string;
+  /** 'FIFO', 'socket', 'character device', 'block device'. */
+  readonly kind: string;
+}
+
+/** Something the source could not read (an unreadable directory, say): it fails alone, not the run. */
+export interface FailedEntry {
+  readonly type: 'failed';
+  readonly path: string;
+  readonly reason: string;
+}
+
 /** Where entries come from. Entries may arrive in any order; a directory may never be listed. */
 export interface SeedSource {
   /** For messages: 's3://bucket/prefix', '/path/to/dir', 'site.tar.gz'. */
   readonly description: string;
+  /** A local directory's path: the target may not overlap it. */
+  readonly localDirectory?: string;
   entries(): AsyncIterable<SeedEntry>;
   /** Totals, where the source knows them before the copy (a zip's central directory, a walked tree). */
   totals?(): Promise<{ files: number; bytes: number } | undefined>;
 }
+
+/** A symlink's identity is its target after this prefix (the manifest tells links from files by it). */
+export const LINK_IDENTITY = 'link:';
 
 export const DEFAULT_FILE_MODE = 0o644;
 export const DEFAULT_DIRECTORY_MODE = 0o755;

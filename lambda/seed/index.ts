@@ -5,7 +5,6 @@ import { s3Client } from './sources/s3-client';
 
 /** The seed Lambda's entry points: the custom resource (onEvent, isComplete) and the batch worker. */
 const s3 = s3Client();
-process.umask(0); // create files with exactly the source's modes
 
 const deps = (context: Context) => ({ s3, remainingMs: () => context.getRemainingTimeInMillis() });
 

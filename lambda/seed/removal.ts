@@ -1,18 +1,48 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { unlink } from '../shared/fs-calls';
+import { lstat, unlink } from '../shared/fs-calls';
 import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX } from './atomic-write';
 import { RoundRobinPool } from './round-robin-pool';
+import { UnsafeEntryError } from './safety';
+
+/**
+ * Deleting what seeds wrote (prune, removeOnDelete). The paths come from the manifest, which anyone
+ * who can write the target can edit, and the target's directories may have been replaced by links
+ * since: every deletion goes through directories checked to be real ones, never through a link, and
+ * only directories a seed made are ever removed.
+ */
+
+/** Whether a directory below `root` is reached through real directories only (each part lstat'ed once). */
+export class RealDirectories {
+  private readonly checked = new Map<string, Promise<boolean>>([['.', Promise.resolve(true)]]);
+
+  constructor(private readonly root: string) {}
+
+  /** True when `relative` ('.' for the root) and every directory above it are real directories, not links. */
+  isReal(relative: string): Promise<boolean> {
+    let known = this.checked.get(relative);
+    if (!known) {
+      known = this.isReal(path.posix.dirname(relative)).then((parentReal) => parentReal
+        && lstat(path.join(this.root, relative)).then((s) => s.isDirectory(), () => false));
+      this.checked.set(relative, known);
+    }
+    return known;
+  }
+}
 
 /**
  * Deletes files a seed wrote (paths relative to `root`) `concurrency` at a time, spread across
  * directories as the writes are: unlinks in one directory are serial on EFS, as creates are. Returns
  * the files now gone (deleted, or gone already); any other failure goes to `fail` and the file stays.
+ * A file whose directory is no longer a real directory (a link put there since) is left, and reported.
  */
-export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void): Promise<string[]> {
+export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void, real = new RealDirectories(root)): Promise<string[]> {
   const gone: string[] = [];
   const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (relative) => {
     try {
+      if (!await real.isReal(path.posix.dirname(relative))) {
+        throw new UnsafeEntryError(relative, 'not removed: a directory on its path is not a real directory any more (a symlink is never followed)');
+      }
       await unlink(path.join(root, relative));
       gone.push(relative);
     } catch (err) {
@@ -26,45 +56,44 @@ export async function removeFiles(root: string, files: Iterable<string>, concurr
 }
 
 /**
- * Removes the directories `files` were in (and their parents), deepest first, but not those in
- * `keep` nor `root` itself: a directory that still holds anything is left, as rmdir leaves it.
+ * Removes the directories among `candidates` that a seed made (`made`), deepest first, where nothing
+ * else is left in them (rmdir leaves a directory that holds anything); returns those now gone.
  */
-export async function removeEmptiedDirectories(root: string, files: Iterable<string>, keep: ReadonlySet<string> = new Set()): Promise<void> {
-  const byDepth = new Map<number, Set<string>>();
-  for (const file of files) {
-    for (const dir of parentsOf(file)) {
-      if (keep.has(dir)) break; // and so are its parents, which hold it
-      const depth = dir.split('/').length;
-      if (!byDepth.has(depth)) byDepth.set(depth, new Set());
-      byDepth.get(depth)!.add(dir);
-    }
+export async function removeMadeDirectories(root: string, candidates: Iterable<string>, made: ReadonlySet<string>, real = new RealDirectories(root)): Promise<string[]> {
+  const byDepth = new Map<number, string[]>();
+  for (const dir of new Set(candidates)) {
+    if (!made.has(dir)) continue;
+    const depth = dir.split('/').length;
+    byDepth.set(depth, [...byDepth.get(depth) ?? [], dir]);
   }
+  const gone: string[] = [];
   for (const depth of [...byDepth.keys()].sort((a, b) => b - a)) {
-    await Promise.all([...byDepth.get(depth)!].map((dir) => fs.promises.rmdir(path.join(root, dir)).catch(() => undefined)));
+    await Promise.all(byDepth.get(depth)!.map(async (dir) => {
+      if (!await real.isReal(path.posix.dirname(dir))) return;
+      // rmdir removes a link's name, never what it points to, and fails on anything but an empty directory.
+      const removed = await fs.promises.rmdir(path.join(root, dir)).then(() => true, (err: NodeJS.ErrnoException) => err.code === 'ENOENT');
+      if (removed) gone.push(dir);
+    }));
   }
+  return gone;
 }
 
 /**
- * Removes what interrupted seeds left in `root` and in the directories `files` are in: staging
- * directories never published and temporary files never renamed (names only the seed makes).
+ * Removes what interrupted seeds left in `root` and in `directories` (relative): staging directories
+ * never published and temporary files never renamed (names only the seed makes).
  */
-export async function removeLeftovers(root: string, files: Iterable<string>): Promise<void> {
-  const directories = new Set(['.']);
-  for (const file of files) {
-    for (const dir of parentsOf(file)) {
-      if (directories.has(dir)) break; // with its parents
-      directories.add(dir);
-    }
-  }
-  await Promise.all([...directories].map(async (dir) => {
+export async function removeLeftovers(root: string, directories: Iterable<string>, real = new RealDirectories(root)): Promise<void> {
+  await Promise.all([...new Set(['.', ...directories])].map(async (dir) => {
+    if (!await real.isReal(dir)) return;
     const where = path.join(root, dir);
     const names = await fs.promises.readdir(where).catch(() => [] as string[]);
     const leftovers = names.filter((name) => name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX));
+    // rm never follows a link it meets, at the top or inside.
     await Promise.all(leftovers.map((name) => fs.promises.rm(path.join(where, name), { recursive: true, force: true })));
   }));
 }
 
 /** The directories `file` (relative) is in, innermost first, up to but not including the root. */
-function* parentsOf(file: string): Generator<string> {
+export function* parentsOf(file: string): Generator<string> {
   for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) yield dir;
 }

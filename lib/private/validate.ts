@@ -23,5 +23,5 @@ export function isCleanAbsolutePath(value: string): boolean {
   return value.slice(1).split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }
 
-/** A Lambda file system mount path: /mnt/<name>, as Lambda requires. */
-export const LAMBDA_MOUNT_PATH = /^\/mnt\/[a-zA-Z0-9-_.]+$/;
+/** A Lambda file system mount path: /mnt/<name>, as Lambda requires (the seed handler checks it too). */
+export { LAMBDA_MOUNT_PATH } from '../../lambda/seed/resource-properties';

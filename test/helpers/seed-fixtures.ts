@@ -46,7 +46,7 @@ export function treeDigest(root: string): Record<string, string> {
 export interface TarMember {
   readonly name: string;
   readonly content?: Buffer | string;
-  readonly type?: 'file' | 'directory' | 'symlink' | 'link';
+  readonly type?: 'file' | 'directory' | 'symlink' | 'link' | 'fifo' | 'character-device';
   readonly linkname?: string;
   readonly mode?: number;
 }

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
-import { FileContent, FileEntry, LocalFileContent, SeedEntry, SeedSource } from '../entry';
+import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, SeedSource } from '../entry';
 import { WhileFast } from './while-fast';
 
 /** Files up to this size are read in one synchronous call while the source answers fast. */
@@ -14,6 +14,10 @@ export class LocalDirectorySource implements SeedSource {
   constructor(private readonly dir: string) {}
 
   get description(): string {
+    return this.dir;
+  }
+
+  get localDirectory(): string {
     return this.dir;
   }
 
@@ -81,14 +85,22 @@ class TreeWalk {
 
   private async visit(relative: string): Promise<void> {
     const dir = relative ? path.join(this.root, relative) : this.root;
-    // Names only: the lstat every entry needs anyway says what it is.
-    const names = await this.fast.run(() => fs.readdirSync(dir), () => readdir(dir));
+    let names: string[];
+    try {
+      // Names only: the lstat every entry needs anyway says what it is.
+      names = await this.fast.run(() => fs.readdirSync(dir), () => readdir(dir));
+    } catch (err) {
+      // The root's own failure ends the walk; a subdirectory's fails its entries alone.
+      if (!relative) throw err;
+      this.found.push({ type: 'failed', path: relative, reason: `cannot list the source directory: ${(err as Error).message}` });
+      this.wake?.();
+      return;
+    }
     const entries = names.map((name) => this.entryOf(relative ? `${relative}/${name}` : name, `${dir}/${name}`));
     // While the source is fast every entry is known already; on a slow one, the lstats run in parallel.
-    const known = entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as Array<SeedEntry | undefined>;
+    const known = entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as SeedEntry[];
     const subdirectories: string[] = [];
     for (const entry of known) {
-      if (!entry) continue;
       this.found.push(entry);
       if (entry.type === 'directory') subdirectories.push(entry.path);
     }
@@ -96,15 +108,20 @@ class TreeWalk {
     await Promise.all(subdirectories.map((sub) => this.visit(sub)));
   }
 
-  private entryOf(rel: string, full: string): SeedEntry | undefined | Promise<SeedEntry | undefined> {
-    const stats = this.fast.run(() => fs.lstatSync(full), () => lstat(full));
-    const entry = (s: fs.Stats): SeedEntry | undefined | Promise<SeedEntry> => {
+  private entryOf(rel: string, full: string): SeedEntry | Promise<SeedEntry> {
+    const failed = (err: Error): SeedEntry => ({ type: 'failed', path: rel, reason: `cannot read the source: ${err.message}` });
+    const entry = (s: fs.Stats): SeedEntry | Promise<SeedEntry> => {
       if (s.isFile()) return new LocalFile(rel, full, s, this.fast);
       if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
-      if (s.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: `link:${target}` }));
-      return undefined; // sockets, FIFOs and devices have no content to copy
+      if (s.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
+      return { type: 'special', path: rel, kind: specialKind(s) }; // no content to copy
     };
-    return stats instanceof Promise ? stats.then(entry) : entry(stats);
+    try {
+      const stats = this.fast.run(() => fs.lstatSync(full), () => lstat(full));
+      return stats instanceof Promise ? stats.then(entry, failed) : entry(stats);
+    } catch (err) {
+      return failed(err as Error); // gone since the listing, say
+    }
   }
 }
 
@@ -123,7 +140,17 @@ class LocalFile implements FileEntry {
 
   /** Small files in one read; larger ones are copied by the writer, through a buffer it reuses. */
   async open(): Promise<FileContent> {
-    if (this.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(this.full), () => readFile(this.full));
+    if (this.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(this.full, READ_NOFOLLOW), () => readFile(this.full, READ_NOFOLLOW));
     return new LocalFileContent(this.full);
   }
+}
+
+/** A file that became a symlink since the walk is not followed (Node takes numeric flags; its types say string). */
+const READ_NOFOLLOW = { flag: (fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW) as unknown as string };
+
+function specialKind(s: fs.Stats): string {
+  if (s.isFIFO()) return 'FIFO';
+  if (s.isSocket()) return 'socket';
+  if (s.isCharacterDevice()) return 'character device';
+  return 'block device';
 }

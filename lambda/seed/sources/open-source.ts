@@ -61,7 +61,8 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       return { source: zip, close: () => zip.close() };
     }
     if (format === 'tar' || format === 'tar.gz') {
-      return { source: await tarSource(key, async () => fs.createReadStream(key, { highWaterMark: MiB }), format === 'tar.gz', options.limits), close: nothing };
+      const open = async () => ({ stream: fs.createReadStream(key, { highWaterMark: MiB }), bytes: (await fs.promises.stat(key)).size });
+      return { source: await tarSource(key, open, format === 'tar.gz', options.limits), close: nothing };
     }
     throw new Error(`a local source must be a directory or an archive, got format ${format}`);
   }
@@ -74,7 +75,7 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   const description = `s3://${bucket}/${key}`;
   const getObject = async () => {
     const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return object.Body as Readable;
+    return { stream: object.Body as Readable, bytes: object.ContentLength };
   };
   switch (format) {
     case 's3-objects':
@@ -89,7 +90,7 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       const removeSpool = () => fs.promises.rm(dir, { recursive: true, force: true });
       try {
         const file = path.join(dir, 'source.zip');
-        await pipeline(await getObject(), fs.createWriteStream(file));
+        await pipeline((await getObject()).stream, fs.createWriteStream(file));
         const zip = await zipSource(description, file, options.limits);
         return { source: zip, close: async () => { try { await zip.close(); } finally { await removeSpool(); } } };
       } catch (error) {

@@ -1,55 +1,63 @@
+import * as fs from 'fs';
 import { promisify } from 'util';
 import * as yauzl from 'yauzl';
 import { Readable } from 'stream';
-import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, SeedEntry, SeedSource } from '../entry';
+import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, SeedSource } from '../entry';
+import { MAX_LINK_TARGET_BYTES } from '../safety';
 import { ArchiveBudget, ArchiveLimits } from './archive-limits';
 
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
+const SPECIAL_KINDS = new Map([[0o010000, 'FIFO'], [0o020000, 'character device'], [0o060000, 'block device'], [0o140000, 'socket']]);
 
 /**
  * A .zip file on disk (zips need random access: the central directory is at the end). Members are
  * read concurrently; yauzl checks every member's size and CRC against the directory.
  */
 export class ZipArchiveSource implements SeedSource {
-  private opened?: Promise<{ zip: yauzl.ZipFile; entries: yauzl.Entry[] }>;
+  private opened?: Promise<{ zip: yauzl.ZipFile; entries: yauzl.Entry[]; bytes: number }>;
 
   constructor(readonly description: string, private readonly file: string, private readonly limits: ArchiveLimits = {}) {}
 
   async totals() {
     const { entries } = await this.open();
-    const files = entries.filter((e) => !(e.fileName as unknown as Buffer).toString('latin1').endsWith('/'));
+    const files = entries.filter((e) => !nameOf(e).endsWith('/'));
     return { files: files.length, bytes: files.reduce((sum, e) => sum + e.uncompressedSize, 0) };
   }
 
   async *entries(): AsyncIterable<SeedEntry> {
-    const { zip, entries } = await this.open();
+    const { zip, entries, bytes } = await this.open();
+    // The central directory declares every member up front: a bomb is refused before anything is written.
+    const budget = new ArchiveBudget(this.description, this.limits, bytes);
+    const named = entries.map((entry) => ({ entry, name: nameOf(entry) }));
+    for (const { entry, name } of named) budget.admit(name, name.endsWith('/') ? 0 : entry.uncompressedSize);
     const openRaw = promisify(zip.openReadStream.bind(zip)) as (entry: yauzl.Entry) => Promise<Readable>;
     // The reader sees a member's error through its iterator; yauzl's inner pipe may emit it once
     // more after the reader has gone, which must not crash the process.
     const openStream = async (entry: yauzl.Entry) => (await openRaw(entry)).on('error', () => undefined);
-    const budget = new ArchiveBudget(this.limits);
-    for (const entry of entries) {
-      // yauzl would reject a whole archive for one bad name; we decode names ourselves and refuse
-      // the bad entries one by one (bit 11 of the flags marks UTF-8, the rest is CP437, ~latin1).
-      const name = (entry.fileName as unknown as Buffer).toString(entry.generalPurposeBitFlag & 0x800 ? 'utf8' : 'latin1');
+    for (const { entry, name } of named) {
       const unixMode = (entry.externalFileAttributes >>> 16) & 0xffff;
       const mode = unixMode & 0o7777;
+      const kind = unixMode & S_IFMT;
       if (name.endsWith('/')) {
         yield { type: 'directory', path: name, mode: mode || DEFAULT_DIRECTORY_MODE };
-        continue;
-      }
-      const refusal = budget.refusal(entry.uncompressedSize);
-      if ((unixMode & S_IFMT) === S_IFLNK && !refusal) {
+      } else if (kind === S_IFLNK) {
+        // A link's target is its content: never read more of it than a link can hold.
+        if (entry.uncompressedSize > MAX_LINK_TARGET_BYTES) {
+          yield { type: 'failed', path: name, reason: `the link target is ${entry.uncompressedSize} bytes, longer than ${MAX_LINK_TARGET_BYTES} (Linux's limit)` };
+          continue;
+        }
         const target = (await readAll(await openStream(entry))).toString('utf8');
-        yield { type: 'symlink', path: name, target, identity: `link:${target}` };
-        continue;
+        yield { type: 'symlink', path: name, target, identity: LINK_IDENTITY + target };
+      } else if (SPECIAL_KINDS.has(kind)) {
+        yield { type: 'special', path: name, kind: SPECIAL_KINDS.get(kind)! };
+      } else {
+        yield {
+          type: 'file', path: name, size: entry.uncompressedSize, mode: mode || DEFAULT_FILE_MODE,
+          identity: `${entry.uncompressedSize}:crc32:${entry.crc32}`,
+          open: () => openStream(entry),
+        };
       }
-      yield {
-        type: 'file', path: name, size: entry.uncompressedSize, mode: mode || DEFAULT_FILE_MODE,
-        identity: `${entry.uncompressedSize}:crc32:${entry.crc32}`,
-        open: () => (refusal ? Promise.reject(new Error(refusal)) : openStream(entry)),
-      };
     }
   }
 
@@ -63,6 +71,7 @@ export class ZipArchiveSource implements SeedSource {
       const openZip = promisify(yauzl.open) as (file: string, options: yauzl.Options) => Promise<yauzl.ZipFile>;
       const zip = await openZip(this.file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false })
         .catch((err: Error) => { throw new Error(`${this.description} is not a readable .zip archive: ${err.message}`); });
+      const { size: bytes } = await fs.promises.stat(this.file);
       const entries: yauzl.Entry[] = [];
       await new Promise<void>((resolve, reject) => {
         zip.on('entry', (entry: yauzl.Entry) => { entries.push(entry); zip.readEntry(); });
@@ -70,10 +79,18 @@ export class ZipArchiveSource implements SeedSource {
         zip.on('error', (err: Error) => reject(new Error(`${this.description} is not a readable .zip archive: ${err.message}`)));
         zip.readEntry();
       });
-      return { zip, entries };
+      return { zip, entries, bytes };
     })();
     return this.opened;
   }
+}
+
+/**
+ * yauzl would reject a whole archive for one bad name; we decode names ourselves and refuse the bad
+ * entries one by one (bit 11 of the flags marks UTF-8, the rest is CP437, ~latin1).
+ */
+function nameOf(entry: yauzl.Entry): string {
+  return (entry.fileName as unknown as Buffer).toString(entry.generalPurposeBitFlag & 0x800 ? 'utf8' : 'latin1');
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {

@@ -1,0 +1,501 @@
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync, spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
+import { Moto, startMoto } from './helpers/moto';
+import { makeSentinel, makeTarGzBomb, makeZipBomb, snapshot } from './helpers/sentinel';
+import { makeTar, TarMember, tempDir } from './helpers/seed-fixtures';
+
+// The hostile-input suite: each case is an attack on the seed (a crafted archive, a target someone
+// prepared, a hand-edited manifest, a hand-written request), run through the CLI and through the
+// bundled handler (the asset FileSystemSeed deploys) on efs-sim, and where the tests run as root,
+// the planted-link cases once more with the target prepared by an unprivileged user (nobody) on a
+// local disk. Each run asserts the outcome and its message, and that a sentinel tree outside the
+// target is unchanged (content, modes, owners, times, links); then that a legitimate seed of the
+// same source into a clean target still works.
+
+const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
+const isRoot = process.getuid?.() === 0;
+let moto: Moto;
+let s3: S3Client;
+let handler: any;
+let fixtures: string;
+let uploads = 0;
+
+/** A source: a directory tree (files by path; a value of null is a directory) or an archive. */
+type Tree = Record<string, string | null>;
+type Source = { tree: Tree } | { tar: TarMember[] } | { file: (dir: string) => string };
+
+interface Case {
+  readonly name: string;
+  readonly via: Array<'cli' | 'handler'>;
+  /** Also with the target prepared by nobody, on a local disk (planted links and forged manifests). */
+  readonly unprivileged?: boolean;
+  /** Seeded legitimately first, so the target has a manifest and published directories. */
+  readonly first?: Source;
+  readonly source: Source;
+  /** Shell run before the attack with T (the target), OUT (the sentinel tree) and M (the handler's mount root). */
+  readonly plant?: string;
+  readonly prune?: boolean;
+  /** Handler only: properties over the defaults, or the request type. */
+  readonly props?: Record<string, string>;
+  readonly request?: 'Create' | 'Delete';
+  /** 0: done; 1: entries failed (the handler throws); 2: refused as bad input (the handler throws). */
+  readonly exit: 0 | 1 | 2;
+  readonly message?: RegExp;
+  /** More checks of the target. */
+  readonly after?: (target: string) => void;
+  /** Whether the same source then seeds a clean target with exit 0 (false for hostile sources). */
+  readonly legit?: boolean;
+}
+
+const text = (target: string, file: string) => fs.readFileSync(path.join(target, file), 'utf8');
+const forgedManifest = (body: object) => `mv "$T/.cdk-efs-kit" "$T/old-state" && mkdir "$T/.cdk-efs-kit" && printf '%s' '${JSON.stringify(body)}' > "$T/.cdk-efs-kit/seed-manifest.json"`;
+
+const CASES: Case[] = [
+  {
+    name: 'a symlink planted in a staging directory is replaced, never written through',
+    via: ['cli', 'handler'], unprivileged: true,
+    source: { tree: { 'sub/file': 'new' } },
+    plant: 'mkdir -p "$T/.cdk-efs-kit-new-sub" && ln -s "$OUT/v" "$T/.cdk-efs-kit-new-sub/file"',
+    exit: 0,
+    after: (t) => expect(text(t, 'sub/file')).toBe('new'),
+  },
+  {
+    name: 'a hard link planted in a staging directory is replaced, never written through',
+    via: ['cli', 'handler'],
+    source: { tree: { 'sub/file': 'new' } },
+    plant: 'mkdir -p "$T/.cdk-efs-kit-new-sub" && ln "$OUT/v" "$T/.cdk-efs-kit-new-sub/file"',
+    exit: 0,
+    after: (t) => expect(text(t, 'sub/file')).toBe('new'),
+  },
+  {
+    name: 'a symlink planted at a seeded file\'s name is replaced by the file',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { 'sub/file': 'new' } },
+    source: { tree: { 'sub/file': 'new' } },
+    plant: 'mv "$T/sub" "$T/sub-old" && mkdir "$T/sub" && ln -s "$OUT/v" "$T/sub/file"',
+    exit: 0,
+    after: (t) => expect(fs.lstatSync(path.join(t, 'sub/file')).isFile() && text(t, 'sub/file')).toBe('new'),
+  },
+  {
+    name: 'a directory replaced by a symlink is not written into',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { 'sub/file': 'one' } },
+    source: { tree: { 'sub/file': 'two' } },
+    plant: 'mv "$T/sub" "$T/sub-old" && ln -s "$OUT" "$T/sub"',
+    exit: 1, message: /refused "sub\/file"|refused "sub": exists on the target and is not a directory \(a symlink is never followed\)/,
+  },
+  {
+    name: 'a directory replaced by a symlink is not pruned through',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { 'sub/file': 'seeded', 'keep': 'k' } },
+    source: { tree: { keep: 'k' } }, prune: true,
+    plant: 'mv "$T/sub" "$T/sub-old" && ln -s "$OUT" "$T/sub"',
+    exit: 1, message: /refused "sub\/file": not removed: a directory on its path is not a real directory any more/,
+  },
+  {
+    name: 'manifest keys that climb out, are absolute or name the seed\'s state are ignored, not deleted',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a' } }, prune: true,
+    plant: forgedManifest({
+      version: 2,
+      files: { '../outside/v': 'x', '/nonexistent/file': 'y', '../outside/sub/deeper/file': 'z', 'sub/../../outside/file': 'w', '.cdk-efs-kit/seed-manifest.json': 'm' },
+      directories: ['..', '../outside/sub', '/tmp'],
+    }),
+    exit: 0, message: /ignored 8 manifest entries that are not normal paths in the target/,
+  },
+  {
+    name: 'a manifest that is a symlink to a file outside is not read',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a' } },
+    plant: 'mv "$T/.cdk-efs-kit" "$T/old-state" && mkdir "$T/.cdk-efs-kit" && ln -s "$OUT/secret" "$T/.cdk-efs-kit/seed-manifest.json"',
+    exit: 0, message: /ignored the manifest \(it is a symlink\)/,
+    after: (t) => expect(fs.lstatSync(path.join(t, '.cdk-efs-kit/seed-manifest.json')).isFile()).toBe(true),
+  },
+  {
+    name: 'a state directory that is a symlink stops the run before anything is read or written',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a', b: 'b' } },
+    plant: 'mv "$T/.cdk-efs-kit" "$T/old-state" && ln -s "$OUT" "$T/.cdk-efs-kit"',
+    exit: 2, message: /\.cdk-efs-kit is not a directory \(a symlink there is never followed\); remove it and run the seed again/,
+    after: (t) => expect(fs.existsSync(path.join(t, 'b'))).toBe(false),
+  },
+  {
+    name: 'a scratch directory that is a symlink is not written through',
+    via: ['cli', 'handler'],
+    first: { tree: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`flat/f${i}`, 'one'])) },
+    source: { tree: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`flat/f${i}`, 'two'])) },
+    plant: 'for n in 0 1 2 3 4 5 6 7; do ln -s "$OUT" "$T/.cdk-efs-kit/scratch-$n"; done',
+    exit: 0,
+    after: (t) => expect(text(t, 'flat/f39')).toBe('two'),
+  },
+  {
+    name: 'removeOnDelete does not delete through a symlinked directory',
+    via: ['handler'], request: 'Delete', props: { RemoveOnDelete: 'true' },
+    first: { tree: { 'sub/file': 'seeded', 'keep': 'k' } },
+    source: { tree: { 'sub/file': 'seeded', 'keep': 'k' } },
+    plant: 'mv "$T/sub" "$T/sub-old" && ln -s "$OUT" "$T/sub"',
+    exit: 0, message: /files the seed wrote could not be removed/,
+    after: (t) => expect(fs.readdirSync(t).sort()).toEqual(['sub', 'sub-old']),
+  },
+  {
+    name: 'removeOnDelete ignores a forged manifest\'s keys outside the target',
+    via: ['handler'], request: 'Delete', props: { RemoveOnDelete: 'true' },
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a' } },
+    plant: forgedManifest({ version: 2, files: { '../outside/file': 'x', '../outside/sub/deeper/file': 'y' }, directories: ['../outside/sub/deeper', '../outside'] }),
+    exit: 0, message: /ignored 4 manifest entries/,
+  },
+  {
+    name: 'a symlink whose chain of links climbs out is refused (each name alone looks harmless)',
+    via: ['cli', 'handler'], legit: false,
+    source: { tar: [{ name: 'a/', type: 'directory' }, { name: 'a/l', type: 'symlink', linkname: '..' }, { name: 'x', type: 'symlink', linkname: 'a/l/a/l/a/l/../../../../../../etc/passwd' }, { name: 'ok', type: 'symlink', linkname: 'a/l/a' }] },
+    exit: 1, message: /refused "x": the link points outside the target/,
+    after: (t) => {
+      expect(fs.existsSync(path.join(t, 'x'))).toBe(false);
+      expect(fs.readlinkSync(path.join(t, 'ok'))).toBe('a/l/a');
+    },
+  },
+  {
+    name: 'a new link that would make an earlier seed\'s link climb out: both refused, the earlier one removed',
+    via: ['cli', 'handler'], legit: false,
+    first: { tar: [{ name: 'a/', type: 'directory' }, { name: 'x', type: 'symlink', linkname: 'a/l/../../y' }] },
+    source: { tar: [{ name: 'a/', type: 'directory' }, { name: 'x', type: 'symlink', linkname: 'a/l/../../y' }, { name: 'a/l', type: 'symlink', linkname: '..' }] },
+    exit: 1, message: /refused "x": the link points outside the target/,
+    after: (t) => expect(fs.existsSync(path.join(t, 'x')) || fs.existsSync(path.join(t, 'a/l'))).toBe(true),
+  },
+  {
+    name: 'absolute links, links into the seed\'s state and links in loops are refused',
+    via: ['cli', 'handler'], legit: false,
+    source: { tar: [{ name: 'abs', type: 'symlink', linkname: '/etc/passwd' }, { name: 'state', type: 'symlink', linkname: '.cdk-efs-kit/seed-manifest.json' }, { name: 'loop', type: 'symlink', linkname: 'loop/x' }, { name: 'fine', content: 'fine' }] },
+    exit: 1, message: /refused "abs": the link points to an absolute path[^]*refused "state": the link points into the seed's own state|refused "state": the link points into the seed's own state[^]*refused "abs"/,
+    after: (t) => expect(fs.readdirSync(t).filter((n) => n !== '.cdk-efs-kit')).toEqual(['fine']),
+  },
+  {
+    name: 'a zip link longer than Linux allows is refused without being read',
+    via: ['cli', 'handler'], legit: false,
+    source: { file: (dir) => zipWithLongLink(path.join(dir, 'long-link.zip')) },
+    exit: 1, message: /the link target is 50000000 bytes, longer than 4095/,
+  },
+  {
+    name: 'a zip of 2 GiB of zeros stops the run before anything is written',
+    via: ['cli', 'handler'], legit: false,
+    source: { file: () => bombs.zip },
+    exit: 2, message: /stopped at "zeros\.bin": the archive's \d+ bytes expand to more than 100 times that .* a compression bomb\? \(raise maxCompressionRatio/,
+    after: (t) => expect(fs.readdirSync(t)).toEqual([]),
+  },
+  {
+    name: 'a tar.gz of 2 GiB of zeros stops the run before anything is written',
+    via: ['cli', 'handler'], legit: false,
+    source: { file: () => bombs.tarGz },
+    exit: 2, message: /stopped at "zeros\.bin": the archive's \d+ bytes expand to more than 100 times that/,
+    after: (t) => expect(fs.readdirSync(t)).toEqual([]),
+  },
+  {
+    name: 'a tar name that goes on after a NUL is refused, not cut short',
+    via: ['cli', 'handler'], legit: false,
+    source: { tar: [{ name: 'evil\0.txt', content: 'x' }, { name: 'fine', content: 'fine' }] },
+    exit: 1, message: /a name in its header goes on after a NUL byte/,
+    after: (t) => expect(fs.readdirSync(t).filter((n) => n !== '.cdk-efs-kit')).toEqual(['fine']),
+  },
+  {
+    name: 'setuid and setgid bits in an archive are dropped, and the umask applies',
+    via: ['cli', 'handler'],
+    source: { tar: [{ name: 'bin/tool', content: '#!/bin/sh', mode: 0o6777 }, { name: 'shared/', type: 'directory', mode: 0o7777 }] },
+    exit: 0,
+    after: (t) => {
+      expect(fs.statSync(path.join(t, 'bin/tool')).mode & 0o7777).toBe(0o777 & ~umask);
+      expect(fs.statSync(path.join(t, 'shared')).mode & 0o7777).toBe(0o1777 & ~umask);
+    },
+  },
+  {
+    name: 'FIFOs and devices are skipped, and reported',
+    via: ['cli', 'handler'],
+    source: { tar: [{ name: 'pipe', type: 'fifo' }, { name: 'tty', type: 'character-device' }, { name: 'file', content: 'f' }] },
+    exit: 0, message: /skipped[^]*(pipe|tty)/,
+    after: (t) => expect(fs.readdirSync(t).filter((n) => n !== '.cdk-efs-kit')).toEqual(['file']),
+  },
+  {
+    name: 'a target sub-path through a planted symlink is refused',
+    via: ['handler'], props: { TargetSubPath: 'www/site' },
+    source: { tree: { a: 'a' } },
+    plant: 'mkdir -p "$M" && ln -s "$OUT" "$M/www"',
+    exit: 2, message: /refused "www\/site": www exists on the file system and is not a directory \(a symlink is never followed\)/,
+  },
+  ...[
+    ['TargetSubPath', '../../elsewhere', /TargetSubPath must be a relative path under the mount path/],
+    ['TargetSubPath', '/etc', /TargetSubPath must be a relative path/],
+    ['TargetSubPath', '.cdk-efs-kit', /TargetSubPath must be a relative path/],
+    ['MountPath', '/etc', /MountPath must be \/mnt\/<name>, got "\/etc"/],
+    ['MountPath', '/mnt/x/../../etc', /MountPath must be \/mnt\/<name>/],
+    ['Concurrency', '100000', /Concurrency must be an integer from 1 to 1024/],
+    ['Format', 'cpio', /Format must be one of/],
+  ].map(([prop, value, message]): Case => ({
+    name: `a request with ${prop} ${JSON.stringify(value)} is refused before anything is touched`,
+    via: ['handler'], props: { [prop as string]: value as string },
+    source: { tree: { a: 'a' } },
+    exit: 2, message: message as RegExp, legit: false,
+  })),
+];
+
+const umask = process.umask();
+const bombs = { zip: '', tarGz: '' };
+
+function zipWithLongLink(file: string): string {
+  execFileSync('python3', ['-c', `
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+    info = zipfile.ZipInfo('big')
+    info.external_attr = 0o120777 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, b'a' * 50_000_000)
+    z.writestr('fine.txt', 'fine')
+`, file]);
+  return file;
+}
+
+/** The source on disk: a directory, or an archive file. */
+async function materialize(source: Source, dir: string): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true });
+  if ('file' in source) return source.file(dir);
+  if ('tar' in source) {
+    const file = path.join(dir, 'source.tar');
+    await makeTar(file, source.tar);
+    return file;
+  }
+  const root = path.join(dir, 'tree');
+  fs.mkdirSync(root);
+  for (const [name, content] of Object.entries(source.tree)) {
+    const full = path.join(root, name);
+    if (content === null) fs.mkdirSync(full, { recursive: true });
+    else {
+      fs.mkdirSync(path.dirname(full), { recursive: true });
+      fs.writeFileSync(full, content);
+    }
+  }
+  return root;
+}
+
+interface Outcome { readonly exit: number; readonly output: string }
+
+function runCli(source: string, target: string, prune = false): Outcome {
+  const result = spawnSync(process.execPath, [CLI, 'seed', source, target, '--concurrency', '8', ...(prune ? ['--prune'] : [])], { encoding: 'utf8', timeout: 60_000 });
+  if (result.error) throw result.error;
+  return { exit: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
+}
+
+/** The source as the Lambda engine reads it: an S3 object (a directory zipped, as CDK does with an asset). */
+async function upload(source: string): Promise<{ Key: string; Format: string }> {
+  const n = uploads++;
+  let file = source;
+  let format = 'zip';
+  if (fs.statSync(source).isDirectory()) {
+    file = path.join(fixtures, `upload-${n}.zip`);
+    execFileSync('zip', ['-qry', file, '.'], { cwd: source });
+  } else {
+    format = source.endsWith('.tar') ? 'tar' : source.endsWith('.tar.gz') ? 'tar.gz' : 'zip';
+  }
+  const Key = `source-${n}.${format}`;
+  await s3.send(new PutObjectCommand({ Bucket: 'sources', Key, Body: fs.createReadStream(file), ContentLength: fs.statSync(file).size }));
+  return { Key, Format: format };
+}
+
+/** The bundled handler, as the Provider framework drives it; its log lines and error are the output. */
+async function runHandler(source: string, mountPath: string, props: Record<string, string>, request: 'Create' | 'Delete'): Promise<Outcome> {
+  const object = await upload(source);
+  const resourceProperties = {
+    Bucket: 'sources', ...object, Fingerprint: object.Key, MountPath: mountPath, TargetSubPath: 't',
+    Concurrency: '8', Prune: 'false', RemoveOnDelete: 'false', ...props,
+  };
+  const logged: string[] = [];
+  const log = (...args: unknown[]) => { logged.push(args.join(' ')); };
+  const spies = [jest.spyOn(console, 'log').mockImplementation(log), jest.spyOn(console, 'warn').mockImplementation(log)];
+  const context = { getRemainingTimeInMillis: () => 900_000 };
+  try {
+    const event = { RequestType: request, ResourceProperties: resourceProperties, PhysicalResourceId: 'seed' };
+    const response = await handler.onEvent(event, context);
+    if (request === 'Create' && response.Data?.Complete !== 'true') await handler.isComplete({ ...event, ...response }, context);
+    return { exit: 0, output: logged.join('\n') };
+  } catch (err) {
+    return { exit: 1, output: `${logged.join('\n')}\n${(err as Error).message}` };
+  } finally {
+    spies.forEach((spy) => spy.mockRestore());
+  }
+}
+
+function plant(script: string | undefined, env: Record<string, string>, asNobody: boolean): void {
+  if (!script) return;
+  const command = asNobody ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-ec', script] : ['sh', '-ec', script];
+  execFileSync(command[0], command.slice(1), { env: { ...process.env, ...env }, stdio: 'pipe' });
+}
+
+/** Where one run happens: the target, the sentinel beside it, and (for the handler) the mount root. */
+interface Workspace { readonly target: string; readonly outside: string; readonly mountRoot: string; readonly mountPath: string }
+
+let workspaces = 0;
+function workspace(base: string): Workspace {
+  const dir = path.join(base, `ws-${workspaces++}`);
+  const mountRoot = path.join(dir, 'mnt');
+  fs.mkdirSync(mountRoot, { recursive: true });
+  const outside = path.join(dir, 'outside');
+  makeSentinel(outside);
+  const mountPath = `/mnt/cdk-efs-kit-hostile-${process.pid}-${workspaces}`;
+  fs.symlinkSync(mountRoot, mountPath);
+  return { target: path.join(mountRoot, 't'), outside, mountRoot, mountPath };
+}
+
+async function attack(c: Case, via: 'cli' | 'handler', base: string, asNobody: boolean): Promise<void> {
+  const ws = workspace(base);
+  try {
+    const source = await materialize(c.source, path.join(fixtures, `case-${workspaces}`));
+    const seedOnce = (from: string, options: { prune?: boolean; props?: Record<string, string>; request?: 'Create' | 'Delete' } = {}) => (via === 'cli'
+      ? Promise.resolve(runCli(from, ws.target, options.prune))
+      : runHandler(from, ws.mountPath, { Prune: String(options.prune ?? false), ...options.props }, options.request ?? 'Create'));
+    if (c.first) expect(await seedOnce(await materialize(c.first, path.join(fixtures, `first-${workspaces}`)), { props: c.props })).toMatchObject({ exit: 0 });
+    if (asNobody) {
+      fs.mkdirSync(ws.target, { recursive: true });
+      fs.chownSync(ws.target, 65534, 65534);
+    }
+    plant(c.plant, { T: ws.target, OUT: ws.outside, M: ws.mountRoot }, asNobody);
+    const before = snapshot(ws.outside);
+
+    const outcome = await seedOnce(source, { prune: c.prune, props: c.props, request: c.request });
+    expect({ exit: via === 'cli' ? outcome.exit : Math.min(outcome.exit, 1) }).toEqual({ exit: via === 'cli' ? c.exit : Math.min(c.exit, 1) });
+    if (c.message) expect(outcome.output).toMatch(c.message);
+    expect(snapshot(ws.outside)).toEqual(before);
+    if (fs.existsSync(ws.target)) c.after?.(ws.target);
+
+    if (c.legit !== false) {
+      const clean = workspace(base);
+      try {
+        expect(await (via === 'cli' ? runCli(source, clean.target) : runHandler(source, clean.mountPath, {}, 'Create'))).toMatchObject({ exit: 0 });
+      } finally {
+        fs.rmSync(clean.mountPath, { force: true });
+      }
+    }
+  } finally {
+    fs.rmSync(ws.mountPath, { force: true });
+  }
+}
+
+beforeAll(async () => {
+  moto = await startMoto();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  handler = require(path.join(__dirname, '..', 'dist', 'handlers', 'seed', 'index.js'));
+  s3 = new S3Client(moto.clientConfig);
+  await s3.send(new CreateBucketCommand({ Bucket: 'sources' }));
+  fixtures = tempDir('hostile-');
+  bombs.zip = path.join(fixtures, 'bomb.zip');
+  bombs.tarGz = path.join(fixtures, 'bomb.tar.gz');
+  makeZipBomb(bombs.zip, 2);
+  makeTarGzBomb(bombs.tarGz, 2);
+}, 120_000);
+afterAll(async () => {
+  await moto.stop();
+  fs.rmSync(fixtures, { recursive: true, force: true });
+});
+
+describeWithFuse('on efs-sim', () => {
+  let sim: EfsSim;
+  beforeAll(async () => { sim = await startEfsSim({ profile: 'efs-gp' }); });
+  afterAll(async () => sim.stop());
+
+  describe.each(['cli', 'handler'] as const)('through the %s', (via) => {
+    test.each(CASES.filter((c) => c.via.includes(via)).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+      await attack(c, via, sim.mount, false);
+    });
+  });
+});
+
+(isRoot ? describe : describe.skip)('the target prepared by an unprivileged user (nobody), seeded by root, on a local disk', () => {
+  let base: string;
+  beforeAll(() => {
+    base = tempDir('hostile-local-');
+    // nobody must reach the workspaces: the test run's own temporary directories are private.
+    for (let dir = base; dir !== path.dirname(dir) && dir.startsWith(os.tmpdir()); dir = path.dirname(dir)) fs.chmodSync(dir, fs.statSync(dir).mode | 0o711);
+  });
+  afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+  test.each(CASES.filter((c) => c.unprivileged).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    await attack(c, 'cli', base, true);
+  });
+});
+
+describe('through the CLI, its own refusals', () => {
+  let work: string;
+  beforeEach(() => { work = tempDir('hostile-cli-'); });
+  afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  test.each([
+    ['the source as the target', (src: string) => src, /the source .* and the target .* overlap \(they are the same directory\)/],
+    ['a target inside the source', (src: string) => path.join(src, 'copy'), /overlap \(the target is inside the source\)/],
+    ['a source inside the target', (src: string) => path.dirname(src), /overlap \(the source is inside the target\)/],
+    ['a target on /proc', () => '/proc/self/cdk-efs-kit-test', /is on a proc file system, not a place for files/],
+    ['a target under /dev', () => '/dev/cdk-efs-kit-test', /is under \/dev, not a place for files/],
+  ])('refuses %s (exit 2) and writes nothing', async (_name, targetOf, message) => {
+    const src = await materialize({ tree: { a: 'a', 'b/c': 'c' } }, work);
+    const before = snapshot(src);
+    const outcome = runCli(src, targetOf(src));
+    expect(outcome).toMatchObject({ exit: 2, output: expect.stringMatching(message) });
+    expect(snapshot(src)).toEqual(before);
+  });
+
+  (isRoot ? test : test.skip)('an unreadable source directory fails its own entries, not the run, and leaves no scratch directory', () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(path.join(src, 'ok'), { recursive: true });
+    fs.mkdirSync(path.join(src, 'locked'));
+    fs.writeFileSync(path.join(src, 'ok', 'a'), 'a');
+    fs.writeFileSync(path.join(src, 'locked', 'b'), 'b');
+    fs.chmodSync(path.join(src, 'locked'), 0);
+    const target = path.join(work, 'target');
+    fs.mkdirSync(target);
+    fs.chownSync(target, 65534, 65534);
+    fs.chmodSync(work, 0o755);
+    // Root reads every directory: run the CLI as nobody.
+    const result = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, CLI, 'seed', src, target], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('locked: cannot list the source directory: EACCES');
+    expect(text(target, 'ok/a')).toBe('a');
+    expect(fs.readdirSync(path.join(target, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
+  });
+
+  test('the state directory is private to the seeding user, the manifest too', () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'a'), 'a');
+    expect(runCli(src, path.join(work, 'target')).exit).toBe(0);
+    expect(fs.statSync(path.join(work, 'target', '.cdk-efs-kit')).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.join(work, 'target', '.cdk-efs-kit', 'seed-manifest.json')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(work, 'target')).mode & 0o777).toBe(0o777 & ~umask);
+  });
+
+  test('a state directory an earlier version left world-writable is made private', () => {
+    const src = path.join(work, 'src');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'a'), 'a');
+    fs.mkdirSync(path.join(work, 'target', '.cdk-efs-kit'), { recursive: true });
+    fs.chmodSync(path.join(work, 'target', '.cdk-efs-kit'), 0o777);
+    expect(runCli(src, path.join(work, 'target')).exit).toBe(0);
+    expect(fs.statSync(path.join(work, 'target', '.cdk-efs-kit')).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('the batch worker checks its input too', () => {
+  test.each([
+    [{ MountPath: '/etc' }, /MountPath must be \/mnt\/<name>/],
+    [{ TargetSubPath: '..' }, /TargetSubPath must be a relative path/],
+    [{ Prune: 'yes' }, /Prune must be 'true' or 'false'/],
+  ])('refuses %j', async (override, message) => {
+    const BatchInput = {
+      Bucket: 'sources', Key: 'data/', Format: 's3-objects', Fingerprint: 'v1', MountPath: '/mnt/seed', TargetSubPath: '',
+      Concurrency: '4', Prune: 'false', RemoveOnDelete: 'false', ...override,
+    };
+    await expect(handler.copyBatch({ Items: [{ Key: 'data/a', Size: 1 }], BatchInput })).rejects.toThrow(message);
+  });
+});
