@@ -12,7 +12,7 @@ import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AccessPointPreset, SharedFileSystem } from '../lib';
+import { AccessPointPreset, AlarmThreshold, SharedFileSystem } from '../lib';
 
 export class QuickstartStack extends Stack {
   public readonly fileSystem: SharedFileSystem;
@@ -53,7 +53,7 @@ export class QuickstartStack extends Stack {
 
     // Watch it: a canary measuring small-file latency, a dashboard, and alarms (one connection per task expected).
     this.fileSystem.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
-    this.fileSystem.addMonitoring('Monitoring', { alarms: { minimumClientConnections: 1 } });
+    this.fileSystem.addMonitoring('Monitoring', { alarms: { minimumClientConnections: AlarmThreshold.count(1) } });
 
     acknowledgeQuickstartFindings(this, fn);
   }

@@ -16,7 +16,7 @@ import * as ecsPatterns from 'aws-cdk-lib/aws-ecs-patterns';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AccessPointPreset, SeedSource, SharedFileSystem } from '../lib';
+import { AccessPointPreset, AlarmThreshold, SeedSource, SharedFileSystem } from '../lib';
 
 export interface WebAppStackProps extends StackProps {
   /** A release archive in S3 to serve; the sample content in examples/web-app-content otherwise. */
@@ -59,7 +59,7 @@ export class WebAppStack extends Stack {
     // The dashboard shows the seed's progress next to the file system; the alarms tell when the three
     // tasks lose their mounts or small-file latency (a canary every 5 minutes) climbs.
     files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
-    files.addMonitoring('Monitoring', { alarms: { minimumClientConnections: 3 } });
+    files.addMonitoring('Monitoring', { alarms: { minimumClientConnections: AlarmThreshold.count(3) } });
 
     acknowledge(this, site, logBucket);
   }

@@ -19,19 +19,34 @@ export interface ApplicationUserOptions {
   readonly permissions?: string;
 }
 
-/** Ready-made access point settings for common cases. */
+/**
+ * The settings of an access point, for {@link SharedFileSystem.addAccessPoint}: a ready-made one, or
+ * your own. A class rather than a struct, so every language passes it as one argument.
+ */
 export class AccessPointPreset {
   /**
    * A directory owned by one application user: every client acts as uid/gid 1000 there, and the
    * directory is created with mode 750 on first use, so containers never need root on the share.
    */
-  public static applicationUser(path: string, options: ApplicationUserOptions = {}): efs.AccessPointOptions {
+  public static applicationUser(path: string, options: ApplicationUserOptions = {}): AccessPointPreset {
     const uid = String(options.uid ?? 1000);
     const gid = String(options.gid ?? 1000);
-    return {
+    return new AccessPointPreset({
       path,
       posixUser: { uid, gid },
       createAcl: { ownerUid: uid, ownerGid: gid, permissions: options.permissions ?? '750' },
-    };
+    });
+  }
+
+  /** Access point settings of your own (path, POSIX user, creation ACL), as aws-cdk takes them. */
+  public static custom(options: efs.AccessPointOptions): AccessPointPreset {
+    return new AccessPointPreset(options);
+  }
+
+  /** The settings, as `efs.AccessPoint` takes them. */
+  public readonly options: efs.AccessPointOptions;
+
+  private constructor(options: efs.AccessPointOptions) {
+    this.options = options;
   }
 }

@@ -7,16 +7,17 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST, smallOperationsOf } from '../lambda/probe/canary';
+import { CANARY_REQUEST, smallOperationsOf } from './private/canary';
 import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
 import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from '../lambda/probe/metric-names';
-import type { ProbeRequest } from '../lambda/probe/request';
 import { AccessPointPreset } from './access-point-preset';
 import { handlerCode } from './private/handler-code';
 import { acknowledgeFunction } from './private/nag';
 import { packageVersion } from './private/package-root';
 import { defaultPrivateSubnets } from './private/subnets';
+import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
+import { ProbeOperation, ProbeRequest } from './probe-request';
 import { SharedFileSystem } from './shared-file-system';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
@@ -30,20 +31,13 @@ export interface ProbeCanaryOptions {
   readonly request?: ProbeRequest;
 }
 
-/** Properties of a {@link BenchmarkProbe}. */
-export interface BenchmarkProbeProps {
-  /** The file system to measure: a SharedFileSystem, or any `efs.IFileSystem` (then give `vpc`). */
-  readonly fileSystem: efs.IFileSystem;
+/** What {@link SharedFileSystem.addProbe} takes: a {@link BenchmarkProbe}'s settings, the file system aside. */
+export interface ProbeOptions {
   /**
    * The access point the probe works through (its scratch files go in a subdirectory, removed after each run).
    * @default - a new access point at /cdk-efs-kit-probe, as uid/gid 1000
    */
   readonly accessPoint?: efs.IAccessPoint;
-  /**
-   * The VPC of the file system's mount targets.
-   * @default - the SharedFileSystem's VPC; required for other file systems
-   */
-  readonly vpc?: ec2.IVpc;
   /**
    * Subnets for the function, with a route to the mount targets.
    * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets (isolated ones where none has egress)
@@ -81,6 +75,47 @@ export interface BenchmarkProbeProps {
   readonly canary?: ProbeCanaryOptions;
 }
 
+/** Properties of a {@link BenchmarkProbe}. */
+export interface BenchmarkProbeProps extends ProbeOptions {
+  /** The file system to measure: a SharedFileSystem, or any `efs.IFileSystem` (then give `vpc`). */
+  readonly fileSystem: efs.IFileSystem;
+  /**
+   * The VPC of the file system's mount targets.
+   * @default - the SharedFileSystem's VPC; required for other file systems
+   */
+  readonly vpc?: ec2.IVpc;
+}
+
+/** The latency percentiles the probe publishes per operation. */
+export enum LatencyPercentile {
+  /** The typical call. */
+  P50 = 'p50',
+  P90 = 'p90',
+  /** The slow call in a hundred. */
+  P99 = 'p99',
+  /** The slowest call of a round. */
+  MAX = 'max',
+}
+
+/** Options for {@link BenchmarkProbe.searchOperations}. */
+export interface ProbeSearchOptions {
+  /**
+   * Statistic of every metric found.
+   * @default 'Average'
+   */
+  readonly statistic?: string;
+  /**
+   * Period of every metric found.
+   * @default Duration.minutes(5)
+   */
+  readonly period?: Duration;
+  /**
+   * Label of the expression.
+   * @default '' - CloudWatch names each series after its dimensions
+   */
+  readonly label?: string;
+}
+
 const MOUNT_PATH = '/mnt/probe';
 
 /**
@@ -90,6 +125,11 @@ const MOUNT_PATH = '/mnt/probe';
  * JSON result, with latency percentiles and throughput published as metrics; optionally on a schedule.
  */
 export class BenchmarkProbe extends Construct {
+  /** Whether `x` is a BenchmarkProbe, made by any copy of this package. */
+  public static isBenchmarkProbe(x: any): x is BenchmarkProbe {
+    return hasBrand(x, 'BenchmarkProbe');
+  }
+
   /** The probe function: invoke it with a request, it returns the result. */
   public readonly function: lambda.Function;
   /** The access point the probe works through. */
@@ -104,14 +144,15 @@ export class BenchmarkProbe extends Construct {
    * The small operations (open-close, stat, create, a 1 KiB write) among the scenarios the canary
    * runs: what the monitoring's latency alarm watches. Empty without a canary.
    */
-  public readonly canarySmallOperations: ReadonlyArray<{ readonly scenario: string; readonly operation: string }> = [];
+  public readonly canarySmallOperations: ProbeOperation[] = [];
   /** Namespace of the probe's metrics. */
   public readonly metricsNamespace: string;
 
   constructor(scope: Construct, id: string, props: BenchmarkProbeProps) {
     super(scope, id);
+    brand(this, 'BenchmarkProbe');
     const where = `BenchmarkProbe(${this.node.path})`;
-    const shared = props.fileSystem instanceof SharedFileSystem ? props.fileSystem : undefined;
+    const shared = SharedFileSystem.isSharedFileSystem(props.fileSystem) ? props.fileSystem : undefined;
     const vpc = props.vpc ?? shared?.vpc;
     if (!vpc) throw new Error(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`);
     const reserved = props.reservedConcurrentExecutions ?? 1;
@@ -129,7 +170,7 @@ export class BenchmarkProbe extends Construct {
     this.metricsNamespace = props.metricsNamespace ?? PROBE_METRICS_NAMESPACE;
     this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', {
       fileSystem: props.fileSystem,
-      ...AccessPointPreset.applicationUser('/cdk-efs-kit-probe'),
+      ...AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options,
     });
     const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
 
@@ -184,8 +225,13 @@ export class BenchmarkProbe extends Construct {
    * Latency of one operation of one scenario, e.g. `('metadata', 'open-close', 'p99')`: the Average
    * of the per-round percentile values the probe published.
    */
-  public metricLatency(scenario: string, operation: string, percentile: 'p50' | 'p90' | 'p99' | 'max', options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    const name = { p50: PROBE_METRIC.latencyP50, p90: PROBE_METRIC.latencyP90, p99: PROBE_METRIC.latencyP99, max: PROBE_METRIC.latencyMax }[percentile];
+  public metricLatency(scenario: string, operation: string, percentile: LatencyPercentile, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    const name = {
+      [LatencyPercentile.P50]: PROBE_METRIC.latencyP50,
+      [LatencyPercentile.P90]: PROBE_METRIC.latencyP90,
+      [LatencyPercentile.P99]: PROBE_METRIC.latencyP99,
+      [LatencyPercentile.MAX]: PROBE_METRIC.latencyMax,
+    }[percentile];
     return this.operationMetric(name, scenario, operation, cloudwatch.Unit.MILLISECONDS, { label: `${scenario} ${operation} ${percentile}`, ...options });
   }
 
@@ -203,7 +249,7 @@ export class BenchmarkProbe extends Construct {
    * Every scenario and operation the probe published for `metric` (e.g. 'LatencyP99'), found with
    * a CloudWatch SEARCH: dashboards show whatever was run. (Alarms cannot use SEARCH.)
    */
-  public searchOperations(metric: string, options: { statistic?: string; period?: Duration; label?: string } = {}): cloudwatch.MathExpression {
+  public searchOperations(metric: string, options: ProbeSearchOptions = {}): cloudwatch.MathExpression {
     const { fileSystem, scenario, operation } = PROBE_DIMENSIONS;
     const period = options.period ?? Duration.minutes(5);
     return new cloudwatch.MathExpression({

@@ -1,32 +1,52 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 
-/**
- * Amazon EFS's CloudWatch metrics (namespace AWS/EFS, dimension FileSystemId, 1-minute data), spelled,
- * unitised and aggregated as AWS documents them (read 2026-11; see the EFS user guide, "Amazon
- * CloudWatch metrics for Amazon EFS"), and the metric math AWS publishes on top of them. aws-cdk's
- * generated canned metrics misspell `MetadataIOBytes`, so these are built by hand.
- */
-export const EFS_NAMESPACE = 'AWS/EFS';
+/** The AWS/EFS metrics this library reads, as AWS names them. */
+export enum EfsMetricName {
+  /** Percent of the General Purpose operations limit in use (Average). */
+  PERCENT_IO_LIMIT = 'PercentIOLimit',
+  /** Burst credits left, in bytes (Average; Bursting mode). */
+  BURST_CREDIT_BALANCE = 'BurstCreditBalance',
+  /** Throughput the file system may use, in bytes per second (Average). */
+  PERMITTED_THROUGHPUT = 'PermittedThroughput',
+  /** Bytes metered against the permitted throughput (Sum). */
+  METERED_IO_BYTES = 'MeteredIOBytes',
+  /** Bytes of every operation (Sum; SampleCount gives operations). */
+  TOTAL_IO_BYTES = 'TotalIOBytes',
+  /** Bytes read (Sum). */
+  DATA_READ_IO_BYTES = 'DataReadIOBytes',
+  /** Bytes written (Sum). */
+  DATA_WRITE_IO_BYTES = 'DataWriteIOBytes',
+  /** Bytes of metadata operations (Sum). */
+  METADATA_IO_BYTES = 'MetadataIOBytes',
+  /** Bytes of metadata reads (Sum). */
+  METADATA_READ_IO_BYTES = 'MetadataReadIOBytes',
+  /** Bytes of metadata writes (Sum). */
+  METADATA_WRITE_IO_BYTES = 'MetadataWriteIOBytes',
+  /** Connected clients (Sum). */
+  CLIENT_CONNECTIONS = 'ClientConnections',
+  /** Bytes stored, per storage class (Average, every 15 minutes). */
+  STORAGE_BYTES = 'StorageBytes',
+  /** Seconds since the last replication sync (Maximum). */
+  TIME_SINCE_LAST_SYNC = 'TimeSinceLastSync',
+}
 
-/** Every AWS/EFS metric this library reads, with its documented unit and default statistic. */
-export const EFS_METRICS = {
-  PercentIOLimit: { unit: cloudwatch.Unit.PERCENT, statistic: cloudwatch.Stats.AVERAGE },
-  BurstCreditBalance: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.AVERAGE },
-  PermittedThroughput: { unit: cloudwatch.Unit.BYTES_PER_SECOND, statistic: cloudwatch.Stats.AVERAGE },
-  MeteredIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  TotalIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  DataReadIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  DataWriteIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  MetadataIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  MetadataReadIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  MetadataWriteIOBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
-  ClientConnections: { unit: cloudwatch.Unit.COUNT, statistic: cloudwatch.Stats.SUM },
-  StorageBytes: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.AVERAGE },
-  TimeSinceLastSync: { unit: cloudwatch.Unit.SECONDS, statistic: cloudwatch.Stats.MAXIMUM },
-} as const;
-
-export type EfsMetricName = keyof typeof EFS_METRICS;
+/** Each metric's documented unit and default statistic. */
+const SPECS: Record<EfsMetricName, { unit: cloudwatch.Unit; statistic: string }> = {
+  [EfsMetricName.PERCENT_IO_LIMIT]: { unit: cloudwatch.Unit.PERCENT, statistic: cloudwatch.Stats.AVERAGE },
+  [EfsMetricName.BURST_CREDIT_BALANCE]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.AVERAGE },
+  [EfsMetricName.PERMITTED_THROUGHPUT]: { unit: cloudwatch.Unit.BYTES_PER_SECOND, statistic: cloudwatch.Stats.AVERAGE },
+  [EfsMetricName.METERED_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.TOTAL_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.DATA_READ_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.DATA_WRITE_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.METADATA_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.METADATA_READ_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.METADATA_WRITE_IO_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.CLIENT_CONNECTIONS]: { unit: cloudwatch.Unit.COUNT, statistic: cloudwatch.Stats.SUM },
+  [EfsMetricName.STORAGE_BYTES]: { unit: cloudwatch.Unit.BYTES, statistic: cloudwatch.Stats.AVERAGE },
+  [EfsMetricName.TIME_SINCE_LAST_SYNC]: { unit: cloudwatch.Unit.SECONDS, statistic: cloudwatch.Stats.MAXIMUM },
+};
 
 /** The I/O kinds EFS meters separately; `Total` is all of them. */
 export enum IoKind {
@@ -48,19 +68,15 @@ export enum StorageClass {
   ARCHIVE_SIZE_OVERHEAD = 'ArchiveSizeOverhead',
 }
 
-/** One AWS/EFS metric of `fileSystemId`; extra dimensions for StorageBytes and TimeSinceLastSync. */
-export function efsMetric(fileSystemId: string, name: EfsMetricName, options: cloudwatch.MetricOptions = {}, extraDimensions: Record<string, string> = {}): cloudwatch.Metric {
-  const spec = EFS_METRICS[name];
-  return new cloudwatch.Metric({
-    namespace: EFS_NAMESPACE,
-    metricName: name,
-    unit: spec.unit,
-    statistic: spec.statistic,
-    period: Duration.minutes(1),
-    ...options,
-    dimensionsMap: { FileSystemId: fileSystemId, ...extraDimensions, ...options.dimensionsMap },
-  });
-}
+/** The `<kind>IOBytes` metric of each I/O kind. */
+const IO_BYTES: Record<IoKind, EfsMetricName> = {
+  [IoKind.TOTAL]: EfsMetricName.TOTAL_IO_BYTES,
+  [IoKind.DATA_READ]: EfsMetricName.DATA_READ_IO_BYTES,
+  [IoKind.DATA_WRITE]: EfsMetricName.DATA_WRITE_IO_BYTES,
+  [IoKind.METADATA]: EfsMetricName.METADATA_IO_BYTES,
+  [IoKind.METADATA_READ]: EfsMetricName.METADATA_READ_IO_BYTES,
+  [IoKind.METADATA_WRITE]: EfsMetricName.METADATA_WRITE_IO_BYTES,
+};
 
 /**
  * Ids for metric math inputs, unique per metric and statistic, so several expressions can share one
@@ -69,56 +85,87 @@ export function efsMetric(fileSystemId: string, name: EfsMetricName, options: cl
 const bytesId = (kind: IoKind) => `${kind.toLowerCase()}_bytes`;
 const opsId = (kind: IoKind) => `${kind.toLowerCase()}_ops`;
 
-/** Throughput in MiB/s of one kind of I/O: `(Sum of <kind>IOBytes / 1 MiB) / PERIOD`, as AWS publishes it. */
-export function throughputMiBps(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: `(${bytesId(kind)}/1048576)/PERIOD(${bytesId(kind)})`,
-    usingMetrics: { [bytesId(kind)]: efsMetric(fileSystemId, `${kind}IOBytes` as EfsMetricName, { statistic: cloudwatch.Stats.SUM }) },
-    label: `${kind} throughput (MiB/s)`,
-    period: Duration.minutes(1),
-    ...options,
-  });
-}
-
-/** Operations per second of one kind of I/O: `SampleCount / PERIOD`. */
-export function iops(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: `${opsId(kind)}/PERIOD(${opsId(kind)})`,
-    usingMetrics: { [opsId(kind)]: efsMetric(fileSystemId, `${kind}IOBytes` as EfsMetricName, { statistic: cloudwatch.Stats.SAMPLE_COUNT, unit: cloudwatch.Unit.COUNT }) },
-    label: `${kind} IOPS`,
-    period: Duration.minutes(1),
-    ...options,
-  });
-}
-
-/** Average size of one operation, in KiB: `(Sum / 1 KiB) / SampleCount`. */
-export function averageIoSizeKiB(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
-  const name = `${kind}IOBytes` as EfsMetricName;
-  return new cloudwatch.MathExpression({
-    expression: `(${bytesId(kind)}/1024)/${opsId(kind)}`,
-    usingMetrics: {
-      [bytesId(kind)]: efsMetric(fileSystemId, name, { statistic: cloudwatch.Stats.SUM }),
-      [opsId(kind)]: efsMetric(fileSystemId, name, { statistic: cloudwatch.Stats.SAMPLE_COUNT, unit: cloudwatch.Unit.COUNT }),
-    },
-    label: `${kind} average I/O size (KiB)`,
-    period: Duration.minutes(1),
-    ...options,
-  });
-}
-
 /**
- * Percent of the permitted throughput in use: metered MiB/s over PermittedThroughput in MiB/s
- * (`((m1/1048576)/PERIOD(m1))*100/(m2/1048576)`), the figure AWS recommends alarming on.
+ * Amazon EFS's CloudWatch metrics (namespace AWS/EFS, dimension FileSystemId, 1-minute data), spelled,
+ * unitised and aggregated as AWS documents them (read 2026-11; see the EFS user guide, "Amazon
+ * CloudWatch metrics for Amazon EFS"), and the metric math AWS publishes on top of them, for any file
+ * system id, imported ones included. aws-cdk's generated canned metrics misspell `MetadataIOBytes`,
+ * so these are built by hand.
  */
-export function permittedThroughputUtilization(fileSystemId: string, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
-  return new cloudwatch.MathExpression({
-    expression: '((metered_bytes/1048576)/PERIOD(metered_bytes))*100/(permitted_bps/1048576)',
-    usingMetrics: {
-      metered_bytes: efsMetric(fileSystemId, 'MeteredIOBytes', { statistic: cloudwatch.Stats.SUM }),
-      permitted_bps: efsMetric(fileSystemId, 'PermittedThroughput', { statistic: cloudwatch.Stats.AVERAGE }),
-    },
-    label: 'Permitted throughput used (%)',
-    period: Duration.minutes(1),
-    ...options,
-  });
+export class EfsMetrics {
+  /** The CloudWatch namespace of Amazon EFS's metrics. */
+  public static readonly NAMESPACE: string = 'AWS/EFS';
+
+  /**
+   * One AWS/EFS metric of `fileSystemId`, with its documented unit and statistic and a 1-minute
+   * period. StorageBytes and TimeSinceLastSync take their extra dimension (StorageClass,
+   * DestinationFileSystemId) in `options.dimensionsMap`.
+   */
+  public static metric(fileSystemId: string, name: EfsMetricName, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    const spec = SPECS[name];
+    return new cloudwatch.Metric({
+      namespace: EfsMetrics.NAMESPACE,
+      metricName: name,
+      unit: spec.unit,
+      statistic: spec.statistic,
+      period: Duration.minutes(1),
+      ...options,
+      dimensionsMap: { FileSystemId: fileSystemId, ...options.dimensionsMap },
+    });
+  }
+
+  /** Throughput in MiB/s of one kind of I/O: `(Sum of <kind>IOBytes / 1 MiB) / PERIOD`, as AWS publishes it. */
+  public static throughputMiBps(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: `(${bytesId(kind)}/1048576)/PERIOD(${bytesId(kind)})`,
+      usingMetrics: { [bytesId(kind)]: EfsMetrics.metric(fileSystemId, IO_BYTES[kind], { statistic: cloudwatch.Stats.SUM }) },
+      label: `${kind} throughput (MiB/s)`,
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  /** Operations per second of one kind of I/O: `SampleCount / PERIOD`. */
+  public static iops(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: `${opsId(kind)}/PERIOD(${opsId(kind)})`,
+      usingMetrics: { [opsId(kind)]: EfsMetrics.metric(fileSystemId, IO_BYTES[kind], { statistic: cloudwatch.Stats.SAMPLE_COUNT, unit: cloudwatch.Unit.COUNT }) },
+      label: `${kind} IOPS`,
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  /** Average size of one operation, in KiB: `(Sum / 1 KiB) / SampleCount`. */
+  public static averageIoSizeKiB(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: `(${bytesId(kind)}/1024)/${opsId(kind)}`,
+      usingMetrics: {
+        [bytesId(kind)]: EfsMetrics.metric(fileSystemId, IO_BYTES[kind], { statistic: cloudwatch.Stats.SUM }),
+        [opsId(kind)]: EfsMetrics.metric(fileSystemId, IO_BYTES[kind], { statistic: cloudwatch.Stats.SAMPLE_COUNT, unit: cloudwatch.Unit.COUNT }),
+      },
+      label: `${kind} average I/O size (KiB)`,
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  /**
+   * Percent of the permitted throughput in use: metered MiB/s over PermittedThroughput in MiB/s
+   * (`((m1/1048576)/PERIOD(m1))*100/(m2/1048576)`), the figure AWS recommends alarming on.
+   */
+  public static permittedThroughputUtilization(fileSystemId: string, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: '((metered_bytes/1048576)/PERIOD(metered_bytes))*100/(permitted_bps/1048576)',
+      usingMetrics: {
+        metered_bytes: EfsMetrics.metric(fileSystemId, EfsMetricName.METERED_IO_BYTES, { statistic: cloudwatch.Stats.SUM }),
+        permitted_bps: EfsMetrics.metric(fileSystemId, EfsMetricName.PERMITTED_THROUGHPUT, { statistic: cloudwatch.Stats.AVERAGE }),
+      },
+      label: 'Permitted throughput used (%)',
+      period: Duration.minutes(1),
+      ...options,
+    });
+  }
+
+  private constructor() {}
 }

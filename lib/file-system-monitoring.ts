@@ -4,80 +4,76 @@ import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
+import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { PROBE_METRIC } from '../lambda/probe/metric-names';
-import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
-import type { BenchmarkProbe } from './benchmark-probe';
+import { CANARY_SMALL_OPERATIONS } from './private/canary';
+import { BenchmarkProbe, LatencyPercentile } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
+import { AlarmThreshold } from './alarm-threshold';
 import { SeedEngineKind } from './seed-engine';
+import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
 
-/** The alarms of a {@link FileSystemMonitoring}: each has a default, and `false` turns it off. */
+/**
+ * The alarms of a {@link FileSystemMonitoring}: each has a default threshold, and
+ * `AlarmThreshold.off()` turns it off.
+ */
 export interface FileSystemAlarmOptions {
   /**
    * Percent of the permitted throughput in use for 15 minutes (MeteredIOBytes over
-   * PermittedThroughput). Past 80% for that long, the next peak is throttled.
-   * @default 80
+   * PermittedThroughput), as `AlarmThreshold.percent(n)`. Past 80% for that long, the next peak is
+   * throttled.
+   * @default AlarmThreshold.percent(80)
    */
-  readonly throughputUtilizationPercent?: number | false;
+  readonly throughputUtilization?: AlarmThreshold;
   /**
-   * PercentIOLimit (General Purpose mode) for 15 minutes. AWS recommends 100; at 95 there is still
-   * time to act.
-   * @default 95
+   * PercentIOLimit (General Purpose mode) for 15 minutes, as `AlarmThreshold.percent(n)`. AWS
+   * recommends 100; at 95 there is still time to act.
+   * @default AlarmThreshold.percent(95)
    */
-  readonly percentIOLimit?: number | false;
+  readonly percentIOLimit?: AlarmThreshold;
   /**
    * Bursting only: alarm when, at the rate of the last hour, the burst credits run out within this
-   * time. The early warning AWS's own `BurstCreditBalance <= 0` alarm lacks.
-   * @default Duration.hours(24)
+   * time, as `AlarmThreshold.duration(d)` (1 hour to under 30 days). The early warning AWS's own
+   * `BurstCreditBalance <= 0` alarm lacks.
+   * @default AlarmThreshold.duration(Duration.hours(24))
    */
-  readonly creditsRunOutWithin?: Duration | false;
+  readonly creditsRunOutWithin?: AlarmThreshold;
   /**
-   * Bursting only: BurstCreditBalance (Minimum) at or below this for 15 minutes: throughput is at the
-   * baseline already (AWS's recommended alarm, at 0).
-   * @default Size.bytes(0)
+   * Bursting only: BurstCreditBalance (Minimum) at or below this for 15 minutes, as
+   * `AlarmThreshold.size(s)`: throughput is at the baseline already (AWS's recommended alarm, at 0).
+   * @default AlarmThreshold.size(Size.bytes(0))
    */
-  readonly burstCreditFloor?: Size | false;
+  readonly burstCreditFloor?: AlarmThreshold;
   /**
-   * Alarm when fewer clients than this are connected for 5 minutes (ClientConnections), e.g. the
-   * number of tasks that should have the file system mounted.
-   * @default false - no alarm: a file system may be idle
+   * Alarm when fewer clients than this are connected for 5 minutes (ClientConnections), as
+   * `AlarmThreshold.count(n)`, e.g. the number of tasks that should have the file system mounted.
+   * @default AlarmThreshold.off() - a file system may be idle
    */
-  readonly minimumClientConnections?: number | false;
+  readonly minimumClientConnections?: AlarmThreshold;
   /**
-   * A seed (passed in `seeds`) failing to copy files or failing a run.
+   * Alarm when a seed (passed in `seeds`) fails to copy files or fails a run.
    * @default true
    */
   readonly seedFailures?: boolean;
   /**
    * Probes with a canary (passed in `probes`): alarm when the p99 latency of the slowest small
-   * operation (open+close, stat, create, a 1 KiB file write) is above this in 2 of 3 canary runs.
-   * This is the latency a web application or CMS feels per file it touches.
-   * @default Duration.millis(50)
+   * operation (open+close, stat, create, a 1 KiB file write) is above this in 2 of 3 canary runs,
+   * as `AlarmThreshold.duration(d)`. This is the latency a web application or CMS feels per file
+   * it touches.
+   * @default AlarmThreshold.duration(Duration.millis(50))
    */
-  readonly probeLatencyP99?: Duration | false;
+  readonly probeLatencyP99?: AlarmThreshold;
   /**
-   * A probe (passed in `probes`) failing: a scenario failed or hit errors, a request was refused,
-   * or the function failed.
+   * Alarm when a probe (passed in `probes`) fails: a scenario failed or hit errors, a request was
+   * refused, or the function failed.
    * @default true
    */
   readonly probeFailures?: boolean;
 }
 
-/** Properties of a {@link FileSystemMonitoring}. */
-export interface FileSystemMonitoringProps {
-  /** The file system to watch: a SharedFileSystem's `fileSystem`, any `efs.FileSystem`, or an imported one. */
-  readonly fileSystem: efs.IFileSystem;
-  /**
-   * Its throughput mode, which decides the credit widgets and alarms.
-   * @default - read from the file system when it is defined in this app; required for imported ones
-   */
-  readonly throughputMode?: efs.ThroughputMode;
-  /**
-   * Its performance mode (PercentIOLimit exists in General Purpose mode only).
-   * @default - read from the file system when it is defined in this app, else GENERAL_PURPOSE
-   */
-  readonly performanceMode?: efs.PerformanceMode;
+/** What {@link SharedFileSystem.addMonitoring} takes: a {@link FileSystemMonitoring}'s settings, the file system aside. */
+export interface MonitoringOptions {
   /**
    * The dashboard to add rows to; several file systems can share one.
    * @default - a new dashboard
@@ -93,17 +89,55 @@ export interface FileSystemMonitoringProps {
    * @default - the construct path
    */
   readonly title?: string;
-  /** Alarm thresholds; every alarm has a default. */
+  /**
+   * Alarm thresholds.
+   * @default - every alarm at its default threshold
+   */
   readonly alarms?: FileSystemAlarmOptions;
   /**
    * Notified when the composite "file system unhealthy" alarm changes to ALARM and back to OK.
    * @default - no notification
    */
   readonly alarmTopic?: sns.ITopic;
-  /** Seeds that fill this file system: their progress, rate and failures get a row and an alarm. */
+  /**
+   * Seeds that fill this file system: their progress, rate and failures get a row and an alarm.
+   * @default - none; `SharedFileSystem.addMonitoring` passes the seeds added so far
+   */
   readonly seeds?: FileSystemSeed[];
-  /** Benchmark probes of this file system: their latency and throughput get a row, their failures and canary latency alarms. */
+  /**
+   * Benchmark probes of this file system: their latency and throughput get a row, their failures
+   * and canary latency alarms.
+   * @default - none; `SharedFileSystem.addMonitoring` passes the probes added so far
+   */
   readonly probes?: BenchmarkProbe[];
+}
+
+/** Properties of a {@link FileSystemMonitoring}. */
+export interface FileSystemMonitoringProps extends MonitoringOptions {
+  /** The file system to watch: a SharedFileSystem's `fileSystem`, any `efs.FileSystem`, or an imported one. */
+  readonly fileSystem: efs.IFileSystem;
+  /**
+   * Its throughput mode, which decides the credit widgets and alarms.
+   * @default - read from the file system when it is defined in this app; required for imported ones
+   */
+  readonly throughputMode?: efs.ThroughputMode;
+  /**
+   * Its performance mode (PercentIOLimit exists in General Purpose mode only).
+   * @default - read from the file system when it is defined in this app, else GENERAL_PURPOSE
+   */
+  readonly performanceMode?: efs.PerformanceMode;
+}
+
+/** The alarm settings with their defaults applied and checked: undefined is off. */
+interface AlarmSettings {
+  readonly throughputUtilization?: number;
+  readonly percentIOLimit?: number;
+  readonly creditsRunOutWithin?: Duration;
+  readonly burstCreditFloor?: Size;
+  readonly minimumClientConnections?: number;
+  readonly seedFailures: boolean;
+  readonly probeLatencyP99?: Duration;
+  readonly probeFailures: boolean;
 }
 
 const WIDTH = 24;
@@ -117,6 +151,11 @@ const GRAPH_HEIGHT = 6;
  * the seeds' progress. Each row starts with a note on how to read it. A composite alarm ORs the rest.
  */
 export class FileSystemMonitoring extends Construct {
+  /** Whether `x` is a FileSystemMonitoring, made by any copy of this package. */
+  public static isFileSystemMonitoring(x: any): x is FileSystemMonitoring {
+    return hasBrand(x, 'FileSystemMonitoring');
+  }
+
   public readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm this construct created, by name (e.g. `throughputUtilization`). */
   public readonly alarms: Record<string, cloudwatch.Alarm> = {};
@@ -129,6 +168,7 @@ export class FileSystemMonitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: FileSystemMonitoringProps) {
     super(scope, id);
+    brand(this, 'FileSystemMonitoring');
     const where = `FileSystemMonitoring(${this.node.path})`;
     this.fileSystemId = props.fileSystem.fileSystemId;
     const declared = declaredModes(props.fileSystem);
@@ -138,8 +178,7 @@ export class FileSystemMonitoring extends Construct {
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
-    const alarms = props.alarms ?? {};
-    validateAlarmOptions(where, alarms);
+    const alarms = alarmSettings(where, props.alarms ?? {});
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -171,15 +210,15 @@ export class FileSystemMonitoring extends Construct {
       note('**Activity.** Throughput and operations per second, split into data reads, data writes and metadata. '
         + 'Many small operations and a small average I/O size mean latency, not bandwidth, is the limit: '
         + 'parallelise across directories and use larger I/O.'),
-      graph('Throughput (MiB/s)', kinds.map((k) => throughputMiBps(this.fileSystemId, k)), { stacked: true, label: 'MiB/s' }),
-      graph('Operations per second', kinds.map((k) => iops(this.fileSystemId, k)), { stacked: true, label: 'ops/s' }),
-      graph('Average I/O size (KiB)', [IoKind.DATA_READ, IoKind.DATA_WRITE].map((k) => averageIoSizeKiB(this.fileSystemId, k)), { label: 'KiB' }),
+      graph('Throughput (MiB/s)', kinds.map((k) => EfsMetrics.throughputMiBps(this.fileSystemId, k)), { stacked: true, label: 'MiB/s' }),
+      graph('Operations per second', kinds.map((k) => EfsMetrics.iops(this.fileSystemId, k)), { stacked: true, label: 'ops/s' }),
+      graph('Average I/O size (KiB)', [IoKind.DATA_READ, IoKind.DATA_WRITE].map((k) => EfsMetrics.averageIoSizeKiB(this.fileSystemId, k)), { label: 'KiB' }),
     );
   }
 
   /** How close the file system is to its limits, and the alarms on them. */
-  private addLimitsRow(options: FileSystemAlarmOptions): void {
-    const utilization = permittedThroughputUtilization(this.fileSystemId);
+  private addLimitsRow(alarms: AlarmSettings): void {
+    const utilization = EfsMetrics.permittedThroughputUtilization(this.fileSystemId);
     const widgets: cloudwatch.IWidget[] = [
       note('**Limits.** Permitted throughput used is metered throughput over what the mode allows (Elastic: the '
         + 'write maximum; reads count one third). Sustained above 80% means throttling is near. '
@@ -188,8 +227,8 @@ export class FileSystemMonitoring extends Construct {
           : '')),
       graph('Permitted throughput used (%)', [utilization], { label: '%', max: 100 }),
     ];
-    const threshold = options.throughputUtilizationPercent ?? 80;
-    if (threshold !== false) {
+    const threshold = alarms.throughputUtilization;
+    if (threshold !== undefined) {
       this.alarms.throughputUtilization = utilization.createAlarm(this, 'ThroughputUtilization', {
         alarmDescription: `Permitted throughput used >= ${threshold}% for 15 minutes: reads and writes will be throttled at the next peak.`,
         threshold, evaluationPeriods: 15, datapointsToAlarm: 15,
@@ -198,10 +237,10 @@ export class FileSystemMonitoring extends Construct {
       });
     }
     if (this.performanceMode === efs.PerformanceMode.GENERAL_PURPOSE) {
-      const percentIOLimit = efsMetric(this.fileSystemId, 'PercentIOLimit');
+      const percentIOLimit = EfsMetrics.metric(this.fileSystemId, EfsMetricName.PERCENT_IO_LIMIT);
       widgets.push(graph('PercentIOLimit (%)', [percentIOLimit], { label: '%', max: 100 }));
-      const limit = options.percentIOLimit ?? 95;
-      if (limit !== false) {
+      const limit = alarms.percentIOLimit;
+      if (limit !== undefined) {
         this.alarms.percentIOLimit = percentIOLimit.createAlarm(this, 'PercentIOLimit', {
           alarmDescription: `PercentIOLimit >= ${limit}% for 15 minutes: the General Purpose operations limit is near.`,
           threshold: limit, evaluationPeriods: 15, datapointsToAlarm: 15,
@@ -210,21 +249,21 @@ export class FileSystemMonitoring extends Construct {
         });
       }
     }
-    if (this.throughputMode === efs.ThroughputMode.BURSTING) widgets.push(...this.burstCredits(options));
+    if (this.throughputMode === efs.ThroughputMode.BURSTING) widgets.push(...this.burstCredits(alarms));
     this.dashboard.addWidgets(...widgets);
   }
 
-  private burstCredits(options: FileSystemAlarmOptions): cloudwatch.IWidget[] {
-    const credits = efsMetric(this.fileSystemId, 'BurstCreditBalance', { statistic: cloudwatch.Stats.MINIMUM });
+  private burstCredits(alarms: AlarmSettings): cloudwatch.IWidget[] {
+    const credits = EfsMetrics.metric(this.fileSystemId, EfsMetricName.BURST_CREDIT_BALANCE, { statistic: cloudwatch.Stats.MINIMUM });
     // Hours until the balance reaches zero at the rate of the last period; 720 (30 days) when it is not falling.
     const hoursLeft = new cloudwatch.MathExpression({
       expression: 'IF(RATE(credits) < 0, credits / ABS(RATE(credits)) / 3600, 720)',
-      usingMetrics: { credits: efsMetric(this.fileSystemId, 'BurstCreditBalance', { statistic: cloudwatch.Stats.AVERAGE, period: Duration.hours(1) }) },
+      usingMetrics: { credits: EfsMetrics.metric(this.fileSystemId, EfsMetricName.BURST_CREDIT_BALANCE, { statistic: cloudwatch.Stats.AVERAGE, period: Duration.hours(1) }) },
       label: 'Hours until burst credits run out',
       period: Duration.hours(1),
     });
-    const runOut = options.creditsRunOutWithin ?? Duration.hours(24);
-    if (runOut !== false) {
+    const runOut = alarms.creditsRunOutWithin;
+    if (runOut !== undefined) {
       this.alarms.creditsRunningOut = hoursLeft.createAlarm(this, 'CreditsRunningOut', {
         alarmDescription: `Burst credits run out within ${runOut.toHumanString()} at the last hour's rate; then throughput drops to the baseline (50 KiB/s per GiB stored).`,
         threshold: runOut.toSeconds() / 3600, evaluationPeriods: 2, datapointsToAlarm: 2,
@@ -232,8 +271,8 @@ export class FileSystemMonitoring extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
     }
-    const floor = options.burstCreditFloor ?? Size.bytes(0);
-    if (floor !== false) {
+    const floor = alarms.burstCreditFloor;
+    if (floor !== undefined) {
       this.alarms.creditsExhausted = credits.createAlarm(this, 'CreditsExhausted', {
         alarmDescription: `BurstCreditBalance <= ${floor.toBytes()} bytes for 15 minutes: throughput is at the baseline.`,
         threshold: floor.toBytes(), evaluationPeriods: 15, datapointsToAlarm: 15,
@@ -248,10 +287,10 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** Who is connected and what is stored where. */
-  private addClientsAndStorageRow(options: FileSystemAlarmOptions): void {
-    const connections = efsMetric(this.fileSystemId, 'ClientConnections');
-    const storage = (storageClass: StorageClass) => efsMetric(this.fileSystemId, 'StorageBytes',
-      { period: Duration.minutes(15), label: storageClass }, { StorageClass: storageClass });
+  private addClientsAndStorageRow(alarms: AlarmSettings): void {
+    const connections = EfsMetrics.metric(this.fileSystemId, EfsMetricName.CLIENT_CONNECTIONS);
+    const storage = (storageClass: StorageClass) => EfsMetrics.metric(this.fileSystemId, EfsMetricName.STORAGE_BYTES,
+      { period: Duration.minutes(15), label: storageClass, dimensionsMap: { StorageClass: storageClass } });
     this.dashboard.addWidgets(
       note('**Clients and storage.** One connection per mounted instance, task or Lambda execution environment; '
         + 'zero when clients are expected means mounts are failing. Storage is reported every 15 minutes per class; '
@@ -259,8 +298,8 @@ export class FileSystemMonitoring extends Construct {
       graph('ClientConnections', [connections], { label: 'connections' }),
       graph('StorageBytes by class', [StorageClass.STANDARD, StorageClass.INFREQUENT_ACCESS, StorageClass.ARCHIVE].map(storage), { stacked: true, label: 'bytes' }),
     );
-    const minimum = options.minimumClientConnections ?? false;
-    if (minimum !== false) {
+    const minimum = alarms.minimumClientConnections;
+    if (minimum !== undefined) {
       this.alarms.clientConnections = connections.createAlarm(this, 'ClientConnections', {
         alarmDescription: `Fewer than ${minimum} client connections for 5 minutes: clients that should mount the file system are not connected.`,
         threshold: minimum, evaluationPeriods: 5, datapointsToAlarm: 5,
@@ -272,7 +311,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A seed's progress and rate, and an alarm on its failures. */
-  private addSeedRow(seed: FileSystemSeed, index: number, options: FileSystemAlarmOptions): void {
+  private addSeedRow(seed: FileSystemSeed, index: number, alarms: AlarmSettings): void {
     const failures = seed.metricFailures();
     const widgets: cloudwatch.IWidget[] = [
       note(`**Seed ${seed.node.path}** (${seed.engineKind} engine). Files written and the rate of each run; `
@@ -286,7 +325,7 @@ export class FileSystemMonitoring extends Construct {
     }
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
-    if (options.seedFailures ?? true) {
+    if (alarms.seedFailures) {
       this.alarms[`seedFailures${index}`] = this.anyFailureAlarm(`SeedFailures${index}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
     }
   }
@@ -301,7 +340,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
-  private addProbeRow(probe: BenchmarkProbe, index: number, options: FileSystemAlarmOptions): void {
+  private addProbeRow(probe: BenchmarkProbe, index: number, alarms: AlarmSettings): void {
     const failures = probe.metricFailures();
     this.dashboard.addWidgets(
       note(`**Probe ${probe.node.path}**${probe.canaryInterval ? `, a canary every ${probe.canaryInterval.toHumanString()}` : ''}. `
@@ -316,22 +355,22 @@ export class FileSystemMonitoring extends Construct {
         leftYAxis: { label: 'bytes/s', showUnits: false, min: 0 }, rightYAxis: { label: 'failures', showUnits: false, min: 0 },
       }),
     );
-    if (options.probeFailures ?? true) {
+    if (alarms.probeFailures) {
       this.alarms[`probeFailures${index}`] = this.anyFailureAlarm(`ProbeFailures${index}`, failures,
         `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`);
     }
-    const slo = options.probeLatencyP99 ?? Duration.millis(50);
+    const slo = alarms.probeLatencyP99;
     const operations = probe.canarySmallOperations;
-    if (slo !== false && probe.canaryInterval && operations.length === 0) {
+    if (slo !== undefined && probe.canaryInterval && operations.length === 0) {
       const scenarios = [...new Set(CANARY_SMALL_OPERATIONS.map((o) => o.scenario))].join(' and ');
       Annotations.of(this).addWarningV2('cdk-efs-kit:probeLatencyUnwatched',
         `Probe ${probe.node.path}: its canary runs none of ${scenarios}, so no latency alarm watches it.`);
-    } else if (slo !== false && probe.canaryInterval) {
+    } else if (slo !== undefined && probe.canaryInterval) {
       // One datapoint per canary run: the period is the canary's interval, at least 5 minutes.
       const period = Duration.seconds(Math.max(300, probe.canaryInterval.toSeconds()));
       const slowest = new cloudwatch.MathExpression({
         expression: `MAX([${operations.map((_, i) => `p99_${i}`).join(', ')}])`,
-        usingMetrics: Object.fromEntries(operations.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, 'p99', { period })])),
+        usingMetrics: Object.fromEntries(operations.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, LatencyPercentile.P99, { period })])),
         label: 'Slowest small operation p99 (ms)',
         period,
       });
@@ -359,7 +398,7 @@ function graph(title: string, metrics: cloudwatch.IMetric[], axis: { label: stri
 /** The modes of a file system defined in this app (SharedFileSystem or efs.FileSystem), if visible. */
 function declaredModes(fileSystem: efs.IFileSystem): { throughputMode?: efs.ThroughputMode; performanceMode?: efs.PerformanceMode } {
   const cfn = fileSystem.node.defaultChild;
-  if (!(cfn instanceof efs.CfnFileSystem)) return {};
+  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return {};
   return {
     // CloudFormation's default is Bursting.
     throughputMode: (cfn.throughputMode as efs.ThroughputMode | undefined) ?? efs.ThroughputMode.BURSTING,
@@ -367,18 +406,32 @@ function declaredModes(fileSystem: efs.IFileSystem): { throughputMode?: efs.Thro
   };
 }
 
-function validateAlarmOptions(where: string, o: FileSystemAlarmOptions): void {
-  const percent = (name: string, v: number | false | undefined) => {
-    if (v !== undefined && v !== false) check(v > 0 && v <= 100, where, `alarms.${name}`, v, 'must be a percentage above 0 and at most 100, or false');
+/** The alarm settings with their defaults, each checked for its unit and range. */
+function alarmSettings(where: string, o: FileSystemAlarmOptions): AlarmSettings {
+  const prop = (name: string) => `alarms.${name}`;
+  const percent = (name: string, threshold: AlarmThreshold) => {
+    const value = threshold._percent(where, prop(name));
+    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100');
+    return value;
   };
-  percent('throughputUtilizationPercent', o.throughputUtilizationPercent);
-  percent('percentIOLimit', o.percentIOLimit);
-  if (o.creditsRunOutWithin) {
-    const hours = o.creditsRunOutWithin.toSeconds() / 3600;
-    check(hours >= 1 && hours < 720, where, 'alarms.creditsRunOutWithin', o.creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days');
+  const creditsRunOutWithin = (o.creditsRunOutWithin ?? AlarmThreshold.duration(Duration.hours(24)))._duration(where, prop('creditsRunOutWithin'));
+  if (creditsRunOutWithin) {
+    const hours = creditsRunOutWithin.toSeconds() / 3600;
+    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days');
   }
-  const minimum = o.minimumClientConnections;
-  if (minimum !== undefined && minimum !== false) {
-    check(Number.isInteger(minimum) && minimum >= 1 && minimum <= 25000, where, 'alarms.minimumClientConnections', minimum, 'must be an integer from 1 to 25,000 (the EFS connection limit), or false');
+  const minimumClientConnections = (o.minimumClientConnections ?? AlarmThreshold.off())._count(where, prop('minimumClientConnections'));
+  if (minimumClientConnections !== undefined) {
+    check(Number.isInteger(minimumClientConnections) && minimumClientConnections >= 1 && minimumClientConnections <= 25000,
+      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)');
   }
+  return {
+    throughputUtilization: percent('throughputUtilization', o.throughputUtilization ?? AlarmThreshold.percent(80)),
+    percentIOLimit: percent('percentIOLimit', o.percentIOLimit ?? AlarmThreshold.percent(95)),
+    creditsRunOutWithin,
+    burstCreditFloor: (o.burstCreditFloor ?? AlarmThreshold.size(Size.bytes(0)))._size(where, prop('burstCreditFloor')),
+    minimumClientConnections,
+    seedFailures: o.seedFailures ?? true,
+    probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
+    probeFailures: o.probeFailures ?? true,
+  };
 }

@@ -2,17 +2,18 @@ import { Annotations, CustomResource, Duration, Size, Token } from 'aws-cdk-lib'
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
 import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
+import { deployTimeRun } from './private/deploy-time-run';
 import { DistributedMapSeedRun } from './private/distributed-map-seed-run';
-import { acknowledgeFunction, acknowledgeProvider } from './private/nag';
+import { grantSourceRead } from './private/seed-grants';
+import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
-import { DataSyncEngineOptions, DistributedMapEngineOptions, LambdaEngineOptions, SeedEngine, SeedEngineKind } from './seed-engine';
+import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
 import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
 import type { SharedFileSystem } from './shared-file-system';
 
@@ -61,19 +62,21 @@ export interface SeedOptions {
   readonly targetPath?: string;
   /**
    * The engine that copies.
-   * @default SeedEngine.lambda()
+   * @default SeedEngine.singleFunction()
    */
   readonly engine?: SeedEngine;
   /**
-   * Parallel file writes (Lambda engine). EFS rewards parallelism across directories; each
-   * operation pays a network round trip.
+   * Parallel file writes of the function (single-function engine) or of each worker (Distributed
+   * Map), 1 to 1,024. EFS rewards parallelism across directories; each operation pays a network
+   * round trip. Not for DataSync, which sets its own.
    * @default 64
    */
   readonly concurrency?: number;
   /**
    * Delete files that an earlier seed wrote and the source no longer has, then the directories the
    * source no longer has once nothing else is left in them. Files the seed did not write are never
-   * touched.
+   * touched. With DataSync, deletes whatever the source no longer has (`removeDeletedFiles`). Not
+   * for the Distributed Map engine, whose workers keep no record of what earlier seeds wrote.
    * @default false
    */
   readonly prune?: boolean;
@@ -81,12 +84,13 @@ export interface SeedOptions {
    * Remove what the seed wrote when this resource is deleted from the stack: the files, the
    * directories they were in once nothing else is left in them, and what an interrupted run left
    * (directories not yet published, temporary files), as after a failed Create rolls back.
+   * Single-function engine only: the others keep no record of what they wrote.
    * @default false - the data stays on the file system
    */
   readonly removeOnDelete?: boolean;
   /**
-   * Limits on what an archive source may expand to (archive sources only, local directories
-   * included: CDK uploads them as zips).
+   * Limits on what an archive source may expand to (archive sources, local directories included:
+   * CDK uploads them as zips; single-function engine, the one that extracts archives).
    * @default - 8 GiB per member, 64 GiB in all, 1,000,000 members, a compression ratio of 100
    */
   readonly archiveLimits?: SeedArchiveLimits;
@@ -100,13 +104,33 @@ export interface FileSystemSeedProps extends SeedOptions {
 
 const SEED_MOUNT_PATH = '/mnt/seed';
 
+/** The seed options each engine cannot honour, and why: giving one is an error at synth time. */
+const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptions, string>>> = {
+  [SeedEngineKind.SINGLE_FUNCTION]: {},
+  [SeedEngineKind.DATASYNC]: {
+    concurrency: 'DataSync sets its own parallelism',
+    removeOnDelete: 'DataSync keeps no record of what it wrote',
+    archiveLimits: 'DataSync copies S3 objects as they are and extracts no archive',
+  },
+  [SeedEngineKind.DISTRIBUTED_MAP]: {
+    prune: 'its workers copy batches of keys and keep no record of what earlier seeds wrote',
+    removeOnDelete: 'its workers keep no record of what they wrote',
+    archiveLimits: 'it copies S3 objects as they are and extracts no archive',
+  },
+};
+
 /**
  * Fills an EFS file system at deploy time, before anything that depends on it starts: from a local
  * directory or archive (as a CDK asset), an S3 prefix or an S3 archive; incremental, atomic per
  * file, and resumable. `service.node.addDependency(seed)` starts a service only once its content is there.
  */
 export class FileSystemSeed extends Construct {
-  /** The seed function (Lambda engine), or the batch worker (Distributed Map engine). */
+  /** Whether `x` is a FileSystemSeed, made by any copy of this package. */
+  public static isFileSystemSeed(x: any): x is FileSystemSeed {
+    return hasBrand(x, 'FileSystemSeed');
+  }
+
+  /** The seed function (single-function engine), or the batch worker (Distributed Map engine). */
   public readonly function?: lambda.Function;
   /** The custom resource whose completion means the content is in place. */
   public readonly resource: CustomResource;
@@ -120,7 +144,10 @@ export class FileSystemSeed extends Construct {
 
   constructor(scope: Construct, id: string, props: FileSystemSeedProps) {
     super(scope, id);
+    brand(this, 'FileSystemSeed');
     this.where = `FileSystemSeed(${this.node.path})`;
+    const engine = props.engine ?? SeedEngine.singleFunction();
+    this.refuseUnsupportedOptions(props, engine);
     const targetPath = props.targetPath ?? '/';
     const targetSubPath = targetPath.replace(/^\/+|\/+$/g, '');
     const concurrency = props.concurrency ?? DEFAULT_CONCURRENCY;
@@ -128,10 +155,9 @@ export class FileSystemSeed extends Construct {
       this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, this.where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`);
 
-    const engine = props.engine ?? SeedEngine.lambda();
     this.engineKind = engine.kind;
     this.metricsName = this.node.path;
-    const source = props.source._bind(this);
+    const source = props.source.bind(this);
     const settings: SeedResourceProperties = {
       Bucket: source.bucket.bucketName,
       Key: source.key,
@@ -151,13 +177,13 @@ export class FileSystemSeed extends Construct {
 
     switch (engine.kind) {
       case SeedEngineKind.DATASYNC: {
-        const run = this.runWithDataSync(props, engine.dataSyncOptions ?? {}, source, settings);
+        const run = this.runWithDataSync(props, engine, source, settings);
         this.resource = run.resource;
         this.failureMetrics.failed_executions = run.metricFailedExecutions();
         break;
       }
       case SeedEngineKind.DISTRIBUTED_MAP: {
-        const run = this.runWithDistributedMap(props, engine.distributedMapOptions ?? {}, source, settings);
+        const run = this.runWithDistributedMap(props, engine, source, settings);
         this.function = run.worker;
         this.resource = run.resource;
         this.failureMetrics.files_failed = this.metricFilesFailed();
@@ -165,18 +191,18 @@ export class FileSystemSeed extends Construct {
         break;
       }
       default: {
-        const run = this.runWithLambda(props, engine.lambdaOptions ?? {}, source, settings);
-        this.function = run.function;
+        const run = this.runInOneFunction(props, engine.singleFunctionOptions ?? {}, source, settings);
+        this.function = run.onEvent;
         this.resource = run.resource;
         this.failureMetrics.files_failed = this.metricFilesFailed();
-        this.failureMetrics.seed_errors = run.function.metricErrors({ period: Duration.minutes(5) });
+        this.failureMetrics.seed_errors = run.onEvent.metricErrors({ period: Duration.minutes(5) });
       }
     }
   }
 
   /**
-   * Files written per period (Sum of `SeedFilesWritten`; Lambda and Distributed Map engines, which
-   * publish the seed's own metrics; DataSync reports to its task's log group instead).
+   * Files written per period (Sum of `SeedFilesWritten`; single-function and Distributed Map
+   * engines, which publish the seed's own metrics; DataSync reports to its task's log group instead).
    */
   public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
@@ -199,8 +225,8 @@ export class FileSystemSeed extends Construct {
 
   /**
    * Failures of this seed per period, whatever the engine: failed files and failed invocations
-   * (Lambda), failed files and failed executions (Distributed Map), failed executions (DataSync).
-   * Above zero means content is missing.
+   * (single function), failed files and failed executions (Distributed Map), failed executions
+   * (DataSync). Above zero means content is missing.
    */
   public metricFailures(options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
     const ids = Object.keys(this.failureMetrics);
@@ -225,45 +251,39 @@ export class FileSystemSeed extends Construct {
     });
   }
 
-  private runWithLambda(props: FileSystemSeedProps, options: LambdaEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
-    const seedFunction = (id: string, handler: string) => {
-      const fn = new lambda.Function(this, id, {
-        runtime: lambda.Runtime.NODEJS_22_X,
-        code: handlerCode('seed'),
-        handler,
-        memorySize: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
-        timeout: options.timeout ?? Duration.minutes(15),
-        vpc: props.fileSystem.vpc,
-        vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-        description: `cdk-efs-kit seed ${this.node.path}`,
-      });
-      props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: SEED_MOUNT_PATH, threadPoolSize: Number(settings.Concurrency) });
-      source.grantRead(fn);
-      acknowledgeFunction(fn);
-      return fn;
-    };
-    // onEvent starts the copy; isComplete resumes it from its checkpoint until it is done.
-    const onEvent = seedFunction('Function', 'index.onEvent');
-    const isComplete = seedFunction('ResumeFunction', 'index.isComplete');
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
+  /** onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
+  private runInOneFunction(props: FileSystemSeedProps, options: SingleFunctionEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
+    return deployTimeRun(this, {
+      newFunction: (id, handler) => {
+        const fn = new lambda.Function(this, id, {
+          runtime: lambda.Runtime.NODEJS_22_X,
+          code: handlerCode('seed'),
+          handler,
+          memorySize: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
+          timeout: options.timeout ?? Duration.minutes(15),
+          vpc: props.fileSystem.vpc,
+          vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
+          description: `cdk-efs-kit seed ${this.node.path}`,
+        });
+        props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: SEED_MOUNT_PATH, threadPoolSize: Number(settings.Concurrency) });
+        grantSourceRead(fn, source);
+        return fn;
+      },
+      onEventId: 'Function',
+      isCompleteId: 'ResumeFunction',
       queryInterval: Duration.seconds(10),
       // CloudFormation waits at most one hour for a custom resource.
       totalTimeout: Duration.hours(1),
-    });
-    acknowledgeProvider(provider, [onEvent, isComplete]);
-    const resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
+      resourceId: 'Resource',
       resourceType: 'Custom::CdkEfsKitSeed',
       properties: { ...settings },
     });
-    return { function: onEvent, resource };
   }
 
-  private runWithDataSync(props: FileSystemSeedProps, options: DataSyncEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties): DataSyncSeedRun {
-    this.requireObjects(source, 'SeedEngine.dataSync()');
-    const run = new DataSyncSeedRun(this, 'DataSync', {
+  private runWithDataSync(props: FileSystemSeedProps, engine: SeedEngine, source: SeedSourceConfig, settings: SeedResourceProperties): DataSyncSeedRun {
+    this.requireObjects(source, engine);
+    const options: DataSyncEngineOptions = engine.dataSyncOptions ?? {};
+    return new DataSyncSeedRun(this, 'DataSync', {
       ...options,
       fileSystem: props.fileSystem,
       accessPoint: props.accessPoint,
@@ -275,11 +295,11 @@ export class FileSystemSeed extends Construct {
       trigger: source.fingerprint,
       removeDeletedFiles: options.removeDeletedFiles ?? props.prune,
     });
-    return run;
   }
 
-  private runWithDistributedMap(props: FileSystemSeedProps, options: DistributedMapEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
-    this.requireObjects(source, 'SeedEngine.distributedMap()');
+  private runWithDistributedMap(props: FileSystemSeedProps, engine: SeedEngine, source: SeedSourceConfig, settings: SeedResourceProperties) {
+    this.requireObjects(source, engine);
+    const options: DistributedMapEngineOptions = engine.distributedMapOptions ?? {};
     const maxConcurrency = options.maxConcurrency ?? 100;
     check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, this.where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)');
     if (maxConcurrency > 3000) {
@@ -300,6 +320,15 @@ export class FileSystemSeed extends Construct {
       workerMemoryMiB: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
       trigger: source.fingerprint,
     });
+  }
+
+  /** Options the engine cannot honour are an error: nothing given is silently ignored. */
+  private refuseUnsupportedOptions(props: FileSystemSeedProps, engine: SeedEngine): void {
+    for (const [option, why] of Object.entries(UNSUPPORTED_OPTIONS[engine.kind])) {
+      const value = props[option as keyof SeedOptions];
+      if (value === undefined || value === false) continue;
+      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; leave it out or use SeedEngine.singleFunction(), got ${JSON.stringify(value)}.`);
+    }
   }
 
   /** The archive limits as resource properties (only those given: the handler defaults the rest). */
@@ -328,9 +357,9 @@ export class FileSystemSeed extends Construct {
     return Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
   }
 
-  private requireObjects(source: SeedSourceConfig, engine: string): void {
+  private requireObjects(source: SeedSourceConfig, engine: SeedEngine): void {
     if (source.format !== SeedSourceFormat.S3_OBJECTS) {
-      throw new Error(`${this.where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.lambda() for ${source.format} sources.`);
+      throw new Error(`${this.where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.singleFunction() for ${source.format} sources.`);
     }
   }
 }

@@ -6,5 +6,7 @@ export * from './file-system-seed';
 export * from './seed-source';
 export * from './seed-engine';
 export * from './efs-metrics';
+export * from './alarm-threshold';
 export * from './file-system-monitoring';
+export * from './probe-request';
 export * from './benchmark-probe';

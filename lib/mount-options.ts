@@ -11,6 +11,15 @@ const DISCOURAGED: Record<string, string> = {
   'fsc': 'FS-Cache (cachefilesd) is not supported on EFS and can serve stale data',
 };
 
+/** The file system type of a mount: amazon-efs-utils' helper, or the kernel's NFS client. */
+export enum MountType {
+  /** `mount -t efs`: amazon-efs-utils, with TLS and IAM. */
+  EFS = 'efs',
+  /** `mount -t nfs4`: the kernel's NFS client, without TLS or IAM. */
+  NFS4 = 'nfs4',
+}
+
+/** A list of mount options (`-o`), checked against the ones EFS advises against. */
 export class MountOptions {
   /** The NFS options EFS recommends: NFSv4.1, 1 MiB I/O, hard mounts with 60 s timeouts, no reserved ports. */
   public static recommendedNfs(): MountOptions {
@@ -28,9 +37,10 @@ export class MountOptions {
   }
 
   /** Options that make a boot-time fstab entry safe: wait for the network, and never block boot if EFS is unreachable. */
-  public static readonly FSTAB_BOOT = ['_netdev', 'nofail'];
+  public static readonly FSTAB_BOOT: string[] = ['_netdev', 'nofail'];
 
-  public readonly options: readonly string[];
+  /** The options, in order, each `name` or `name=value`. */
+  public readonly options: string[];
 
   /** @param options each `name` or `name=value`; throws on options EFS advises against. */
   constructor(options: string[]) {
@@ -41,11 +51,11 @@ export class MountOptions {
       const reason = DISCOURAGED[option];
       if (reason) throw new Error(`MountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
     }
-    this.options = options;
+    this.options = [...options];
   }
 
-  /** A copy with `extra` added, replacing options of the same name. */
-  public with(...extra: string[]): MountOptions {
+  /** A copy with `extra` added, replacing options of the same name (`timeo=300` replaces `timeo=600`). */
+  public withOverrides(...extra: string[]): MountOptions {
     const name = (o: string) => o.split('=')[0];
     const replaced = new Set(extra.map(name));
     return new MountOptions([...this.options.filter((o) => !replaced.has(name(o))), ...extra]);
@@ -57,13 +67,13 @@ export class MountOptions {
   }
 
   /** An /etc/fstab line that mounts at boot without blocking it (`_netdev,nofail` added). */
-  public toFstabLine(device: string, mountPoint: string, fsType: 'efs' | 'nfs4'): string {
-    return `${device} ${mountPoint} ${fsType} ${this.with(...MountOptions.FSTAB_BOOT)} 0 0`;
+  public toFstabLine(device: string, mountPoint: string, mountType: MountType): string {
+    return `${device} ${mountPoint} ${mountType} ${this.withOverrides(...MountOptions.FSTAB_BOOT)} 0 0`;
   }
 
   /** A `mount` command line. */
-  public toMountCommand(device: string, mountPoint: string, fsType: 'efs' | 'nfs4'): string {
-    return `mount -t ${fsType} -o ${this} ${device} ${mountPoint}`;
+  public toMountCommand(device: string, mountPoint: string, mountType: MountType): string {
+    return `mount -t ${mountType} -o ${this} ${device} ${mountPoint}`;
   }
 }
 

@@ -64,8 +64,8 @@ export interface DataSyncEngineOptions {
 }
 
 
-/** Options of the Lambda seed engine. */
-export interface LambdaEngineOptions {
+/** Options of the single-function seed engine. */
+export interface SingleFunctionEngineOptions {
   /**
    * Memory of the seed function; Lambda gives CPU and network in proportion.
    * @default Size.mebibytes(2048)
@@ -113,26 +113,31 @@ export interface DistributedMapEngineOptions {
 
 /** An S3 Inventory report: the bucket it is delivered to and the key of its manifest.json. */
 export interface SeedInventory {
+  /** The bucket the report is delivered to. */
   readonly bucket: s3.IBucket;
-  /** e.g. 'inventory/source-bucket/daily/2026-11-22T01-00Z/manifest.json' */
+  /** The key of the report's manifest.json, e.g. 'inventory/source-bucket/daily/2026-11-22T01-00Z/manifest.json'. */
   readonly manifestKey: string;
 }
 
 /** Which engine does the copying. */
 export enum SeedEngineKind {
-  LAMBDA = 'lambda',
+  /** One Lambda function: {@link SeedEngine.singleFunction}. */
+  SINGLE_FUNCTION = 'single-function',
+  /** An AWS DataSync task: {@link SeedEngine.dataSync}. */
   DATASYNC = 'datasync',
+  /** A Step Functions Distributed Map of Lambda workers: {@link SeedEngine.distributedMap}. */
   DISTRIBUTED_MAP = 'distributed-map',
 }
 
 /**
- * How a seed runs. One Lambda function (the default) handles archives and prefixes up to a few GB
- * per deploy; DataSync is AWS's managed transfer service for large S3 prefixes.
+ * How a seed runs at deploy time. One Lambda function (the default) handles archives and prefixes
+ * up to a few GB per deploy; DataSync is AWS's managed transfer service for large S3 prefixes; a
+ * Distributed Map spreads millions of S3 objects over many Lambda workers.
  */
 export class SeedEngine {
-  /** One Lambda function running the cdk-efs-kit copy engine, resuming across invocations. */
-  public static lambda(options: LambdaEngineOptions = {}): SeedEngine {
-    return new SeedEngine(SeedEngineKind.LAMBDA, options, undefined, undefined);
+  /** One Lambda function running the cdk-efs-kit copier, resuming across invocations. */
+  public static singleFunction(options: SingleFunctionEngineOptions = {}): SeedEngine {
+    return new SeedEngine(SeedEngineKind.SINGLE_FUNCTION, options, undefined, undefined);
   }
 
   /** An AWS DataSync task (S3 sources only), run and awaited at deploy time. */
@@ -142,16 +147,26 @@ export class SeedEngine {
 
   /**
    * A Step Functions Distributed Map (S3 sources only) that lists the prefix and runs the cdk-efs-kit
-   * copy engine on batches of keys in up to thousands of parallel Lambda workers.
+   * copier on batches of keys in up to thousands of parallel Lambda workers.
    */
   public static distributedMap(options: DistributedMapEngineOptions = {}): SeedEngine {
     return new SeedEngine(SeedEngineKind.DISTRIBUTED_MAP, undefined, undefined, options);
   }
 
   private constructor(
+    /** Which engine this is. */
     public readonly kind: SeedEngineKind,
-    public readonly lambdaOptions: LambdaEngineOptions | undefined,
+    /** The options given to `singleFunction()`. */
+    public readonly singleFunctionOptions: SingleFunctionEngineOptions | undefined,
+    /** The options given to `dataSync()`. */
     public readonly dataSyncOptions: DataSyncEngineOptions | undefined,
+    /** The options given to `distributedMap()`. */
     public readonly distributedMapOptions: DistributedMapEngineOptions | undefined,
   ) {}
+
+  /** The factory call that makes this engine, e.g. `SeedEngine.dataSync()`, for messages. */
+  public toString(): string {
+    const factory = { [SeedEngineKind.SINGLE_FUNCTION]: 'singleFunction', [SeedEngineKind.DATASYNC]: 'dataSync', [SeedEngineKind.DISTRIBUTED_MAP]: 'distributedMap' }[this.kind];
+    return `SeedEngine.${factory}()`;
+  }
 }

@@ -1,33 +1,33 @@
 import * as path from 'path';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
-import { acknowledgeWildcard, nagResource } from './private/nag';
 
-/** How the seed engine reads a source. */
+/** How the seed reads a source. */
 export enum SeedSourceFormat {
   /** Every object under an S3 prefix becomes a file (key minus prefix = path). */
   S3_OBJECTS = 's3-objects',
-  /** One archive object, extracted while it streams in. */
+  /** One .zip archive object, extracted while it streams in. */
   ZIP = 'zip',
+  /** One .tar archive object. */
   TAR = 'tar',
+  /** One .tar.gz (or .tgz) archive object. */
   TAR_GZ = 'tar.gz',
 }
 
-/** Where a bound source lives. */
+/** Where a bound source lives and how to read it: what {@link SeedSource.bind} returns. */
 export interface SeedSourceConfig {
+  /** The bucket holding the source. */
   readonly bucket: s3.IBucket;
   /** The archive's key, or the prefix of the objects (`''` for the whole bucket). */
   readonly key: string;
+  /** How to read it. */
   readonly format: SeedSourceFormat;
   /**
    * Changes exactly when the content changes (an asset hash) or when the user says so (`version`),
    * which is what makes a deploy re-run the seed.
    */
   readonly fingerprint: string;
-  /** Grants read access to exactly this source. */
-  grantRead(grantee: iam.IGrantable): void;
 }
 
 /** Options for sources in an existing bucket. */
@@ -40,7 +40,10 @@ export interface S3SeedSourceOptions {
   readonly version?: string;
 }
 
-/** What to put on the file system. */
+/**
+ * What to put on the file system. The seed binds its source once, then reads exactly what the
+ * returned {@link SeedSourceConfig} names (its prefix, or its one archive), and nothing else.
+ */
 export abstract class SeedSource {
   /**
    * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar or .tar.gz file (uploaded
@@ -50,18 +53,21 @@ export abstract class SeedSource {
     return new AssetSource(localPath);
   }
 
-  /** Every object under `prefix` in `bucket`, as files under the target (S3 `a/b.txt` -> `<target>/b.txt` for prefix `a/`). */
-  public static s3(bucket: s3.IBucket, prefix = '', options: S3SeedSourceOptions = {}): SeedSource {
+  /**
+   * Every object under `prefix` in `bucket`, as files under the target (S3 `a/b.txt` -> `<target>/b.txt` for prefix `a/`).
+   * @param prefix default: `''`, the whole bucket
+   */
+  public static s3(bucket: s3.IBucket, prefix: string = '', options: S3SeedSourceOptions = {}): SeedSource {
     return new BucketSource(bucket, prefix, SeedSourceFormat.S3_OBJECTS, options.version ?? '');
   }
 
   /** One .zip, .tar or .tar.gz object in `bucket`, extracted into the target. */
   public static archive(bucket: s3.IBucket, key: string, options: S3SeedSourceOptions = {}): SeedSource {
-    return new BucketSource(bucket, key, archiveFormatOf(key, `SeedSource.archive: key`), options.version ?? '');
+    return new BucketSource(bucket, key, archiveFormatOf(key, 'SeedSource.archive: key'), options.version ?? '');
   }
 
-  /** @internal */
-  public abstract _bind(scope: Construct): SeedSourceConfig;
+  /** Called once by the seed that uses this source, with the seed as `scope` (for an asset, say). */
+  public abstract bind(scope: Construct): SeedSourceConfig;
 }
 
 class AssetSource extends SeedSource {
@@ -69,17 +75,11 @@ class AssetSource extends SeedSource {
     super();
   }
 
-  public _bind(scope: Construct): SeedSourceConfig {
+  public bind(scope: Construct): SeedSourceConfig {
     const asset = new s3assets.Asset(scope, 'SourceAsset', { path: this.localPath });
     // A directory arrives zipped; a single file arrives as it is and must be an archive.
     const format = asset.isZipArchive ? SeedSourceFormat.ZIP : archiveFormatOf(path.basename(this.localPath), 'SeedSource.asset: localPath');
-    return {
-      bucket: asset.bucket,
-      key: asset.s3ObjectKey,
-      format,
-      fingerprint: asset.assetHash,
-      grantRead: (grantee) => grantObjectRead(grantee, asset.bucket, asset.s3ObjectKey),
-    };
+    return { bucket: asset.bucket, key: asset.s3ObjectKey, format, fingerprint: asset.assetHash };
   }
 }
 
@@ -94,33 +94,9 @@ class BucketSource extends SeedSource {
     if (key.startsWith('/')) throw new Error(`SeedSource: S3 keys and prefixes do not start with '/', got "${key}".`);
   }
 
-  public _bind(): SeedSourceConfig {
-    const isPrefix = this.format === SeedSourceFormat.S3_OBJECTS;
-    return {
-      bucket: this.bucket,
-      key: this.key,
-      format: this.format,
-      fingerprint: `${this.format}:${this.key}:${this.version}`,
-      grantRead: (grantee) => (isPrefix ? grantPrefixRead(grantee, this.bucket, this.key) : grantObjectRead(grantee, this.bucket, this.key)),
-    };
+  public bind(): SeedSourceConfig {
+    return { bucket: this.bucket, key: this.key, format: this.format, fingerprint: `${this.format}:${this.key}:${this.version}` };
   }
-}
-
-/** s3:GetObject on one key, and nothing else: least privilege for an archive. */
-function grantObjectRead(grantee: iam.IGrantable, bucket: s3.IBucket, key: string): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(key)] }));
-  bucket.encryptionKey?.grantDecrypt(grantee);
-}
-
-/** Listing under `prefix` and reading the objects there. */
-export function grantPrefixRead(grantee: iam.IGrantable, bucket: s3.IBucket, prefix: string): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-    actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
-  }));
-  const objects = bucket.arnForObjects(`${prefix}*`);
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
-  bucket.encryptionKey?.grantDecrypt(grantee);
-  if (Construct.isConstruct(grantee)) acknowledgeWildcard(grantee, nagResource(grantee, objects), 'The seed reads every object under its source prefix, and only those.');
 }
 
 function archiveFormatOf(name: string, what: string): SeedSourceFormat {

@@ -7,20 +7,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
-import { BenchmarkProbe, BenchmarkProbeProps } from './benchmark-probe';
-import { averageIoSizeKiB, efsMetric, iops, IoKind, permittedThroughputUtilization, StorageClass, throughputMiBps } from './efs-metrics';
-import { FileSystemMonitoring, FileSystemMonitoringProps } from './file-system-monitoring';
+import { AccessPointPreset } from './access-point-preset';
+import { BenchmarkProbe, ProbeOptions } from './benchmark-probe';
+import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
+import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
 import { defaultPrivateSubnets } from './private/subnets';
+import { brand, hasBrand } from './private/type-brand';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
-
-/** What {@link SharedFileSystem.addProbe} takes: the file system and its VPC are known. */
-export type ProbeOptions = Omit<BenchmarkProbeProps, 'fileSystem' | 'vpc'>;
-
-/** What {@link SharedFileSystem.addMonitoring} takes: the file system and its modes are known. */
-export type MonitoringOptions = Omit<FileSystemMonitoringProps, 'fileSystem' | 'throughputMode' | 'performanceMode'>;
 
 /** Properties of a {@link SharedFileSystem}. */
 export interface SharedFileSystemProps {
@@ -202,6 +198,11 @@ const WHERE = 'SharedFileSystem';
  * dependency on the mount targets.
  */
 export class SharedFileSystem extends Resource implements efs.IFileSystem {
+  /** Whether `x` is a SharedFileSystem, made by any copy of this package. */
+  public static isSharedFileSystem(x: any): x is SharedFileSystem {
+    return hasBrand(x, 'SharedFileSystem');
+  }
+
   /** The underlying aws-cdk file system. */
   public readonly fileSystem: efs.FileSystem;
   public readonly fileSystemId: string;
@@ -223,6 +224,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
+    brand(this, 'SharedFileSystem');
     this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
     this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
     this.tlsEnforced = props.enforceTls ?? true;
@@ -281,11 +283,14 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
-   * Add an access point: an application-specific entry point that roots clients at `path` and
-   * can force a POSIX user. See `AccessPointPreset.applicationUser(path)` for a ready-made one.
+   * Add an access point: an application-specific entry point that roots clients at a path and
+   * can force a POSIX user, e.g. `AccessPointPreset.applicationUser('/web')`.
+   * @param preset the access point's settings; default: `AccessPointPreset.custom({})`, the root
+   * of the file system, where clients keep their own user
    */
-  public addAccessPoint(id: string, options: efs.AccessPointOptions = {}): efs.AccessPoint {
+  public addAccessPoint(id: string, preset: AccessPointPreset = AccessPointPreset.custom({})): efs.AccessPoint {
     const where = `${WHERE}.addAccessPoint('${id}')`;
+    const options = preset.options;
     if (options.path !== undefined) {
       check(isCleanAbsolutePath(options.path), where, 'path', options.path, "must be an absolute path without empty, '.' or '..' parts");
       check(options.path.length <= 100, where, 'path', options.path, 'must be at most 100 characters (an EFS limit)');
@@ -427,87 +432,91 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
 
   /** `PercentIOLimit` (Average): how close a General Purpose file system is to its I/O limit. */
   public metricPercentIOLimit(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'PercentIOLimit', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.PERCENT_IO_LIMIT, options);
   }
 
   /** `BurstCreditBalance` (Average, Bytes): meaningful in Bursting mode only. */
   public metricBurstCreditBalance(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'BurstCreditBalance', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.BURST_CREDIT_BALANCE, options);
   }
 
   /** `PermittedThroughput` (Average, Bytes/Second). */
   public metricPermittedThroughput(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'PermittedThroughput', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.PERMITTED_THROUGHPUT, options);
   }
 
   /** `MeteredIOBytes` (Sum): what is compared with PermittedThroughput. */
   public metricMeteredIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'MeteredIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METERED_IO_BYTES, options);
   }
 
   /** `TotalIOBytes` (Sum); SampleCount gives operations. */
   public metricTotalIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'TotalIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.TOTAL_IO_BYTES, options);
   }
 
   /** `DataReadIOBytes` (Sum). */
   public metricDataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'DataReadIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.DATA_READ_IO_BYTES, options);
   }
 
   /** `DataWriteIOBytes` (Sum). */
   public metricDataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'DataWriteIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.DATA_WRITE_IO_BYTES, options);
   }
 
   /** `MetadataIOBytes` (Sum). */
   public metricMetadataIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'MetadataIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_IO_BYTES, options);
   }
 
   /** `MetadataReadIOBytes` (Sum). */
   public metricMetadataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'MetadataReadIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_READ_IO_BYTES, options);
   }
 
   /** `MetadataWriteIOBytes` (Sum). */
   public metricMetadataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'MetadataWriteIOBytes', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_WRITE_IO_BYTES, options);
   }
 
   /** `ClientConnections` (Sum): mounted clients, one per Lambda execution environment. */
   public metricClientConnections(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'ClientConnections', options);
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.CLIENT_CONNECTIONS, options);
   }
 
   /** `StorageBytes` (Average) of one storage class (reported every 15 minutes). */
   public metricStorageBytes(storageClass: StorageClass = StorageClass.TOTAL, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'StorageBytes', { period: Duration.minutes(15), ...options }, { StorageClass: storageClass });
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.STORAGE_BYTES, {
+      period: Duration.minutes(15), ...options, dimensionsMap: { StorageClass: storageClass, ...options?.dimensionsMap },
+    });
   }
 
   /** `TimeSinceLastSync` (Maximum, Seconds) of replication to `destinationFileSystemId`. */
   public metricTimeSinceLastSync(destinationFileSystemId: string, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return efsMetric(this.fileSystemId, 'TimeSinceLastSync', options, { DestinationFileSystemId: destinationFileSystemId });
+    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.TIME_SINCE_LAST_SYNC, {
+      ...options, dimensionsMap: { DestinationFileSystemId: destinationFileSystemId, ...options?.dimensionsMap },
+    });
   }
 
   /** Throughput in MiB/s of one kind of I/O (metric math on the `*IOBytes` Sums). */
   public metricThroughputMiBps(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return throughputMiBps(this.fileSystemId, kind, options);
+    return EfsMetrics.throughputMiBps(this.fileSystemId, kind, options);
   }
 
   /** Operations per second of one kind of I/O (SampleCount / PERIOD). */
   public metricIops(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return iops(this.fileSystemId, kind, options);
+    return EfsMetrics.iops(this.fileSystemId, kind, options);
   }
 
   /** Average I/O size in KiB of one kind of I/O. */
   public metricAverageIoSizeKiB(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return averageIoSizeKiB(this.fileSystemId, kind, options);
+    return EfsMetrics.averageIoSizeKiB(this.fileSystemId, kind, options);
   }
 
   /** Percent of the permitted throughput in use (MeteredIOBytes against PermittedThroughput). */
   public metricPermittedThroughputUtilization(options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return permittedThroughputUtilization(this.fileSystemId, options);
+    return EfsMetrics.permittedThroughputUtilization(this.fileSystemId, options);
   }
 
   /**

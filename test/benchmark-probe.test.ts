@@ -3,8 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CANARY_REQUEST } from '../lambda/probe/canary';
-import { BenchmarkProbe, SharedFileSystem } from '../lib';
+import { CANARY_REQUEST } from '../lib/private/canary';
+import { BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../lib';
 import { nagErrors } from './helpers/checks';
 
 let stack: Stack;
@@ -86,7 +86,7 @@ describe('on a SharedFileSystem', () => {
 
   test('metric methods name the metrics the handler publishes, with its dimensions', () => {
     const probe = files.addProbe('Probe');
-    const m = probe.metricLatency('metadata', 'open-close', 'p99');
+    const m = probe.metricLatency('metadata', 'open-close', LatencyPercentile.P99);
     expect(m.namespace).toBe('CdkEfsKit');
     expect(m.metricName).toBe('LatencyP99');
     expect(Object.keys(m.dimensions!)).toEqual(['FileSystemId', 'Scenario', 'Operation']);

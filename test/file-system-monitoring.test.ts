@@ -7,12 +7,12 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { AccessPointPreset, EFS_METRICS, FileSystemMonitoring, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
+import { AccessPointPreset, AlarmThreshold, EfsMetricName, FileSystemAlarmOptions, FileSystemMonitoring, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from './helpers/metric-math';
-import { CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
+import { CANARY_SMALL_OPERATIONS } from '../lib/private/canary';
 
-const EFS_METRIC_NAMES = new Set(Object.keys(EFS_METRICS));
+const EFS_METRIC_NAMES = new Set<string>(Object.values(EfsMetricName));
 const GiB = 1024 ** 3;
 
 let stack: Stack;
@@ -30,7 +30,7 @@ beforeEach(() => {
   vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
 });
 
-function monitored(throughputMode: efs.ThroughputMode, alarms = {}) {
+function monitored(throughputMode: efs.ThroughputMode, alarms: FileSystemAlarmOptions = {}) {
   const files = new SharedFileSystem(stack, 'Files', {
     vpc, throughputMode,
     provisionedThroughputPerSecond: throughputMode === efs.ThroughputMode.PROVISIONED ? Size.mebibytes(100) : undefined,
@@ -146,12 +146,20 @@ describe('dashboard', () => {
 
   test('bad alarm settings are refused at synth time', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
-    expect(() => files.addMonitoring('A', { alarms: { throughputUtilizationPercent: 180 } }))
-      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilizationPercent must be a percentage above 0 and at most 100, or false, got 180.');
-    expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: 1.5 } }))
+    expect(() => files.addMonitoring('A', { alarms: { throughputUtilization: AlarmThreshold.percent(180) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilization must be a percentage above 0 and at most 100, got 180.');
+    expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: AlarmThreshold.count(1.5) } }))
       .toThrow(/alarms.minimumClientConnections must be an integer from 1 to 25,000/);
-    expect(() => files.addMonitoring('C', { alarms: { creditsRunOutWithin: Duration.minutes(5) } }))
+    expect(() => files.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.minutes(5)) } }))
       .toThrow(/alarms.creditsRunOutWithin must be from 1 hour to under 30 days, got "5 minutes"/);
+  });
+
+  test('fails when an alarm gets a threshold in another unit than its own', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addMonitoring('A', { alarms: { probeLatencyP99: AlarmThreshold.percent(20) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.probeLatencyP99 takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.percent(20).');
+    expect(() => files.addMonitoring('B', { alarms: { burstCreditFloor: AlarmThreshold.count(0) } }))
+      .toThrow(/alarms.burstCreditFloor takes AlarmThreshold.size\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
   });
 });
 
@@ -168,12 +176,12 @@ describe('alarms', () => {
 
   test('Max I/O has no PercentIOLimit alarm; each alarm can be turned off', () => {
     new SharedFileSystem(stack, 'Files', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING })
-      .addMonitoring('Monitoring', { alarms: { creditsRunOutWithin: false } });
+      .addMonitoring('Monitoring', { alarms: { creditsRunOutWithin: AlarmThreshold.off() } });
     expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringThroughputUtilization', 'FilesMonitoringCreditsExhausted']);
   });
 
   test('every alarm off: no composite alarm', () => {
-    const m = new SharedFileSystem(stack, 'Files', { vpc }).addMonitoring('Monitoring', { alarms: { throughputUtilizationPercent: false, percentIOLimit: false } });
+    const m = new SharedFileSystem(stack, 'Files', { vpc }).addMonitoring('Monitoring', { alarms: { throughputUtilization: AlarmThreshold.off(), percentIOLimit: AlarmThreshold.off() } });
     expect(m.unhealthyAlarm).toBeUndefined();
     Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::CompositeAlarm', 0);
   });
@@ -212,7 +220,7 @@ describe('alarms', () => {
   });
 
   test('credits exhausted (AWS\'s alarm, floor settable) trips at the floor for 15 minutes', () => {
-    monitored(efs.ThroughputMode.BURSTING, { burstCreditFloor: Size.gibibytes(1) });
+    monitored(efs.ThroughputMode.BURSTING, { burstCreditFloor: AlarmThreshold.size(Size.gibibytes(1)) });
     const a = alarm('CreditsExhausted');
     expect(a.Threshold).toBe(GiB);
     expect(alarmFires(a, { 'BurstCreditBalance:Minimum': repeat(15, 0.5 * GiB) })).toBe(true);
@@ -220,7 +228,7 @@ describe('alarms', () => {
   });
 
   test('client connections below the expected count, or missing, for 5 minutes trips', () => {
-    monitored(efs.ThroughputMode.ELASTIC, { minimumClientConnections: 3 });
+    monitored(efs.ThroughputMode.ELASTIC, { minimumClientConnections: AlarmThreshold.count(3) });
     const a = alarm('ClientConnections');
     expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, 2) })).toBe(true);
     expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, NaN) })).toBe(true);
@@ -330,7 +338,7 @@ describe('probes', () => {
   test('the latency alarm watches the small operations the canary\'s own request runs, and warns when it runs none', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     files.addProbe('Metadata', { canary: { interval: Duration.minutes(5), request: { scenarios: { metadata: { files: 16 } } } } });
-    files.addProbe('Throughput', { canary: { interval: Duration.minutes(5), request: { scenarios: ['block-sync'] } } });
+    files.addProbe('Throughput', { canary: { interval: Duration.minutes(5), request: { scenarios: { 'block-sync': {} } } } });
     files.addMonitoring('Monitoring');
     const a = alarm('ProbeLatency0');
     const scenarioOf = (metric: object) => (metric as { Dimensions: Array<{ Name: string; Value: unknown }> }).Dimensions.find((d) => d.Name === 'Scenario')!.Value;
@@ -344,7 +352,7 @@ describe('probes', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     files.addProbe('Manual');
     files.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
-    files.addMonitoring('Monitoring', { alarms: { probeLatencyP99: Duration.millis(20) } });
+    files.addMonitoring('Monitoring', { alarms: { probeLatencyP99: AlarmThreshold.duration(Duration.millis(20)) } });
     expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency')).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringProbeLatency1']);
     const a = alarm('ProbeLatency1');
     expect(a.Threshold).toBe(20);
@@ -354,7 +362,7 @@ describe('probes', () => {
     vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const other = new SharedFileSystem(stack, 'Files', { vpc });
     other.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
-    other.addMonitoring('Monitoring', { alarms: { probeLatencyP99: false } });
+    other.addMonitoring('Monitoring', { alarms: { probeLatencyP99: AlarmThreshold.off() } });
     expect(Object.keys(alarms()).some((id) => id.includes('ProbeLatency'))).toBe(false);
   });
 });
@@ -363,7 +371,7 @@ test('cdk-nag and cfn-lint clean', () => {
   const topic = new sns.Topic(stack, 'Topic', { enforceSSL: true });
   const files = new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
   files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
-  files.addMonitoring('Monitoring', { alarmTopic: topic, alarms: { minimumClientConnections: 2 } });
+  files.addMonitoring('Monitoring', { alarmTopic: topic, alarms: { minimumClientConnections: AlarmThreshold.count(2) } });
   expect(nagErrors(stack).filter((e) => !/Vpc|Topic/.test(e))).toEqual([]);
   expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
 });

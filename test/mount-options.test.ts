@@ -1,21 +1,21 @@
-import { MountOptions } from '../lib';
+import { MountOptions, MountType } from '../lib';
 
 test('the recommended NFS options are the ones EFS documents', () => {
   expect(MountOptions.recommendedNfs().toString()).toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport');
 });
 
 test('renders an fstab line that never blocks boot', () => {
-  expect(MountOptions.recommendedNfs().toFstabLine('fs-1.efs.us-east-1.amazonaws.com:/', '/mnt/efs', 'nfs4'))
+  expect(MountOptions.recommendedNfs().toFstabLine('fs-1.efs.us-east-1.amazonaws.com:/', '/mnt/efs', MountType.NFS4))
     .toBe('fs-1.efs.us-east-1.amazonaws.com:/ /mnt/efs nfs4 nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev,nofail 0 0');
 });
 
 test('renders an efs-utils mount command with TLS, IAM and the access point', () => {
-  expect(MountOptions.efsUtils({ accessPointId: 'fsap-123' }).toMountCommand('fs-1:/', '/mnt/efs', 'efs'))
+  expect(MountOptions.efsUtils({ accessPointId: 'fsap-123' }).toMountCommand('fs-1:/', '/mnt/efs', MountType.EFS))
     .toBe('mount -t efs -o tls,iam,accesspoint=fsap-123 fs-1:/ /mnt/efs');
 });
 
-test('with() replaces options of the same name', () => {
-  expect(MountOptions.recommendedNfs().with('timeo=300', 'ro').toString())
+test('withOverrides() replaces options of the same name', () => {
+  expect(MountOptions.recommendedNfs().withOverrides('timeo=300', 'ro').toString())
     .toBe('nfsvers=4.1,rsize=1048576,wsize=1048576,hard,retrans=2,noresvport,timeo=300,ro');
 });
 
@@ -25,7 +25,7 @@ test.each([
   ['lookupcache=none', /'lookupcache=none' is advised against/],
   ['fsc', /'fsc' is advised against on Amazon EFS: it FS-Cache/],
 ])('fails when given %s', (option, message) => {
-  expect(() => MountOptions.recommendedNfs().with(option)).toThrow(message);
+  expect(() => MountOptions.recommendedNfs().withOverrides(option)).toThrow(message);
 });
 
 test('fails when an option is malformed', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CANARY_REQUEST, CANARY_SMALL_OPERATIONS } from '../lambda/probe/canary';
+import { CANARY_REQUEST, CANARY_SMALL_OPERATIONS } from '../lib/private/canary';
 import { PROBE_METRIC } from '../lambda/probe/metric-names';
 
 // The bundled probe handler, exactly the asset BenchmarkProbe deploys (dist/handlers/probe), invoked

@@ -259,21 +259,21 @@ describe('validation', () => {
     test.each([
       ['relative', 'app'], ['with ..', '/app/../etc'], ['with an empty part', '/app//x'], ['with a trailing slash', '/app/'],
     ])('fails when the path is %s', (_, path) => {
-      expect(() => files.addAccessPoint('Ap', { path }))
+      expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path })))
         .toThrow(`SharedFileSystem.addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "${path}".`);
     });
 
     test('fails when the path is longer than 100 characters', () => {
-      expect(() => files.addAccessPoint('Ap', { path: '/' + 'a'.repeat(100) })).toThrow(/path must be at most 100 characters/);
+      expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/' + 'a'.repeat(100) }))).toThrow(/path must be at most 100 characters/);
     });
 
     test('fails when a POSIX uid is not an integer', () => {
-      expect(() => files.addAccessPoint('Ap', { path: '/a', posixUser: { uid: 'app', gid: '1000' } }))
+      expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/a', posixUser: { uid: 'app', gid: '1000' } })))
         .toThrow(`posixUser.uid must be an integer from 0 to 4294967295, got "app".`);
     });
 
     test('fails when a gid is out of range', () => {
-      expect(() => files.addAccessPoint('Ap', { path: '/a', posixUser: { uid: '1', gid: '4294967296' } }))
+      expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/a', posixUser: { uid: '1', gid: '4294967296' } })))
         .toThrow(/posixUser.gid must be an integer/);
     });
 
@@ -283,7 +283,7 @@ describe('validation', () => {
     });
 
     test('skips validation of tokens', () => {
-      expect(() => files.addAccessPoint('Ap', { path: Token.asString({ Ref: 'PathParam' }) })).not.toThrow();
+      expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: Token.asString({ Ref: 'PathParam' }) }))).not.toThrow();
     });
 
     test('the application-user preset creates /path as 1000:1000 mode 750', () => {
@@ -295,7 +295,7 @@ describe('validation', () => {
     });
 
     test('warns when a sub-directory access point has no createAcl', () => {
-      files.addAccessPoint('Ap', { path: '/data' });
+      files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/data' }));
       Annotations.fromStack(stack).hasWarning('/Test/Files', Match.stringLikeRegexp('accessPointWithoutCreateAcl'));
     });
   });

@@ -1,22 +1,6 @@
 import { SCENARIOS, scenarioNamed } from './catalog';
 import { resolveParams, Scenario } from './scenario';
 
-/** What the probe is asked to run: the Lambda's payload, and what the CLI's flags build. */
-export interface ProbeRequest {
-  /** Scenario names, or names mapped to their parameters. @default every scenario, with its defaults */
-  readonly scenarios?: readonly string[] | Readonly<Record<string, Record<string, unknown>>>;
-  /** Times every scenario runs. @default 1 */
-  readonly rounds?: number;
-  /** Pause between rounds (seed 004: 10 s). @default 10 */
-  readonly pauseSeconds?: number;
-  /** Bytes the run may write and read in all; at most the probe's own limit. @default the probe's limit */
-  readonly maxBytes?: number;
-  /** Seconds the run may take; at most the probe's own limit. @default the probe's limit */
-  readonly maxSeconds?: number;
-  /** A name for the run, shown by `compare`. @default 'probe' */
-  readonly label?: string;
-}
-
 export interface PlannedScenario {
   readonly scenario: Scenario;
   readonly params: Record<string, unknown>;
@@ -41,7 +25,10 @@ const REQUEST_KEYS = ['scenarios', 'rounds', 'pauseSeconds', 'maxBytes', 'maxSec
 const ROUNDS = { min: 1, max: 100, default: 1 };
 const PAUSE_SECONDS = { min: 0, max: 600, default: 10 };
 
-/** Checks a request (any JSON) and fills in defaults; every problem is listed, nothing is run. */
+/**
+ * Checks a request (any JSON: the library's ProbeRequest, lib/probe-request.ts, or one whose
+ * `scenarios` is a list of names) and fills in defaults; every problem is listed, nothing is run.
+ */
 export function parseRequest(input: unknown, limits: ProbeLimits): { request?: ParsedRequest; errors: string[] } {
   const errors: string[] = [];
   if (input === undefined || input === null) input = {};

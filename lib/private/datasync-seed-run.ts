@@ -8,11 +8,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
+import { deployTimeRun } from './deploy-time-run';
 import { handlerCode } from './handler-code';
-import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef, nagResource } from './nag';
+import { acknowledgeWildcard, nagRef, nagResource } from './nag';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   readonly fileSystem: efs.IFileSystem;
@@ -165,29 +165,25 @@ export class DataSyncSeedRun extends Construct {
   }
 
   private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
-    const code = handlerCode('datasync-run');
-    const grant = (fn: lambda.Function) => {
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [`${this.task.attrTaskArn}/execution/*`] }));
-      acknowledgeFunction(fn);
-      acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
-      return fn;
-    };
-    const common = { runtime: lambda.Runtime.NODEJS_22_X, code, timeout: Duration.minutes(1), memorySize: 256 };
-    const onEvent = grant(new lambda.Function(this, 'StartExecution', { ...common, handler: 'index.onEvent' }));
     const waitForCompletion = props.waitForCompletion ?? true;
-    const isComplete = waitForCompletion ? grant(new lambda.Function(this, 'WaitForExecution', { ...common, handler: 'index.isComplete' })) : undefined;
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
+    const code = handlerCode('datasync-run');
+    return deployTimeRun(this, {
+      newFunction: (id, handler) => {
+        const fn = new lambda.Function(this, id, {
+          runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
+        });
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [`${this.task.attrTaskArn}/execution/*`] }));
+        acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
+        return fn;
+      },
+      onEventId: 'StartExecution',
+      isCompleteId: waitForCompletion ? 'WaitForExecution' : undefined,
       queryInterval: waitForCompletion ? Duration.seconds(30) : undefined,
       totalTimeout: waitForCompletion ? Duration.hours(2) : undefined,
-    });
-    acknowledgeProvider(provider, isComplete ? [onEvent, isComplete] : [onEvent]);
-    return new CustomResource(this, 'Run', {
-      serviceToken: provider.serviceToken,
+      resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
       properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger },
-    });
+    }).resource;
   }
 }

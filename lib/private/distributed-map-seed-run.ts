@@ -6,14 +6,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
+import { deployTimeRun } from './deploy-time-run';
 import { handlerCode } from './handler-code';
-import { grantPrefixRead } from '../seed-source';
-import { acknowledgeFunction, acknowledgeProvider, acknowledgeWildcard, nagRef, nagResource } from './nag';
+import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from './nag';
+import { grantPrefixRead } from './seed-grants';
 
 export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {
   readonly fileSystem: SharedFileSystem;
@@ -127,27 +127,25 @@ export class DistributedMapSeedRun extends Construct {
   }
 
   private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {
-    const common = { runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('sfn-run'), timeout: Duration.minutes(1), memorySize: 256 };
-    const onEvent = new lambda.Function(this, 'StartExecution', { ...common, handler: 'index.onEvent' });
-    const isComplete = new lambda.Function(this, 'WaitForExecution', { ...common, handler: 'index.isComplete' });
-    this.stateMachine.grantStartExecution(onEvent);
     const stack = this.stateMachine.stack;
     const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${this.stateMachine.stateMachineName}:*`;
-    isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
-    for (const fn of [onEvent, isComplete]) acknowledgeFunction(fn);
-    acknowledgeWildcard(isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
+    const code = handlerCode('sfn-run');
+    const run = deployTimeRun(this, {
+      newFunction: (id, handler) => new lambda.Function(this, id, {
+        runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
+      }),
+      onEventId: 'StartExecution',
+      isCompleteId: 'WaitForExecution',
       queryInterval: Duration.seconds(30),
       // CloudFormation waits at most one hour for a custom resource.
       totalTimeout: Duration.hours(1),
-    });
-    acknowledgeProvider(provider, [onEvent, isComplete]);
-    return new CustomResource(this, 'Run', {
-      serviceToken: provider.serviceToken,
+      resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
       properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger },
     });
+    this.stateMachine.grantStartExecution(run.onEvent);
+    run.isComplete!.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+    acknowledgeWildcard(run.isComplete!, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    return run.resource;
   }
 }

@@ -1,4 +1,4 @@
-import { MountOptions } from '../mount-options';
+import { MountOptions, MountType } from '../mount-options';
 
 /** What the boot script needs to know to mount one EFS file system. */
 export interface Ec2MountScriptProps {
@@ -19,10 +19,10 @@ export interface Ec2MountScriptProps {
  */
 export function renderEc2MountScript(props: Ec2MountScriptProps): string[] {
   const ro = props.readOnly ? ['ro'] : [];
-  const efsLine = MountOptions.efsUtils({ accessPointId: props.accessPointId }).with(...ro)
-    .toFstabLine(`${props.fileSystemId}:/`, props.mountPoint, 'efs');
-  const nfsLine = MountOptions.recommendedNfs().with(...ro)
-    .toFstabLine(`${props.dnsName}:/`, props.mountPoint, 'nfs4');
+  const efsLine = MountOptions.efsUtils({ accessPointId: props.accessPointId }).withOverrides(...ro)
+    .toFstabLine(`${props.fileSystemId}:/`, props.mountPoint, MountType.EFS);
+  const nfsLine = MountOptions.recommendedNfs().withOverrides(...ro)
+    .toFstabLine(`${props.dnsName}:/`, props.mountPoint, MountType.NFS4);
   const refuse = `The file system policy requires TLS and IAM, which a plain NFS mount cannot provide: install amazon-efs-utils (https://github.com/aws/efs-utils) and re-run, or set enforceTls: false and allowAnonymousAccess: true.`;
   return [
     `# cdk-efs-kit: mount ${props.fileSystemId} at ${props.mountPoint}`,

@@ -1,4 +1,4 @@
-import type { ProbeRequest } from './request';
+import type { ProbeOperation, ProbeRequest } from '../probe-request';
 
 /**
  * The light request a scheduled probe runs every few minutes: a few seconds of small writes,
@@ -19,7 +19,7 @@ export const CANARY_REQUEST: ProbeRequest = {
  * The canary's small operations, which a web application or CMS pays per file it touches: the
  * slowest one's p99 is what the monitoring's latency alarm watches.
  */
-export const CANARY_SMALL_OPERATIONS: ReadonlyArray<{ readonly scenario: string; readonly operation: string }> = [
+export const CANARY_SMALL_OPERATIONS: ProbeOperation[] = [
   { scenario: 'metadata', operation: 'open-close' },
   { scenario: 'metadata', operation: 'stat' },
   { scenario: 'metadata', operation: 'create' },
@@ -27,8 +27,7 @@ export const CANARY_SMALL_OPERATIONS: ReadonlyArray<{ readonly scenario: string;
 ];
 
 /** The small operations among the scenarios `request` runs (all of them when it names none). */
-export function smallOperationsOf(request: ProbeRequest): ReadonlyArray<{ readonly scenario: string; readonly operation: string }> {
-  const named = request.scenarios;
-  const names: readonly string[] | undefined = named === undefined ? undefined : Array.isArray(named) ? named : Object.keys(named);
+export function smallOperationsOf(request: ProbeRequest): ProbeOperation[] {
+  const names = request.scenarios && Object.keys(request.scenarios);
   return CANARY_SMALL_OPERATIONS.filter((o) => !names || names.includes(o.scenario));
 }
