@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/engine';
+import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';

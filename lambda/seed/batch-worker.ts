@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { SeedEntry, SeedSource } from './entry';
-import { seed, SeedFailure } from './engine';
+import { SeedEntry, EntrySource } from './entry';
+import { seed, SeedFailure } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
 import { S3ObjectsSource } from './sources/s3-objects';
@@ -62,7 +62,7 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
   const props = checkSeedProperties(event.BatchInput);
   if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
   const objects = new S3ObjectsSource(s3, props.Bucket, props.Key);
-  const source: SeedSource = {
+  const source: EntrySource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
       for (const item of event.Items) {

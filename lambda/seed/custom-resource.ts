@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
-import { seed, SeedSummary } from './engine';
+import { seed, SeedSummary } from './copy';
 import { loadManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
 import { parentsOf, RealDirectories, removeFiles, removeLeftovers, removeMadeDirectories } from './removal';

@@ -16,7 +16,7 @@ export interface FileEntry {
   readonly identity: string;
   /** The content is in memory already (a small archive member): it counts against the memory bound while the file waits. */
   readonly inMemory?: boolean;
-  /** Modification time to give the file where the seed runs without a manifest (see SeedOptions.manifest). */
+  /** Modification time to give the file where the seed runs without a manifest (see CopyOptions.manifest). */
   readonly mtimeMs?: number;
   /** The content, read only when the file has to be written. */
   open(): Promise<FileContent>;
@@ -67,7 +67,7 @@ export interface FailedEntry {
 }
 
 /** Where entries come from. Entries may arrive in any order; a directory may never be listed. */
-export interface SeedSource {
+export interface EntrySource {
   /** For messages: 's3://bucket/prefix', '/path/to/dir', 'site.tar.gz'. */
   readonly description: string;
   /** A local directory's path: the target may not overlap it. */

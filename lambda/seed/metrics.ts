@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { SeedSummary } from './engine';
+import type { SeedSummary } from './copy';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './metric-names';
 
 /** Publishes one invocation's work as EMF (printed to stdout, turned into metrics by CloudWatch Logs). */

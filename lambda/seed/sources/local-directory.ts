@@ -1,14 +1,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
-import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, SeedSource } from '../entry';
+import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from '../entry';
 import { WhileFast } from './while-fast';
 
 /** Files up to this size are read in one synchronous call while the source answers fast. */
 const SYNC_READ_BYTES = 64 * 1024;
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
-export class LocalDirectorySource implements SeedSource {
+export class LocalDirectorySource implements EntrySource {
   private walk?: TreeWalk;
 
   constructor(private readonly dir: string) {}

@@ -5,7 +5,7 @@ import { pipeline } from 'stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
 import { MiB } from '../../shared/sizes';
-import { SeedSource } from '../entry';
+import { EntrySource } from '../entry';
 import { ArchiveLimits } from './archive-limits';
 import { LocalDirectorySource } from './local-directory';
 import type { TarArchiveSource } from './tar-archive';
@@ -23,7 +23,7 @@ export interface SourceLocation {
 }
 
 export interface OpenSource {
-  readonly source: SeedSource;
+  readonly source: EntrySource;
   /** Releases what opening took (a downloaded zip, an open archive). */
   close(): Promise<void>;
 }

@@ -1,9 +1,9 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
-import { DEFAULT_FILE_MODE, SeedEntry, SeedSource } from '../entry';
+import { DEFAULT_FILE_MODE, SeedEntry, EntrySource } from '../entry';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */
-export class S3ObjectsSource implements SeedSource {
+export class S3ObjectsSource implements EntrySource {
   private readonly prefix: string;
 
   constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string) {

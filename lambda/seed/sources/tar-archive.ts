@@ -1,8 +1,8 @@
 import { Readable } from 'stream';
 import * as zlib from 'zlib';
 import * as tar from 'tar-stream';
-import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, SeedSource } from '../entry';
-import { SMALL_FILE_BYTES } from '../engine';
+import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
+import { SMALL_FILE_BYTES } from '../copy';
 import { ArchiveBudget, ArchiveLimits } from './archive-limits';
 import { TarNameWatch } from './tar-name-watch';
 
@@ -17,7 +17,7 @@ export interface ArchiveStream {
  * many can be written in parallel, across directories), large ones stream straight to their file
  * while the archive waits.
  */
-export class TarArchiveSource implements SeedSource {
+export class TarArchiveSource implements EntrySource {
   constructor(
     readonly description: string,
     private readonly open: () => Promise<ArchiveStream>,

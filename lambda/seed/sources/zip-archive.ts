@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { promisify } from 'util';
 import * as yauzl from 'yauzl';
 import { Readable } from 'stream';
-import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, SeedSource } from '../entry';
+import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
 import { MAX_LINK_TARGET_BYTES } from '../safety';
 import { ArchiveBudget, ArchiveLimits } from './archive-limits';
 
@@ -14,7 +14,7 @@ const SPECIAL_KINDS = new Map([[0o010000, 'FIFO'], [0o020000, 'character device'
  * A .zip file on disk (zips need random access: the central directory is at the end). Members are
  * read concurrently; yauzl checks every member's size and CRC against the directory.
  */
-export class ZipArchiveSource implements SeedSource {
+export class ZipArchiveSource implements EntrySource {
   private opened?: Promise<{ zip: yauzl.ZipFile; entries: yauzl.Entry[]; bytes: number }>;
 
   constructor(readonly description: string, private readonly file: string, private readonly limits: ArchiveLimits = {}) {}

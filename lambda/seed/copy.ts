@@ -3,7 +3,7 @@ import * as path from 'path';
 import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { MiB } from '../shared/sizes';
 import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX, writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
-import { DEFAULT_DIRECTORY_MODE, FileEntry, LINK_IDENTITY, SeedSource, SymlinkEntry } from './entry';
+import { DEFAULT_DIRECTORY_MODE, FileEntry, LINK_IDENTITY, EntrySource, SymlinkEntry } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { emptyManifest, loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
 import { parentsOf, removeFiles, removeMadeDirectories } from './removal';
@@ -13,14 +13,15 @@ import { checkLinkTargetShape, LinkGraph, safeEntryPath, UnsafeEntryError } from
 import { checkTarget } from './target-root';
 
 /**
- * The copy engine behind the seed Lambda, the CLI and the Distributed Map worker: it fills `target`
+ * The copier behind the seed Lambda, the CLI and the Distributed Map worker (the deploy-time
+ * backends are the "engines" of lib/seed-engine.ts): it fills `target`
  * from a source with a bounded pool of writers spread across directories, each file written
  * atomically (through a temporary name, or inside a new directory published whole once it is filled);
  * unchanged files (per the manifest) are only looked for in one listing of their
  * directory; nothing outside the target is ever touched, and files the source no longer has are kept
  * unless `prune` is set.
  */
-export interface SeedOptions {
+export interface CopyOptions {
   /** Files written at once. @default 64 */
   readonly concurrency?: number;
   /** Delete files an earlier seed wrote that the source no longer has (then the directories it emptied that the source no longer has). @default false */
@@ -93,7 +94,7 @@ type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink';
  */
 type Task = Job | { kind: 'check'; directory: string } | { kind: 'directory'; directory: string };
 
-export async function seed(source: SeedSource, target: string, options: SeedOptions = {}): Promise<SeedSummary> {
+export async function seed(source: EntrySource, target: string, options: CopyOptions = {}): Promise<SeedSummary> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
     throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
@@ -450,7 +451,7 @@ async function ensureRoot(root: string): Promise<number> {
 }
 
 /** Writes the file at `where` (its path on disk): through a temporary name (in `tempDir` if given), or `inPlace`. */
-async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: SeedOptions, beforeWrite: () => Promise<void>, inPlace: boolean, tempDir?: string) {
+async function writeFileIfChanged(where: string, entry: FileEntry, dryRun: boolean, options: CopyOptions, beforeWrite: () => Promise<void>, inPlace: boolean, tempDir?: string) {
   // Without a manifest (Distributed Map workers), the file on the target tells whether it is current.
   const byTime = options.manifest === false && entry.mtimeMs !== undefined;
   if (byTime) {
@@ -585,7 +586,7 @@ class DirectoryMaker {
     root: string,
     private readonly dryRun: boolean,
     private readonly staging: boolean,
-    private readonly options: SeedOptions,
+    private readonly options: CopyOptions,
     private readonly listings: TargetListings,
     /** Records a directory that could not be published. */
     private readonly fail: (relative: string, err: unknown) => void,

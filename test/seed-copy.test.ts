@@ -1,8 +1,8 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { seed, SeedSummary } from '../lambda/seed/engine';
-import { SeedSource } from '../lambda/seed/entry';
+import { seed, SeedSummary } from '../lambda/seed/copy';
+import { EntrySource } from '../lambda/seed/entry';
 import * as fsCalls from '../lambda/shared/fs-calls';
 import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
 import { lieAboutZipSizes, makeTar, makeTree, makeZip, tempDir, treeDigest } from './helpers/seed-fixtures';
@@ -56,7 +56,7 @@ describe('from a directory', () => {
     fs.writeFileSync(path.join(src, 'log.txt'), randomBytes(200 * 1024));
     const { source } = await openSource(parseSourceSpec(src));
     // A live migration: the application appends to the file after the walk has sized it.
-    const growing: SeedSource = {
+    const growing: EntrySource = {
       description: source.description,
       async *entries() {
         for await (const entry of source.entries()) {
@@ -400,7 +400,7 @@ describe('from archives', () => {
     const MEMBER = 10_000;
     let outstanding = 0;
     let most = 0;
-    const source: SeedSource = {
+    const source: EntrySource = {
       description: 'members in memory',
       async *entries() {
         for (let i = 0; i < 500; i++) {
