@@ -41,6 +41,11 @@ export class AlarmThreshold {
 
   private constructor(private readonly unit: ThresholdUnit | undefined, private readonly value: number | Duration | Size | undefined) {}
 
+  /** @internal Whether this threshold turns its alarm on. */
+  public _isOn(): boolean {
+    return this.unit !== undefined;
+  }
+
   /** @internal The percentage, undefined when off; throws naming `prop` when of another unit. */
   public _percent(where: string, prop: string): number | undefined {
     return this.valueIn(ThresholdUnit.PERCENT, where, prop) as number | undefined;

@@ -178,7 +178,7 @@ export class FileSystemMonitoring extends Construct {
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
-    const alarms = alarmSettings(where, props.alarms ?? {});
+    const alarms = alarmSettings(where, props.alarms ?? {}, this.throughputMode, this.performanceMode);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -406,9 +406,21 @@ function declaredModes(fileSystem: efs.IFileSystem): { throughputMode?: efs.Thro
   };
 }
 
-/** The alarm settings with their defaults, each checked for its unit and range. */
-function alarmSettings(where: string, o: FileSystemAlarmOptions): AlarmSettings {
+/**
+ * The alarm settings with their defaults, each checked for its unit and range; a threshold for an
+ * alarm the file system's modes do not have is an error, not ignored.
+ */
+function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode): AlarmSettings {
   const prop = (name: string) => `alarms.${name}`;
+  const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
+  for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
+    if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
+      throw new Error(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`);
+    }
+  }
+  if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
+    throw new Error(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`);
+  }
   const percent = (name: string, threshold: AlarmThreshold) => {
     const value = threshold._percent(where, prop(name));
     if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100');

@@ -150,16 +150,28 @@ describe('dashboard', () => {
       .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilization must be a percentage above 0 and at most 100, got 180.');
     expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: AlarmThreshold.count(1.5) } }))
       .toThrow(/alarms.minimumClientConnections must be an integer from 1 to 25,000/);
-    expect(() => files.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.minutes(5)) } }))
+    const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(() => bursting.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.minutes(5)) } }))
       .toThrow(/alarms.creditsRunOutWithin must be from 1 hour to under 30 days, got "5 minutes"/);
+  });
+
+  test('fails when given a threshold for an alarm the file system\'s modes do not have', () => {
+    const elastic = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => elastic.addMonitoring('A', { alarms: { burstCreditFloor: AlarmThreshold.size(Size.gibibytes(1)) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.burstCreditFloor applies to throughputMode BURSTING only (burst credits), got AlarmThreshold.size(1073741824 bytes) with throughputMode elastic.');
+    const maxIo = new SharedFileSystem(stack, 'MaxIo', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(() => maxIo.addMonitoring('B', { alarms: { percentIOLimit: AlarmThreshold.percent(90) } }))
+      .toThrow(/alarms.percentIOLimit applies to performanceMode GENERAL_PURPOSE only \(PercentIOLimit\), got AlarmThreshold.percent\(90\) with performanceMode maxIO/);
+    // Turning such an alarm off asks for nothing the file system lacks.
+    elastic.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.off() } });
   });
 
   test('fails when an alarm gets a threshold in another unit than its own', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => files.addMonitoring('A', { alarms: { probeLatencyP99: AlarmThreshold.percent(20) } }))
       .toThrow('FileSystemMonitoring(Test/Files/A): alarms.probeLatencyP99 takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.percent(20).');
-    expect(() => files.addMonitoring('B', { alarms: { burstCreditFloor: AlarmThreshold.count(0) } }))
-      .toThrow(/alarms.burstCreditFloor takes AlarmThreshold.size\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
+    expect(() => files.addMonitoring('B', { alarms: { probeLatencyP99: AlarmThreshold.count(0) } }))
+      .toThrow(/alarms.probeLatencyP99 takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
   });
 });
 

@@ -1,11 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { AccessPointPreset, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
+import { Construct } from 'constructs';
+import { AccessPointPreset, SeedEngine, SeedSource, SeedSourceConfig, SeedSourceFormat, SharedFileSystem } from '../lib';
 import { nagErrors } from './helpers/checks';
 
 let stack: Stack;
@@ -26,7 +27,7 @@ beforeEach(() => {
 
 const web = () => files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
 
-describe('Lambda engine (default)', () => {
+describe('single-function engine (default)', () => {
   test('runs the bundled seed handler in the VPC with the access point mounted and the pool sized', () => {
     files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), concurrency: 128 });
     const template = Template.fromStack(stack);
@@ -177,4 +178,66 @@ test('fails when the Distributed Map concurrency is above 10,000', () => {
   const bucket = new s3.Bucket(stack, 'Lake');
   expect(() => files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket), engine: SeedEngine.distributedMap({ maxConcurrency: 20000 }) }))
     .toThrow(/maxConcurrency must be an integer from 1 to 10,000 \(the Distributed Map limit\), got 20000/);
+});
+
+describe('options an engine cannot honour fail synth, naming the option and the engine', () => {
+  let bucket: s3.Bucket;
+  beforeEach(() => {
+    bucket = new s3.Bucket(stack, 'Lake');
+  });
+
+  test.each([
+    ['prune', 'SeedEngine.distributedMap()', { prune: true }, /keep no record of what earlier seeds wrote/],
+    ['removeOnDelete', 'SeedEngine.distributedMap()', { removeOnDelete: true }, /keep no record of what they wrote/],
+    ['archiveLimits', 'SeedEngine.distributedMap()', { archiveLimits: { maxEntries: 10 } }, /extracts no archive/],
+    ['removeOnDelete', 'SeedEngine.dataSync()', { removeOnDelete: true }, /DataSync keeps no record of what it wrote/],
+    ['concurrency', 'SeedEngine.dataSync()', { concurrency: 32 }, /DataSync sets its own parallelism/],
+    ['archiveLimits', 'SeedEngine.dataSync()', { archiveLimits: { maxMemberSize: Size.gibibytes(1) } }, /extracts no archive/],
+  ])('fails when given %s with %s', (option, engineName, props, why) => {
+    const engine = engineName === 'SeedEngine.dataSync()' ? SeedEngine.dataSync() : SeedEngine.distributedMap();
+    let message = '';
+    try {
+      files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine, ...props });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(`FileSystemSeed(Test/Files/Bulk): ${option} is not supported by ${engineName}: `);
+    expect(message).toMatch(why);
+  });
+
+  test('the defaults of those options are accepted: false is what the engine does anyway', () => {
+    files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap(), prune: false, removeOnDelete: false });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitDistributedMapSeed', 1);
+  });
+
+  test('prune with DataSync deletes what the source no longer has', () => {
+    files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.dataSync(), prune: true });
+    Template.fromStack(stack).hasResourceProperties('AWS::DataSync::Task', { Options: Match.objectLike({ PreserveDeletedFiles: 'REMOVE' }) });
+  });
+
+  test('fails when archiveLimits is given for the S3 objects of SeedSource.s3', () => {
+    expect(() => files.addSeed('Objects', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), archiveLimits: { maxEntries: 10 } }))
+      .toThrow('FileSystemSeed(Test/Files/Objects): archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.');
+  });
+});
+
+test('a source of your own binds once, in the seed, and the seed reads only what it names', () => {
+  class ReleaseArchive extends SeedSource {
+    public readonly bound: string[] = [];
+    constructor(private readonly bucket: s3.IBucket) {
+      super();
+    }
+    public bind(scope: Construct): SeedSourceConfig {
+      this.bound.push(scope.node.path);
+      return { bucket: this.bucket, key: 'releases/current.zip', format: SeedSourceFormat.ZIP, fingerprint: 'release-7' };
+    }
+  }
+  const source = new ReleaseArchive(new s3.Bucket(stack, 'Releases'));
+  files.addSeed('Content', { accessPoint: web(), source });
+  expect(source.bound).toEqual(['Test/Files/Content']);
+  const template = Template.fromStack(stack);
+  template.hasResourceProperties('Custom::CdkEfsKitSeed', { Key: 'releases/current.zip', Format: 'zip', Fingerprint: 'release-7' });
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 's3:GetObject', Resource: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith(['/releases/current.zip'])] }) })]) },
+  });
 });
