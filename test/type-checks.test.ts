@@ -17,7 +17,9 @@ let other: typeof import('../lib');
 
 beforeAll(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'two-copies-'));
-  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], { cwd: root, encoding: 'utf8' }));
+  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {
+    cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' },
+  }));
   const dir = path.join(scratch, 'node_modules', 'cdk-efs-kit');
   fs.mkdirSync(dir, { recursive: true });
   execFileSync('tar', ['-xzf', path.join(scratch, pack.filename), '-C', dir, '--strip-components=1']);

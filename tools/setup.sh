@@ -2,8 +2,10 @@
 # Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing: Debian
 # packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the HTML report
 # test, zip for test archives, bc for efs-sim's calibration), a project-local Python venv with
-# cfn-lint and moto's server, and Node.js 22 (the Lambda runtime's major version) for the tests that
-# run the bundled handlers on it.
+# cfn-lint and moto's server, Node.js 22 (the Lambda runtime's major version) for the tests that
+# run the bundled handlers on it, and for the Python package: a venv with aws-cdk-lib and pytest
+# (.venv-python) and the wheels jsii-pacmak builds with (.wheelhouse), so that building and testing
+# the wheel needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,4 +36,22 @@ fi
 if [ ! -x tools/lambda-node/node_modules/.bin/node ]; then
   echo "setup: installing Node.js 22 into tools/lambda-node (pinned by its package-lock.json)"
   npm ci --prefix tools/lambda-node --no-audit --no-fund >/dev/null
+fi
+
+# Kept while the pinned lists are unchanged; a list that changes rebuilds its directory.
+python_requirements=test/python/requirements.txt
+if ! cmp -s "$python_requirements" .venv-python/requirements.txt; then
+  echo "setup: creating .venv-python with $(grep -v '^#' "$python_requirements" | xargs)"
+  rm -rf .venv-python
+  python3 -m venv .venv-python
+  .venv-python/bin/pip install -q --disable-pip-version-check -r "$python_requirements"
+  cp "$python_requirements" .venv-python/requirements.txt
+fi
+
+pacmak_requirements=node_modules/jsii-pacmak/lib/targets/python/requirements-dev.txt
+if ! cmp -s "$pacmak_requirements" .wheelhouse/requirements-dev.txt; then
+  echo "setup: downloading jsii-pacmak's Python build tools into .wheelhouse"
+  rm -rf .wheelhouse
+  python3 -m pip download -q --disable-pip-version-check -d .wheelhouse -r "$pacmak_requirements"
+  cp "$pacmak_requirements" .wheelhouse/requirements-dev.txt
 fi

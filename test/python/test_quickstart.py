@@ -1,0 +1,154 @@
+"""Synthesizes the quick start (quickstart.py) with the cdk-efs-kit wheel and aws-cdk-lib from PyPI."""
+import json
+import os
+
+import pytest
+from aws_cdk import App, Stack
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_s3 as s3
+from aws_cdk.assertions import Match, Template
+from cdk_efs_kit import (
+    AccessPointPreset,
+    AlarmThreshold,
+    FileSystemAlarmOptions,
+    SeedEngine,
+    SeedSource,
+    SeedSourceConfig,
+    SeedSourceFormat,
+    SharedFileSystem,
+)
+
+import quickstart
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    (site / "index.html").write_text("<h1>hello from Python</h1>")
+    return str(site)
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory, site_dir):
+    outdir = str(tmp_path_factory.mktemp("cdk.out"))
+    app = App(outdir=outdir)
+    stack = quickstart.build(app, site_dir)
+    template = Template.from_stack(stack)
+    app.synth()
+    return template, outdir
+
+
+def test_the_file_system_is_elastic_and_encrypted(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::EFS::FileSystem", {"ThroughputMode": "elastic", "Encrypted": True})
+
+
+def test_its_policy_denies_requests_without_tls(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::EFS::FileSystem", {
+        "FileSystemPolicy": {"Statement": Match.array_with([Match.object_like({
+            "Sid": "DenyWithoutTls", "Effect": "Deny", "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+        })])},
+    })
+
+
+def test_the_access_points_use_the_preset(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::EFS::AccessPoint", {
+        "PosixUser": {"Uid": "1000", "Gid": "1000"},
+        "RootDirectory": {"Path": "/jobs", "CreationInfo": {"OwnerUid": "1000", "OwnerGid": "1000", "Permissions": "750"}},
+    })
+
+
+def test_the_lambda_mount_sizes_the_thread_pool(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "Runtime": "python3.13",
+        "FileSystemConfigs": [Match.object_like({"LocalMountPath": "/mnt/jobs"})],
+        "Environment": {"Variables": {"UV_THREADPOOL_SIZE": "64"}},
+    })
+
+
+def test_the_ecs_mount_encrypts_in_transit_through_the_access_point(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::ECS::TaskDefinition", {
+        "Volumes": [Match.object_like({"EFSVolumeConfiguration": Match.object_like({
+            "TransitEncryption": "ENABLED", "AuthorizationConfig": Match.object_like({"IAM": "ENABLED"}),
+        })})],
+    })
+
+
+def test_the_seed_copies_the_local_directory_as_an_asset(synthesized, site_dir):
+    template, outdir = synthesized
+    seeds = template.find_resources("Custom::CdkEfsKitSeed")
+    assert len(seeds) == 1
+    properties = next(iter(seeds.values()))["Properties"]
+    assert properties["Format"] == "zip"
+    asset_hash = properties["Fingerprint"]
+    assert properties["Key"] == f"{asset_hash}.zip"
+    with open(os.path.join(outdir, "MyApp.assets.json")) as f:
+        files = json.load(f)["files"]
+    staged = os.path.join(outdir, files[asset_hash]["source"]["path"])
+    assert os.listdir(staged) == ["index.html"]
+
+
+def test_the_probe_runs_a_canary(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::Events::Rule", {"ScheduleExpression": "rate(15 minutes)"})
+
+
+def test_alarms_follow_their_thresholds_one_is_off(synthesized):
+    template, _ = synthesized
+    alarms = template.find_resources("AWS::CloudWatch::Alarm")
+    descriptions = [a["Properties"].get("AlarmDescription", "") for a in alarms.values()]
+    assert any(d.startswith("Permitted throughput used >= 90%") for d in descriptions)
+    assert any(d.startswith("Fewer than 1 client connections") for d in descriptions)
+    assert not any(d.startswith("PercentIOLimit") for d in descriptions)
+
+
+def test_a_custom_alarm_on_the_metric_math(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {
+        "Threshold": 100,
+        "EvaluationPeriods": 15,
+        "Metrics": Match.array_with([Match.object_like({"Expression": "(datawrite_bytes/1048576)/PERIOD(datawrite_bytes)"})]),
+    })
+
+
+def test_type_checks_work_on_python_objects():
+    stack = Stack(App(), "Checks")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
+    assert SharedFileSystem.is_shared_file_system(files)
+    assert not SharedFileSystem.is_shared_file_system(stack)
+
+
+def test_a_source_written_in_python_binds_in_the_seed():
+    class ReleaseArchive(SeedSource):
+        def __init__(self, bucket):
+            super().__init__()
+            self.bucket = bucket
+
+        def bind(self, scope):
+            return SeedSourceConfig(bucket=self.bucket, key="releases/current.zip", format=SeedSourceFormat.ZIP, fingerprint="release-7")
+
+    stack = Stack(App(), "Custom")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
+    web = files.add_access_point("Web", AccessPointPreset.application_user("/web"))
+    files.add_seed("Content", access_point=web, source=ReleaseArchive(s3.Bucket(stack, "Releases")))
+    Template.from_stack(stack).has_resource_properties("Custom::CdkEfsKitSeed", {"Key": "releases/current.zip", "Fingerprint": "release-7"})
+
+
+def test_options_an_engine_cannot_honour_fail_with_their_name():
+    stack = Stack(App(), "Refused")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
+    web = files.add_access_point("Web", AccessPointPreset.application_user("/web"))
+    with pytest.raises(Exception, match=r"prune is not supported by SeedEngine.distributedMap\(\)"):
+        files.add_seed("Bulk", access_point=web, source=SeedSource.s3(s3.Bucket(stack, "Lake"), "data/"),
+                       engine=SeedEngine.distributed_map(), prune=True)
+
+
+def test_a_threshold_in_the_wrong_unit_fails_with_the_prop_name():
+    stack = Stack(App(), "WrongUnit")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
+    with pytest.raises(Exception, match=r"alarms.throughputUtilization takes AlarmThreshold.percent"):
+        files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(throughput_utilization=AlarmThreshold.count(3)))
