@@ -10,12 +10,21 @@ const root = path.join(__dirname, '..');
 test('the npm tarball holds the compiled library, the CLI and the bundled handlers, not sources or tests', () => {
   const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
   const files: string[] = pack.files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cdk-efs-kit.js', 'package.json', 'README.md']));
+  expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cdk-efs-kit.js', '.jsii', 'package.json', 'README.md', 'API.md']));
   expect(files.filter((f) => /^(test|examples|lib|bin|lambda|tools|bench|scripts)\//.test(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
   for (const handler of fs.readdirSync(path.join(root, 'dist', 'handlers'))) {
     expect(files).toContain(`dist/handlers/${handler}/index.js`);
   }
+});
+
+test('API.md is what jsii-docgen makes of this build\'s assembly (run `npm run docgen` after an API change)', () => {
+  const generated = fs.readFileSync(path.join(root, 'dist', 'API.md'), 'utf8');
+  const committed = fs.readFileSync(path.join(root, 'API.md'), 'utf8');
+  // toBe would print two 200 KB strings; the first differing line says what changed.
+  const [g, c] = [generated.split('\n'), committed.split('\n')];
+  const line = g.findIndex((l, i) => l !== c[i]);
+  expect(line === -1 && g.length === c.length ? 'same' : `line ${line + 1}: built "${g[line]}", committed "${c[line]}"`).toBe('same');
 });
 
 test('the cdk-efs-kit command prints its help, listing seed, probe and compare', () => {
