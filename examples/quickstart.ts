@@ -1,18 +1,21 @@
 /**
  * Quick start: a VPC, a SharedFileSystem, and a Lambda function and an ECS Fargate service that
- * both mount it through access points; a dashboard and alarms, and a probe canary measuring the
- * latency applications feel every 15 minutes.
+ * both mount it through access points; the service's content seeded from a local directory before
+ * it starts; a dashboard and alarms, a probe canary measuring the latency applications feel every
+ * 15 minutes, and an alarm of your own on AWS's metric math. test/python/quickstart.py is the same
+ * app in Python.
  *
  *   npx cdk synth                      # this is cdk.json's app: works offline, no credentials
  *   npx cdk deploy EfsKitQuickstart    # with AWS credentials
  */
+import * as path from 'path';
 import { App, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { AccessPointPreset, AlarmThreshold, SharedFileSystem } from '../lib';
+import { AccessPointPreset, AlarmThreshold, EfsMetrics, IoKind, SeedSource, SharedFileSystem } from '../lib';
 
 export class QuickstartStack extends Stack {
   public readonly fileSystem: SharedFileSystem;
@@ -51,9 +54,24 @@ export class QuickstartStack extends Stack {
     });
     this.fileSystem.mountOnEcsService(service, webContent, { containerPath: '/usr/share/nginx/html', readOnly: true });
 
-    // Watch it: a canary measuring small-file latency, a dashboard, and alarms (one connection per task expected).
+    // The site's files are on the file system before the service starts.
+    const content = this.fileSystem.addSeed('Content', { accessPoint: webContent, source: SeedSource.asset(path.join(__dirname, 'site')) });
+    service.node.addDependency(content);
+
+    // Watch it: a canary measuring small-file latency, a dashboard, and alarms (one connection per task
+    // expected; throughput alarm at 90% instead of 80%; no PercentIOLimit alarm).
     this.fileSystem.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
-    this.fileSystem.addMonitoring('Monitoring', { alarms: { minimumClientConnections: AlarmThreshold.count(1) } });
+    this.fileSystem.addMonitoring('Monitoring', {
+      alarms: {
+        minimumClientConnections: AlarmThreshold.count(1),
+        throughputUtilization: AlarmThreshold.percent(90),
+        percentIOLimit: AlarmThreshold.off(),
+      },
+    });
+    // An alarm of your own on AWS's metric math: writes above 100 MiB/s for 15 minutes.
+    EfsMetrics.throughputMiBps(this.fileSystem.fileSystemId, IoKind.DATA_WRITE).createAlarm(this, 'HeavyWrites', {
+      threshold: 100, evaluationPeriods: 15,
+    });
 
     acknowledgeQuickstartFindings(this, fn);
   }

@@ -19,7 +19,7 @@ import { Construct } from 'constructs';
 import { AccessPointPreset, AlarmThreshold, SeedSource, SharedFileSystem } from '../lib';
 
 export interface WebAppStackProps extends StackProps {
-  /** A release archive in S3 to serve; the sample content in examples/web-app-content otherwise. */
+  /** A release archive in S3 to serve; the sample content in examples/site otherwise. */
   readonly siteArchive?: { bucketName: string; key: string };
 }
 
@@ -33,7 +33,7 @@ export class WebAppStack extends Stack {
     const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web', { uid: 101, gid: 101, permissions: '755' }));
     const source = props.siteArchive
       ? SeedSource.archive(s3.Bucket.fromBucketName(this, 'Releases', props.siteArchive.bucketName), props.siteArchive.key, { version: props.siteArchive.key })
-      : SeedSource.asset(path.join(__dirname, 'web-app-content'));
+      : SeedSource.asset(path.join(__dirname, 'site'));
     const content = files.addSeed('Content', { accessPoint: web, source, targetPath: '/html', concurrency: 128 });
 
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
