@@ -90,6 +90,7 @@ export interface BenchmarkProbeProps extends ProbeOptions {
 export enum LatencyPercentile {
   /** The typical call. */
   P50 = 'p50',
+  /** Nine calls in ten are faster. */
   P90 = 'p90',
   /** The slow call in a hundred. */
   P99 = 'p99',

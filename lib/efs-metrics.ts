@@ -50,21 +50,33 @@ const SPECS: Record<EfsMetricName, { unit: cloudwatch.Unit; statistic: string }>
 
 /** The I/O kinds EFS meters separately; `Total` is all of them. */
 export enum IoKind {
+  /** Every operation (`TotalIOBytes`). */
   TOTAL = 'Total',
+  /** Data reads (`DataReadIOBytes`). */
   DATA_READ = 'DataRead',
+  /** Data writes (`DataWriteIOBytes`). */
   DATA_WRITE = 'DataWrite',
+  /** Metadata operations (`MetadataIOBytes`). */
   METADATA = 'Metadata',
+  /** Metadata reads (`MetadataReadIOBytes`). */
   METADATA_READ = 'MetadataRead',
+  /** Metadata writes (`MetadataWriteIOBytes`). */
   METADATA_WRITE = 'MetadataWrite',
 }
 
 /** Storage classes of the StorageBytes metric. */
 export enum StorageClass {
+  /** All storage classes together. */
   TOTAL = 'Total',
+  /** Standard storage. */
   STANDARD = 'Standard',
+  /** Infrequent Access storage. */
   INFREQUENT_ACCESS = 'IA',
+  /** Bytes IA meters beyond the files' own size (its minimum metered size per file). */
   INFREQUENT_ACCESS_SIZE_OVERHEAD = 'IASizeOverhead',
+  /** Archive storage. */
   ARCHIVE = 'Archive',
+  /** Bytes Archive meters beyond the files' own size (its minimum metered size per file). */
   ARCHIVE_SIZE_OVERHEAD = 'ArchiveSizeOverhead',
 }
 

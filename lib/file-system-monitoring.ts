@@ -156,12 +156,15 @@ export class FileSystemMonitoring extends Construct {
     return hasBrand(x, 'FileSystemMonitoring');
   }
 
+  /** The dashboard the rows were added to (new, or the one given). */
   public readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm this construct created, by name (e.g. `throughputUtilization`). */
   public readonly alarms: Record<string, cloudwatch.Alarm> = {};
   /** ALARM when any alarm in `alarms` is (none when every alarm is off). */
   public readonly unhealthyAlarm?: cloudwatch.CompositeAlarm;
+  /** The throughput mode the widgets and alarms were chosen for. */
   public readonly throughputMode: efs.ThroughputMode;
+  /** The performance mode the widgets and alarms were chosen for. */
   public readonly performanceMode: efs.PerformanceMode;
 
   private readonly fileSystemId: string;

@@ -209,7 +209,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   public readonly fileSystemArn: string;
   public readonly connections: ec2.Connections;
   public readonly mountTargetsAvailable: IDependable;
+  /** The throughput mode it was created with. */
   public readonly throughputMode: efs.ThroughputMode;
+  /** The performance mode it was created with. */
   public readonly performanceMode: efs.PerformanceMode;
   /** The VPC of the mount targets. */
   public readonly vpc: ec2.IVpc;

@@ -37,8 +37,11 @@ export class StorageLifecycle {
   }
 
   private constructor(
+    /** When a file moves to Infrequent Access (none: never). */
     public readonly toInfrequentAccess: efs.LifecyclePolicy | undefined,
+    /** When a file moves back to Standard (none: it stays). */
     public readonly backToStandard: efs.OutOfInfrequentAccessPolicy | undefined,
+    /** When a file moves to Archive (none: never). */
     public readonly toArchive: efs.LifecyclePolicy | undefined,
   ) {}
 }
