@@ -327,7 +327,8 @@ export class FileSystemSeed extends Construct {
     for (const [option, why] of Object.entries(UNSUPPORTED_OPTIONS[engine.kind])) {
       const value = props[option as keyof SeedOptions];
       if (value === undefined || value === false) continue;
-      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; leave it out or use SeedEngine.singleFunction(), got ${JSON.stringify(value)}.`);
+      const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
+      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; leave it out or use SeedEngine.singleFunction(), got ${given}.`);
     }
   }
 

@@ -203,6 +203,7 @@ describe('options an engine cannot honour fail synth, naming the option and the 
     }
     expect(message).toContain(`FileSystemSeed(Test/Files/Bulk): ${option} is not supported by ${engineName}: `);
     expect(message).toMatch(why);
+    expect(message).toMatch(/, got (true|32|\{ maxEntries \}|\{ maxMemberSize \})\.$/);
   });
 
   test('the defaults of those options are accepted: false is what the engine does anyway', () => {
