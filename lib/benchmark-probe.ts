@@ -223,7 +223,7 @@ export class BenchmarkProbe extends Construct {
   }
 
   /**
-   * Latency of one operation of one scenario, e.g. `('metadata', 'open-close', 'p99')`: the Average
+   * Latency of one operation of one scenario, e.g. `('metadata', 'open-close', LatencyPercentile.P99)`: the Average
    * of the per-round percentile values the probe published.
    */
   public metricLatency(scenario: string, operation: string, percentile: LatencyPercentile, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
