@@ -13,6 +13,7 @@ test('the npm tarball holds the compiled library, the CLI and the bundled handle
   expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cdk-efs-kit.js', '.jsii', 'package.json', 'README.md', 'API.md']));
   expect(files.filter((f) => /^(test|examples|lib|bin|lambda|tools|bench|scripts)\//.test(f))).toEqual([]);
   expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  expect(files).not.toContain('dist/API.md'); // the build's copy, for the API.md test
   for (const handler of fs.readdirSync(path.join(root, 'dist', 'handlers'))) {
     expect(files).toContain(`dist/handlers/${handler}/index.js`);
   }
