@@ -5,7 +5,7 @@
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
 import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
-import { DEFAULT_CONCURRENCY } from '../lambda/seed/limits';
+import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lambda/seed/limits';
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));
@@ -16,8 +16,8 @@ function requestedConcurrency(argv: string[]): number {
 }
 
 if (!process.env.UV_THREADPOOL_SIZE) {
-  // A few threads more than the writers, for reads, DNS and zlib; libuv caps the pool at 1024.
+  // A few threads more than the writers, for reads, DNS and zlib, up to libuv's cap.
   // argv: node, the script, then the command.
   const wanted = process.argv[2] === 'probe' ? PROBE_THREAD_POOL_SIZE : requestedConcurrency(process.argv) + 4;
-  process.env.UV_THREADPOOL_SIZE = String(Math.min(1024, wanted));
+  process.env.UV_THREADPOOL_SIZE = String(Math.min(UV_THREADPOOL_MAX, wanted));
 }

@@ -7,6 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
+import { UV_THREADPOOL_MAX } from '../lambda/seed/limits';
 import { AccessPointPreset } from './access-point-preset';
 import { BenchmarkProbe, ProbeOptions } from './benchmark-probe';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
@@ -357,7 +358,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     const mountPath = options.mountPath ?? '/mnt/efs';
     const threadPoolSize = options.threadPoolSize ?? 64;
     check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires');
-    check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= 1024, where, 'threadPoolSize', threadPoolSize, 'must be an integer from 1 to 1024 (libuv\'s limit)');
+    check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`);
     if (!fn.isBoundToVpc) throw new Error(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`);
     this.checkOwnAccessPoint(where, accessPoint);
     const cfn = fn.node.defaultChild as lambda.CfnFunction;
