@@ -12,38 +12,48 @@ import { UnsafeEntryError } from './safety';
  * only directories a seed made are ever removed.
  */
 
+/** What a path below the root is, as far as deleting through it goes. */
+type DirectoryState = 'real' | 'missing' | 'not a directory';
+
 /** Whether a directory below `root` is reached through real directories only (each part lstat'ed once). */
 export class RealDirectories {
-  private readonly checked = new Map<string, Promise<boolean>>([['.', Promise.resolve(true)]]);
+  private readonly checked = new Map<string, Promise<DirectoryState>>([['.', Promise.resolve('real')]]);
 
   constructor(private readonly root: string) {}
 
-  /** True when `relative` ('.' for the root) and every directory above it are real directories, not links. */
-  isReal(relative: string): Promise<boolean> {
+  /** 'real' when `relative` ('.' for the root) and every directory above it are real directories, not links. */
+  state(relative: string): Promise<DirectoryState> {
     let known = this.checked.get(relative);
     if (!known) {
-      known = this.isReal(path.posix.dirname(relative)).then((parentReal) => parentReal
-        && lstat(path.join(this.root, relative)).then((s) => s.isDirectory(), () => false));
+      known = this.state(path.posix.dirname(relative)).then((parent) => (parent !== 'real' ? parent
+        : lstat(path.join(this.root, relative)).then((s): DirectoryState => (s.isDirectory() ? 'real' : 'not a directory'),
+          (err: NodeJS.ErrnoException): DirectoryState => (err.code === 'ENOENT' ? 'missing' : 'not a directory'))));
       this.checked.set(relative, known);
     }
     return known;
+  }
+
+  async isReal(relative: string): Promise<boolean> {
+    return await this.state(relative) === 'real';
   }
 }
 
 /**
  * Deletes files a seed wrote (paths relative to `root`) `concurrency` at a time, spread across
  * directories as the writes are: unlinks in one directory are serial on EFS, as creates are. Returns
- * the files now gone (deleted, or gone already); any other failure goes to `fail` and the file stays.
+ * the files now gone (deleted, or gone already, directory and all); any other failure goes to `fail` and the file stays.
  * A file whose directory is no longer a real directory (a link put there since) is left, and reported.
  */
 export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void, real = new RealDirectories(root)): Promise<string[]> {
   const gone: string[] = [];
   const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (relative) => {
     try {
-      if (!await real.isReal(path.posix.dirname(relative))) {
+      const directory = await real.state(path.posix.dirname(relative));
+      if (directory === 'not a directory') {
         throw new UnsafeEntryError(relative, 'not removed: a directory on its path is not a real directory any more (a symlink is never followed)');
       }
-      await unlink(path.join(root, relative));
+      // A directory that is gone took the file with it.
+      if (directory === 'real') await unlink(path.join(root, relative));
       gone.push(relative);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') gone.push(relative);
