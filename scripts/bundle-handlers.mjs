@@ -13,9 +13,14 @@ const names = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(join(root, 'lambda', d.name, 'index.ts')))
   .map((d) => d.name);
 
+// Worker threads a handler starts (lambda/<name>/*-thread.ts) are bundled beside its index.js.
+const entriesOf = (name) => readdirSync(join(root, 'lambda', name))
+  .filter((file) => file === 'index.ts' || file.endsWith('-thread.ts'))
+  .map((file) => join(root, 'lambda', name, file));
+
 await Promise.all(names.map((name) => build({
-  entryPoints: [join(root, 'lambda', name, 'index.ts')],
-  outfile: join(outRoot, name, 'index.js'),
+  entryPoints: entriesOf(name),
+  outdir: join(outRoot, name),
   bundle: true,
   platform: 'node',
   // Lambda runs nodejs22.x; the handlers are also run by the tests on this machine's Node 20.

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
+import { threadId } from 'worker_threads';
 import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
@@ -36,9 +37,9 @@ export interface WriteOptions {
 
 let sequence = 0;
 
-/** A name no other writer uses: this process's id and a counter (O_EXCL guards the rest). */
+/** A name no other writer uses: this process's and thread's ids and a counter (O_EXCL guards the rest). */
 function temporaryName(dir: string): string {
-  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${(sequence++).toString(36)}`);
+  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${threadId}-${(sequence++).toString(36)}`);
 }
 
 /**

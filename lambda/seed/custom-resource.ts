@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
+import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './engine';
 import { loadManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
@@ -79,6 +80,7 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
   try {
     summary = await seed(opened.source, target, {
       concurrency,
+      workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
       deadline: Date.now() + deps.remainingMs() - SAFETY_MARGIN_MS,
       onProgress: (p) => {

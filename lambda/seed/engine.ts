@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { MiB } from '../shared/sizes';
 import { LINK_IDENTITY, SeedSource } from './entry';
+import { CopyWorkers } from './copy-workers';
 import { FileCopier, Job } from './file-copy';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { emptyManifest, loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
@@ -46,6 +47,12 @@ export interface SeedOptions {
   readonly manifest?: boolean;
   /** Called after each entry is done. */
   readonly onProgress?: (progress: SeedProgress) => void;
+  /**
+   * Worker threads that write files, so that a copy bound by the CPU uses more than one vCPU (the
+   * CLI and the handler give one per vCPU); 0 writes on this thread.
+   * @default 0
+   */
+  readonly workers?: number;
 }
 
 export interface SeedProgress {
@@ -86,6 +93,8 @@ export interface SeedSummary {
   readonly specialFiles: string[];
   /** What the run noticed but did not fail on (a manifest entry it ignored, a link it removed). */
   readonly warnings: string[];
+  /** Files each worker thread wrote (empty where the engine's thread wrote them all). */
+  readonly filesByWorker: number[];
 }
 
 /**
@@ -142,7 +151,6 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   const directories = new DirectoryMaker({
     root, calls, listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid: options.uid, gid: options.gid, fail, made: recordDirectory,
   });
-  const copier = new FileCopier(calls, { dryRun, uid: options.uid, gid: options.gid, byTime: !useManifest });
 
   let complete = true;
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
@@ -254,6 +262,9 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
       await add(directory, job, bytesHeld(job));
     }
   };
+  // Started last before the work, and stopped in its `finally`: a worker left running keeps the process alive.
+  const workers = dryRun ? undefined : CopyWorkers.start(options.workers ?? 0);
+  const copier = new FileCopier(calls, { dryRun, uid: options.uid, gid: options.gid, byTime: !useManifest, workers });
   // Symlinks wait for the whole listing: where one resolves depends on the links it leads through.
   const links = new LinkGraph();
   const linkJobs: Job[] = [];
@@ -316,6 +327,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
   } finally {
     // Even when the source fails, let writes in flight finish or clean up their temporary files.
     await pool.drain();
+    await workers?.close();
     if (useManifest && !dryRun) await tidyStateDirectory(root, SCRATCH_NAME);
   }
 
@@ -371,7 +383,7 @@ export async function seed(source: SeedSource, target: string, options: SeedOpti
 
   return {
     ...counts, pruned, failed, complete, seconds: (Date.now() - started) / 1000, peakConcurrency: pool.peakConcurrency,
-    specialFiles, warnings,
+    specialFiles, warnings, filesByWorker: workers?.filesWritten ?? [],
   };
 }
 

@@ -1,4 +1,5 @@
 import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
+import { CopyWorkers } from './copy-workers';
 import { FileEntry, SymlinkEntry } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 
@@ -28,6 +29,8 @@ export interface FileCopierOptions {
    * (same size and modification time as the source's), and written files get the source's time.
    */
   readonly byTime: boolean;
+  /** Worker threads to write files on (those whose content they can reach). @default - this thread writes */
+  readonly workers?: CopyWorkers;
 }
 
 /**
@@ -61,10 +64,13 @@ export class FileCopier {
     await beforeWrite();
     const { uid, gid } = this.options;
     const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
+    const content = await entry.open();
+    const { workers } = this.options;
+    if (workers && CopyWorkers.canTake(content)) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, content) };
     // In place, an interrupted run (or anyone who can write the target) may have left something at the name: replaced, never written through.
     const bytes = inPlace
-      ? await writeUnseenFile(this.calls, where, await entry.open(), writeOptions, true)
-      : await writeFileAtomically(this.calls, where, await entry.open(), writeOptions, tempDir);
+      ? await writeUnseenFile(this.calls, where, content, writeOptions, true)
+      : await writeFileAtomically(this.calls, where, content, writeOptions, tempDir);
     return { written: true, bytes };
   }
 
