@@ -1,7 +1,7 @@
 import type { OperationSummary, ProbeResult, ScenarioResult } from '../../lambda/probe/result';
 import type { Spread } from '../../lambda/probe/stats';
 import { Bar, barChart, colourOf } from './bar-chart';
-import { operationsAcross, throughputOf } from './compare-table';
+import { COST_COLUMNS, costCells, operationsAcross, pricesOf, throughputOf } from './compare-table';
 import { escapeHtml, htmlPage, numberCell } from './html-page';
 
 /**
@@ -62,7 +62,15 @@ ${keyValueTable(runs.map((s) => s?.params), labels)}
 ${keyValueTable(runs.map((s) => s?.findings), labels)}
 ${charts.join('\n')}
 ${summaryTable(across.map((o) => o.operation), across.map((o) => o.summaries), labels)}
+${costTable(runs, results)}
 </section>`;
+}
+
+/** What each run of the scenario metered and cost under each throughput mode, next to its seconds. */
+function costTable(runs: Array<ScenarioResult | undefined>, results: ProbeResult[]): string {
+  const rows = runs.map((s, i) => s && `<tr><th>${escapeHtml(results[i].label)}</th>${costCells(s.cost).map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}</tr>`);
+  return `<h3>Cost at ${escapeHtml(pricesOf(results))}</h3>
+<table class="cost"><thead><tr><th>Run</th>${COST_COLUMNS.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows.filter(Boolean).join('')}</tbody></table>`;
 }
 
 /** Failures and error messages, which make the figures next to them suspect. */
