@@ -60,7 +60,8 @@ describe('replayBursting', () => {
     expect(replay.startCreditBytes).toBeCloseTo(2.1 * TiB, 0);
     // 10 GiB: the baseline is the 1 MiB/s floor, so the balance falls by 49 MiB/s for 600 minutes.
     expect(replay.lowestCreditBytes).toBeCloseTo(2.1 * TiB - 49 * MiB * 60 * 600, 0);
-    expect(replay).toMatchObject({ creditsRanOutAtMinute: undefined, heldBackMinutes: 0, longestHeldBackMinutes: 0 });
+    expect(replay).toMatchObject({ creditsRanOutAtMinute: undefined, heldBackMinutes: 0, longestHeldBackMinutes: 0, averageBaselineBytesPerSecond: MiB });
+    expect(replay.endCreditBytes).toBe(replay.lowestCreditBytes);
   });
 
   test('traffic above the burst rate waits even with credits: 200 MiB/s for 10 minutes takes 20', () => {

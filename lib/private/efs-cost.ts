@@ -123,6 +123,9 @@ export interface ThroughputReplay {
 export interface BurstingReplay extends ThroughputReplay {
   readonly startCreditBytes: number;
   readonly lowestCreditBytes: number;
+  readonly endCreditBytes: number;
+  /** Average baseline over the replay: traffic that averages more spends the credits for good. */
+  readonly averageBaselineBytesPerSecond: number;
   /** The first minute (from the start of the replay) in which traffic wanted more than the credits left allowed; undefined if they never ran out. */
   readonly creditsRanOutAtMinute?: number;
 }
@@ -140,9 +143,11 @@ export function replayBursting(meteredBytesPerMinute: ArrayLike<number>, standar
   let ranOutAt: number | undefined;
   const held = heldBackCounter();
   let waiting = 0;
+  let baselineBytes = 0;
   for (let minute = 0; minute < meteredBytesPerMinute.length; minute++) {
     const standard = standardBytesAt(minute);
     const baseline = burstingBaselineBytesPerSecond(standard) * 60;
+    baselineBytes += baseline;
     const burst = burstBytesPerSecond(standard) * 60;
     const wanted = waiting + meteredBytesPerMinute[minute];
     const creditCapped = baseline + credits;
@@ -153,7 +158,14 @@ export function replayBursting(meteredBytesPerMinute: ArrayLike<number>, standar
     waiting = wanted - served;
     held.minute(waiting);
   }
-  return { ...held.result(), startCreditBytes: start, lowestCreditBytes: lowest, creditsRanOutAtMinute: ranOutAt };
+  return {
+    ...held.result(),
+    startCreditBytes: start,
+    lowestCreditBytes: lowest,
+    endCreditBytes: credits,
+    averageBaselineBytesPerSecond: meteredBytesPerMinute.length > 0 ? baselineBytes / (meteredBytesPerMinute.length * 60) : 0,
+    creditsRanOutAtMinute: ranOutAt,
+  };
 }
 
 /** Replays Provisioned throughput of `provisionedBytesPerSecond` over metered bytes per minute. */
