@@ -76,4 +76,6 @@ test('replayProvisioned: traffic above the provisioned rate waits until the rate
   // 1 MiB/s carries 60 MiB a minute: 300 MiB in one minute leaves 240, 180, 120, 60, then nothing.
   const replay = replayProvisioned([300 * MiB, 0, 0, 0, 0, 0, 30 * MiB], MiB);
   expect(replay).toEqual({ heldBackMinutes: 4, longestHeldBackMinutes: 4 });
+  // Less than a second's worth still waiting is a queue, not traffic held back.
+  expect(replayProvisioned([60.5 * MiB, 60 * MiB, 59 * MiB], MiB)).toEqual({ heldBackMinutes: 0, longestHeldBackMinutes: 0 });
 });

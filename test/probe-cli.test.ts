@@ -35,7 +35,7 @@ test('probe prints a table per scenario and writes the JSON result; scratch file
   expect(r.stdout).toMatch(/\| write-4KiB-file \| 2 \| [\d.]+ \| /);
   // 2 files of 4 KiB: 2 x 32 KiB written (the billed minimum), 2 OPENs and 2 CLOSEs of 4 KiB:
   // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic.
-  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043; Provisioned \$[\d.]+ at [\d.]+ MiB\/s; Bursting \$0\.00, up to 0\.0 MiB of credits$/m);
+  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043; Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits$/m);
   const result = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(result).toMatchObject({ status: 'ok', tool: 'cdk-efs-kit probe (CLI)', target: dir });
   expect(result.scenarios[0].params).toEqual({ files: 2, sizesBytes: [4096] });
@@ -67,7 +67,7 @@ test('compare then prints, per scenario and run, the seconds, the MiB metered an
     'write-sizes/elastic', 'write-sizes/bursting', 'metadata/elastic', 'metadata/bursting']);
   // 2 rounds of 2 files of 1 KiB (billed 32 KiB each) and 64 KiB: 0.375 MiB written, and 8 OPENs and 8 CLOSEs of 4 KiB;
   // Bursting spends credits and costs nothing.
-  expect(lines[4]).toMatch(/^\| write-sizes \| elastic \| [\d.]+ \| 0\.0 \/ 0\.4 \/ 0\.1 \| \$0\.0000\d+ \| \$0\.\d+ at [\d.]+ MiB\/s \| \$0\.00, up to 0\.3 MiB of credits \|$/);
+  expect(lines[4]).toMatch(/^\| write-sizes \| elastic \| [\d.]+ \| 0\.0 \/ 0\.4 \/ 0\.1 \| \$0\.0000\d+ \| \$0\.\d+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\) \| \$0\.00, up to 0\.3 MiB of credits \|$/);
 });
 
 test('--list shows every scenario with what it reproduces and its parameters', () => {

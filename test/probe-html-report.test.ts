@@ -27,7 +27,7 @@ function cost(seconds: number): ScenarioCost {
   const MiB = 1024 * 1024;
   return {
     metered: { dataReadBytes: 0, dataWriteBytes: 10 * MiB, metadataReadBytes: MiB, metadataWriteBytes: MiB, meteredIOBytes: 12 * MiB },
-    seconds, elasticUsd: 0.000684, provisionedMibps: 12 / seconds, provisionedUsd: 0.0000366,
+    seconds, elasticUsd: 0.000684, provisionedMibps: 12 / seconds, provisionedUsd: 0.0000366, provisionedUsdPerMonth: 36 / seconds,
   };
 }
 
@@ -96,8 +96,8 @@ test('each scenario has a cost table: per run its seconds, metered MiB and what 
   const html = renderHtmlReport(results);
   expect(html).toContain('<h3>Cost at test prices</h3>');
   const cells = (label: string) => [...(html.match(new RegExp(`<table class="cost">.*?<tr><th>${label}</th>(.*?)</tr>`))?.[1] ?? '').matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
-  expect(cells('elastic')).toEqual(['2.00', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 6.00 MiB/s', '$0.00, up to 12.0 MiB of credits']);
-  expect(cells('bursting')).toEqual(['3.20', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 3.75 MiB/s', '$0.00, up to 12.0 MiB of credits']);
+  expect(cells('elastic')).toEqual(['2.00', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 6.00 MiB/s ($18.00 a month)', '$0.00, up to 12.0 MiB of credits']);
+  expect(cells('bursting')).toEqual(['3.20', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 3.75 MiB/s ($11.25 a month)', '$0.00, up to 12.0 MiB of credits']);
 });
 
 test('a result written before costs were estimated shows dashes for them', () => {

@@ -85,6 +85,7 @@ describe('a probe run\'s cost', () => {
     const mibps = Math.max(1, (336 * KiB) / MiB / cost.seconds);
     expect(cost.provisionedMibps).toBeCloseTo(mibps, 6);
     expect(cost.provisionedUsd).toBeCloseTo(mibps * 0.1 * (cost.seconds / 3600), 12);
+    expect(cost.provisionedUsdPerMonth).toBeCloseTo(mibps * 73, 6);
   });
 
   test('every scenario\'s timed operations meter something and cost something on Elastic; runs default to us-east-1 prices', async () => {

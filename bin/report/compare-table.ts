@@ -71,7 +71,7 @@ export function costCells(cost: ScenarioCost | undefined): string[] {
     figure(cost.seconds),
     `${mib(m.dataReadBytes)} / ${mib(m.dataWriteBytes)} / ${mib(m.metadataReadBytes + m.metadataWriteBytes)}`,
     usd(cost.elasticUsd),
-    `${usd(cost.provisionedUsd)} at ${figure(cost.provisionedMibps)} MiB/s`,
+    `${usd(cost.provisionedUsd)} at ${figure(cost.provisionedMibps)} MiB/s (${usd(cost.provisionedUsdPerMonth)} a month)`,
     `${usd(0)}, up to ${mib(m.meteredIOBytes)} MiB of credits`,
   ];
 }

@@ -1,5 +1,5 @@
 import type { EfsPricing } from '../../lib/efs-pricing';
-import { elasticAccessUsd, provisionedUsd } from '../../lib/private/efs-cost';
+import { elasticAccessUsd, provisionedUsd, SECONDS_PER_MONTH } from '../../lib/private/efs-cost';
 import { addMetered, NOTHING_METERED } from './metering';
 import type { ScenarioCost, ScenarioRound } from './result';
 import { MiB } from '../shared/sizes';
@@ -19,5 +19,6 @@ export function scenarioCost(rounds: ScenarioRound[], pricing: EfsPricing): Scen
     elasticUsd: elasticAccessUsd(metered, pricing),
     provisionedMibps,
     provisionedUsd: provisionedUsd(provisionedMibps, 0, seconds, pricing),
+    provisionedUsdPerMonth: provisionedUsd(provisionedMibps, 0, SECONDS_PER_MONTH, pricing),
   };
 }

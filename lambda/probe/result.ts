@@ -76,6 +76,8 @@ export interface ScenarioCost {
   readonly provisionedMibps: number;
   /** Provisioned at `provisionedMibps` for `seconds`, none of it included with storage (the probe does not know the size). */
   readonly provisionedUsd: number;
+  /** What provisioning `provisionedMibps`, for this speed, costs a month. */
+  readonly provisionedUsdPerMonth: number;
 }
 
 /** What the probe measured on the target before planning: used to estimate each scenario's time. */

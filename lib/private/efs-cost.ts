@@ -114,7 +114,7 @@ export function storageUsd(stored: StoredBytes, seconds: number, prices: StoredB
 
 /** How a throughput mode would have carried traffic, minute by minute: what it served at once, and what had to wait. */
 export interface ThroughputReplay {
-  /** Minutes that ended with traffic still waiting. */
+  /** Minutes that ended with traffic still waiting, more than the mode serves in a second. */
   readonly heldBackMinutes: number;
   /** The longest run of such minutes in a row. */
   readonly longestHeldBackMinutes: number;
@@ -156,7 +156,7 @@ export function replayBursting(meteredBytesPerMinute: ArrayLike<number>, standar
     credits = Math.min(maxBurstCreditBytes(standard), credits + baseline - served);
     lowest = Math.min(lowest, credits);
     waiting = wanted - served;
-    held.minute(waiting);
+    held.minute(waiting, Math.min(burst, creditCapped) / 60);
   }
   return {
     ...held.result(),
@@ -174,19 +174,21 @@ export function replayProvisioned(meteredBytesPerMinute: ArrayLike<number>, prov
   let waiting = 0;
   for (let minute = 0; minute < meteredBytesPerMinute.length; minute++) {
     waiting = Math.max(0, waiting + meteredBytesPerMinute[minute] - provisionedBytesPerSecond * 60);
-    held.minute(waiting);
+    held.minute(waiting, provisionedBytesPerSecond);
   }
   return held.result();
 }
+
+/** Less than a second of the mode's throughput still waiting at a minute's end is a queue, not traffic held back. */
+const NOTICEABLE_WAIT_SECONDS = 1;
 
 function heldBackCounter() {
   let minutes = 0;
   let run = 0;
   let longest = 0;
   return {
-    // A byte's worth of rounding is not traffic waiting.
-    minute(waitingBytes: number): void {
-      run = waitingBytes >= 1 ? run + 1 : 0;
+    minute(waitingBytes: number, servingBytesPerSecond: number): void {
+      run = waitingBytes > servingBytesPerSecond * NOTICEABLE_WAIT_SECONDS ? run + 1 : 0;
       if (run > 0) minutes++;
       longest = Math.max(longest, run);
     },
