@@ -20,7 +20,7 @@ export interface AdviceOptions {
  * A mode that would have held traffic back longer than this, in a row, is ruled out: a quarter of
  * an hour is an outage to the application waiting on it, a minute or two a blip.
  */
-export const MAX_HELD_BACK_MINUTES = 15;
+const MAX_HELD_BACK_MINUTES = 15;
 /** The smallest throughput a file system can provision. */
 const MIN_PROVISIONED_MIBPS = 1;
 
@@ -247,7 +247,7 @@ function archiveNeedsElastic(mode: string, stored: StoredHour | undefined): stri
 }
 
 /** The cheapest mode that would have carried the traffic; on a tie (to the cent) Elastic, then Bursting: nothing to size. */
-function recommend(modes: Record<ThroughputMode, ModeCost>, meteredIOBytes: number, days: number): Advice['recommendation'] {
+function recommend(modes: { elastic: ModeCost; provisioned: ProvisionedCost; bursting: ModeCost }, meteredIOBytes: number, days: number): Advice['recommendation'] {
   const cents = (v: number) => Math.round(v * 100);
   const [best] = (['elastic', 'bursting', 'provisioned'] as const).filter((m) => !modes[m].ruledOut)
     .sort((a, b) => cents(modes[a].totalUsd) - cents(modes[b].totalUsd));
@@ -261,7 +261,7 @@ function recommend(modes: Record<ThroughputMode, ModeCost>, meteredIOBytes: numb
   const why = meteredIOBytes === 0 && best === 'elastic'
     ? `no I/O in ${formatDays(days)}, and Elastic costs nothing while idle, with no throughput to size and no credits to run out`
     : `${usd(chosen.totalUsd)} over ${formatDays(days)}, storage included`;
-  const name = best === 'provisioned' ? `Provisioned at ${(modes.provisioned as ProvisionedCost).provisionedMibps.toFixed(2)} MiB/s` : MODE_NAMES[best];
+  const name = best === 'provisioned' ? `Provisioned at ${modes.provisioned.provisionedMibps.toFixed(2)} MiB/s` : MODE_NAMES[best];
   return { mode: best, reason: `${name}: ${why}; ${others.join('; ')}.` };
 }
 

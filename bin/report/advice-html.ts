@@ -7,9 +7,9 @@ import { escapeHtml, htmlPage } from './html-page';
 /** `cdk-efs-kit advise --html`: the advice as a self-contained page in the probe report's style, with its charts. */
 export function renderAdviceHtml(advice: Advice): string {
   const title = `EFS spend advice: ${advice.fileSystemId}`;
-  const window = `<p>${escapeHtml(`${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}. Prices: ${advice.pricing.label}`
+  const period = `<p>${escapeHtml(`${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}. Prices: ${advice.pricing.label}`
     + `${advice.pricing.source ? ` (${advice.pricing.source})` : ''}.`)}</p>`;
-  if (!advice.dataFound) return htmlPage(title, `${window}\n<p>${escapeHtml(noDataLine(advice))}</p>`);
+  if (!advice.dataFound) return htmlPage(title, `${period}\n<p>${escapeHtml(noDataLine(advice))}</p>`);
   const [head, ...rows] = adviceRows(advice);
   const table = `<table class="modes"><thead><tr><th></th>${head.cells.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>`
     + rows.map((r) => `<tr><th>${escapeHtml(r.label)}</th>${r.cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join('')}</tr>`).join('')
@@ -25,9 +25,9 @@ export function renderAdviceHtml(advice: Advice): string {
       rows: advice.perDay.map((day) => ({ label: day.start.slice(0, 16).replace('T', ' '), bars: THROUGHPUT_MODES.map((m) => exact(day[m])) })),
     }),
   ];
-  const recommendation = advice.recommendation ? `<p class="recommendation"><strong>Recommendation:</strong> ${escapeHtml(advice.recommendation.reason)}</p>` : '';
+  const recommendation = advice.recommendation ? `<p><strong>Recommendation:</strong> ${escapeHtml(advice.recommendation.reason)}</p>` : '';
   const notes = advice.notes.length > 0 ? `<h2>Notes</h2>\n<ul>${advice.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul>` : '';
-  return htmlPage(title, `${window}
+  return htmlPage(title, `${period}
 <p>${escapeHtml(trafficLine(advice))}</p>
 <p>${escapeHtml(storageLine(advice))}</p>
 ${recommendation}

@@ -1,5 +1,5 @@
 import { THROUGHPUT_MODES } from '../../lib/private/efs-cost';
-import { Advice, BurstingCost, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
+import { Advice, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
 import { usd } from './money';
 
 const GiB = 1024 ** 3;
@@ -62,7 +62,7 @@ export function storageLine(advice: Advice): string {
 export function modeDetail(advice: Advice, m: ModeCost): string {
   if (m.mode === 'elastic') return 'per GB read and written';
   if (m.mode === 'provisioned') return `${advice.provisioned.provisionedMibps.toFixed(2)} MiB/s (p99), ${advice.provisioned.includedMibps.toFixed(2)} included`;
-  const b = m as BurstingCost;
+  const b = advice.bursting;
   const start = `credits from ${size(b.startCreditBytes)}${b.startCredits === 'assumed full' ? ' (full)' : ''}`;
   return b.creditsRanOutAt ? `${start}, ran out ${b.creditsRanOutAt}` : `${start}, lowest ${size(b.lowestCreditBytes)}`;
 }

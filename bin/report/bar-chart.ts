@@ -4,7 +4,7 @@ import { escapeHtml, formatNumber } from './html-page';
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f'];
 export const colourOf = (index: number) => PALETTE[index % PALETTE.length];
 
-/** A result's figure for one row of a chart, with the range it took over the rounds. */
+/** A figure in a chart, with the range it took (over a probe's rounds, say); low = high draws no whisker. */
 export interface Bar {
   readonly value: number;
   readonly low: number;
@@ -16,7 +16,7 @@ export interface BarChart {
   readonly scenario?: string;
   readonly title: string;
   readonly unit: string;
-  /** One name per result; bars[i] of every row belongs to series[i]. */
+  /** One name per series (a probe result, a cost); bars[i] of every row belongs to series[i]. */
   readonly series: string[];
   readonly rows: Array<{ readonly label: string; readonly bars: Array<Bar | undefined> }>;
 }
