@@ -8,3 +8,4 @@ export * from './seed-engine';
 export * from './efs-metrics';
 export * from './file-system-monitoring';
 export * from './benchmark-probe';
+export * from './efs-pricing';

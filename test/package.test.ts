@@ -18,10 +18,19 @@ test('the npm tarball holds the compiled library, the CLI and the bundled handle
   }
 });
 
-test('the cdk-efs-kit command prints its help, listing seed, probe and compare', () => {
+test('the cdk-efs-kit command prints its help, listing seed, probe, compare and advise', () => {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), '--help'], { encoding: 'utf8' });
   expect(out).toMatch(/^Usage: cdk-efs-kit/);
-  for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>']) expect(out).toContain(command);
+  for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>', 'advise [options] <file-system-id>']) expect(out).toContain(command);
+});
+
+test('cdk-efs-kit advise --help explains the command, its options and examples, without loading the AWS SDK', () => {
+  const out = execFileSync(process.execPath, ['--require', path.join(__dirname, 'helpers', 'forbid-aws-sdk.js'), path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'advise', '--help'], { encoding: 'utf8' });
+  expect(out).toMatch(/^Usage: cdk-efs-kit advise \[options\] <file-system-id>\n\nread a file system's last days of AWS\/EFS metrics/);
+  for (const option of ['--days <n>', '--end <time>', '--region <region>', '--profile <name>', '--endpoint <url>', '--prices <file>', '--one-zone', '--cold-percent <n>', '--json', '--html <file>']) {
+    expect(out).toContain(option);
+  }
+  expect(out).toContain('$ cdk-efs-kit advise fs-0123456789abcdef0 --region eu-west-1 --profile prod');
 });
 
 test('on a terminal, seed draws a bar of the files finished, ending at all of them', () => {
