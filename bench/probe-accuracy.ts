@@ -30,7 +30,7 @@ const p50 = (r: ProbeResult, operation: string) => r.scenarios.flatMap((s) => s.
 /** The probe's own cost: the latency it reports for an operation that does nothing, and its tmpfs latencies. */
 async function overhead(): Promise<string[]> {
   const recorder = new Recorder();
-  await recorder.phase('no-op', async (time) => {
+  await recorder.phase('no-op', { data: 'none', metadataReads: 0, metadataWrites: 0 }, async (time) => {
     for (let i = 0; i < 100_000; i++) await time(async () => undefined);
   });
   const noop = recorder.operations[0].latencyMs;

@@ -2,6 +2,7 @@
 import './uv-threadpool'; // first: sizes libuv's pool before any file system call
 import { Command } from 'commander';
 import { packageVersion } from '../lib/private/package-root';
+import * as advise from './commands/advise';
 import * as compare from './commands/compare';
 import * as probe from './commands/probe';
 import * as seed from './commands/seed';
@@ -9,12 +10,13 @@ import * as seed from './commands/seed';
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
 export function buildProgram(): Command {
   const program = new Command('cdk-efs-kit')
-    .description('Fast, safe and observable Amazon EFS: seed, probe and compare file systems from any machine.')
+    .description('Fast, safe and observable Amazon EFS: seed, probe and compare file systems from any machine, and advise on what they cost.')
     .version(packageVersion())
     .showHelpAfterError();
   seed.register(program);
   probe.register(program);
   compare.register(program);
+  advise.register(program);
   return program;
 }
 

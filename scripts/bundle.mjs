@@ -4,9 +4,11 @@
 // - every lambda/<name>/index.ts into dist/handlers/<name>/index.js, the folder the constructs
 //   deploy with lambda.Code.fromAsset;
 // - the command line, bin/cdk-efs-kit.ts, into dist/bin/cdk-efs-kit.js (package.json `bin`).
+// Worker threads (lambda/<name>/*-thread.ts) are bundled beside every bundle that may start them:
+// their modules look for them next to themselves.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const outRoot = join(root, 'dist', 'handlers');
@@ -16,10 +18,12 @@ mkdirSync(outRoot, { recursive: true });
 const names = readdirSync(join(root, 'lambda'), { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(join(root, 'lambda', d.name, 'index.ts')))
   .map((d) => d.name);
+const entry = (file) => ({ in: join(root, file), out: basename(file, '.ts') });
+const threadsOf = (name) => readdirSync(join(root, 'lambda', name)).filter((f) => f.endsWith('-thread.ts')).map((f) => entry(join('lambda', name, f)));
 
-const bundle = (entry, outfile) => build({
-  entryPoints: [join(root, entry)],
-  outfile: join(root, outfile),
+const bundle = (entryPoints, outdir) => build({
+  entryPoints,
+  outdir: join(root, outdir),
   bundle: true,
   platform: 'node',
   // Lambda runs nodejs22.x; the handlers and the CLI also run on this machine's Node 20.
@@ -32,7 +36,7 @@ const bundle = (entry, outfile) => build({
 });
 
 await Promise.all([
-  ...names.map((name) => bundle(join('lambda', name, 'index.ts'), join('dist', 'handlers', name, 'index.js'))),
-  bundle(join('bin', 'cdk-efs-kit.ts'), join('dist', 'bin', 'cdk-efs-kit.js')),
+  ...names.map((name) => bundle([entry(join('lambda', name, 'index.ts')), ...threadsOf(name)], join('dist', 'handlers', name))),
+  bundle([entry(join('bin', 'cdk-efs-kit.ts')), ...names.flatMap(threadsOf)], join('dist', 'bin')),
 ]);
 console.log(`bundled ${names.length} handler(s): ${names.join(', ') || '(none)'}, and the cdk-efs-kit command`);

@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderCompareTable } from '../bin/report/compare-table';
+import { renderCompareTable, renderCostTable } from '../bin/report/compare-table';
 import { efsSimUsable, withEfsSim } from '../tools/efs-sim/mount';
 
 /**
@@ -31,7 +31,7 @@ export function runProbeDemo(): void {
       probeOn(profile, out);
       return JSON.parse(fs.readFileSync(out, 'utf8'));
     });
-    console.log(renderCompareTable(gp, local));
+    console.log(`${renderCompareTable(gp, local)}\n\n${renderCostTable(gp, local)}`);
     console.log('Every create, open and small write pays a round trip on EFS: spread them over threads and directories (create-many-directories).');
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

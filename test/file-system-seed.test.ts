@@ -78,9 +78,27 @@ describe('single-function engine (default)', () => {
   test.each([
     ['a relative targetPath', { targetPath: 'www' }, /targetPath must be an absolute path under the access point's root, without empty, '\.' or '\.\.' parts or names starting with \.cdk-efs-kit, got "www"/],
     ['a targetPath with ..', { targetPath: '/www/../..' }, /targetPath must be an absolute path/],
+    ['a targetPath in the seed\'s own state', { targetPath: '/www/.cdk-efs-kit' }, /targetPath must be an absolute path/],
     ['a concurrency above 1024', { concurrency: 4096 }, /concurrency must be an integer from 1 to 1024, got 4096/],
+    ['archive limits of zero', { archiveLimits: { maxEntries: 0 } }, /archiveLimits.maxEntries must be a positive integer, got 0/],
   ])('fails when given %s', (_, props, message) => {
     expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), ...props })).toThrow(message);
+  });
+
+  test('passes archive limits to the handler, in bytes', () => {
+    files.addSeed('Content', {
+      accessPoint: web(), source: SeedSource.asset(siteDir),
+      archiveLimits: { maxMemberSize: Size.gibibytes(1), maxTotalSize: Size.gibibytes(10), maxEntries: 50_000, maxCompressionRatio: 20 },
+    });
+    Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitSeed', {
+      MaxMemberBytes: String(1024 ** 3), MaxTotalBytes: String(10 * 1024 ** 3), MaxEntries: '50000', MaxCompressionRatio: '20',
+    });
+  });
+
+  test('fails when given archive limits for a source of S3 objects', () => {
+    const bucket = new s3.Bucket(stack, 'Lake');
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), archiveLimits: { maxEntries: 10 } }))
+      .toThrow(/archiveLimits applies to archive sources \(SeedSource.asset, SeedSource.archive\), not to the S3 objects of SeedSource.s3/);
   });
 
   test('fails when an asset file is not an archive', () => {

@@ -28,10 +28,29 @@ test('API.md is what jsii-docgen makes of this build\'s assembly (run `npm run d
   expect(line === -1 && g.length === c.length ? 'same' : `line ${line + 1}: built "${g[line]}", committed "${c[line]}"`).toBe('same');
 });
 
-test('the cdk-efs-kit command prints its help, listing seed, probe and compare', () => {
+test('the cdk-efs-kit command prints its help, listing seed, probe, compare and advise', () => {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), '--help'], { encoding: 'utf8' });
   expect(out).toMatch(/^Usage: cdk-efs-kit/);
-  for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>']) expect(out).toContain(command);
+  for (const command of ['seed [options] <source> <target>', 'probe [options]', 'compare [options] <a> <b>', 'advise [options] <file-system-id>']) expect(out).toContain(command);
+});
+
+test('cdk-efs-kit advise --help explains the command, its options and examples', () => {
+  const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'advise', '--help'], { encoding: 'utf8' });
+  expect(out).toMatch(/^Usage: cdk-efs-kit advise \[options\] <file-system-id>\n\nread a file system's last days of AWS\/EFS metrics/);
+  for (const option of ['--days <n>', '--end <time>', '--region <region>', '--profile <name>', '--endpoint <url>', '--prices <file>', '--one-zone', '--cold-percent <n>', '--json', '--html <file>']) {
+    expect(out).toContain(option);
+  }
+  expect(out).toContain('$ cdk-efs-kit advise fs-0123456789abcdef0 --region eu-west-1 --profile prod');
+});
+
+test('cdk-efs-kit advise --help does not load the AWS SDK', () => {
+  // Checked on the sources: the bundle holds the SDK inline, where no require hook sees it (esbuild
+  // keeps a dynamic import() lazy, so what is lazy in the sources is lazy in the bundle).
+  const forbid = path.join(__dirname, 'helpers', 'forbid-aws-sdk.js');
+  const out = execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'bin', 'cdk-efs-kit.ts'), 'advise', '--help'], {
+    encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--require ${forbid}` },
+  });
+  expect(out).toMatch(/^Usage: cdk-efs-kit advise/);
 });
 
 test('on a terminal, seed draws a bar of the files finished, ending at all of them', () => {

@@ -33,6 +33,9 @@ test('probe prints a table per scenario and writes the JSON result; scratch file
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('## write-sizes');
   expect(r.stdout).toMatch(/\| write-4KiB-file \| 2 \| [\d.]+ \| /);
+  // 2 files of 4 KiB: 2 x 32 KiB written (the billed minimum), 2 OPENs and 2 CLOSEs of 4 KiB:
+  // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic.
+  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043; Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits$/m);
   const result = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(result).toMatchObject({ status: 'ok', tool: 'cdk-efs-kit probe (CLI)', target: dir });
   expect(result.scenarios[0].params).toEqual({ files: 2, sizesBytes: [4096] });
@@ -45,13 +48,26 @@ test('compare prints seed 004\'s side-by-side table for every scenario and opera
   const html = path.join(work, 'report.html');
   const r = cli('compare', a, b, '--html', html);
   expect(r.code).toBe(0);
-  const lines = r.stdout.trim().split('\n');
+  const lines = r.stdout.slice(0, r.stdout.indexOf('\n\nCost of')).split('\n');
   expect(lines[0]).toBe('| scenario | operation | elastic p50 ms | bursting p50 ms | difference | elastic p99 ms | bursting p99 ms | difference | elastic throughput | bursting throughput | difference |');
   const operations = lines.slice(2).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'));
   expect(operations).toEqual(['write-sizes/write-1KiB-file', 'write-sizes/write-64KiB-file',
     'metadata/create', 'metadata/stat', 'metadata/open-close', 'metadata/readdir', 'metadata/rename', 'metadata/unlink']);
   expect(lines[2]).toMatch(/\| [+-]\d+\.\d% \|.* MB\/s \|/);
   expect(fs.readFileSync(html, 'utf8')).toContain('EFS probe report: elastic vs bursting');
+});
+
+test('compare then prints, per scenario and run, the seconds, the MiB metered and the cost under each throughput mode', () => {
+  const r = cli('compare', probeJson('elastic'), probeJson('bursting'));
+  expect(r.code).toBe(0);
+  const lines = r.stdout.slice(r.stdout.indexOf('\n\nCost of')).trim().split('\n');
+  expect(lines[0]).toBe('Cost of the timed operations, at us-east-1 list prices, Regional, checked 2026-11-24:');
+  expect(lines[2]).toBe('| scenario | run | seconds | metered MiB read / written / metadata | Elastic | Provisioned | Bursting |');
+  expect(lines.slice(4).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'))).toEqual([
+    'write-sizes/elastic', 'write-sizes/bursting', 'metadata/elastic', 'metadata/bursting']);
+  // 2 rounds of 2 files of 1 KiB (billed 32 KiB each) and 64 KiB: 0.375 MiB written, and 8 OPENs and 8 CLOSEs of 4 KiB;
+  // Bursting spends credits and costs nothing.
+  expect(lines[4]).toMatch(/^\| write-sizes \| elastic \| [\d.]+ \| 0\.0 \/ 0\.4 \/ 0\.1 \| \$0\.0000\d+ \| \$0\.\d+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\) \| \$0\.00, up to 0\.3 MiB of credits \|$/);
 });
 
 test('--list shows every scenario with what it reproduces and its parameters', () => {

@@ -5,7 +5,7 @@ import * as path from 'path';
 import { promisify } from 'util';
 import * as zlib from 'zlib';
 import { renderHtmlReport } from '../bin/report/html-report';
-import type { OperationSummary, ProbeResult, ScenarioResult } from '../lambda/probe/result';
+import type { OperationSummary, ProbeResult, ScenarioCost, ScenarioResult } from '../lambda/probe/result';
 import type { Spread } from '../lambda/probe/stats';
 
 const exec = promisify(execFile);
@@ -22,8 +22,17 @@ function operation(name: string, p50Ms: number, p99Ms: number, opsPerSecond: num
   };
 }
 
-function scenario(name: string, summary: OperationSummary[], findings: ScenarioResult['findings'] = {}): ScenarioResult {
-  return { scenario: name, reproduces: `seed 004: the ${name} figure`, params: { files: 10 }, rounds: [], summary, findings, errorMessages: [] };
+/** A run that wrote 10 MiB and 2 MiB of metadata in `seconds`. */
+function cost(seconds: number): ScenarioCost {
+  const MiB = 1024 * 1024;
+  return {
+    metered: { dataReadBytes: 0, dataWriteBytes: 10 * MiB, metadataReadBytes: MiB, metadataWriteBytes: MiB, meteredIOBytes: 12 * MiB },
+    seconds, elasticUsd: 0.000684, provisionedMibps: 12 / seconds, provisionedUsd: 0.0000366, provisionedUsdPerMonth: 36 / seconds,
+  };
+}
+
+function scenario(name: string, summary: OperationSummary[], findings: ScenarioResult['findings'] = {}, seconds = 2): ScenarioResult {
+  return { scenario: name, reproduces: `seed 004: the ${name} figure`, params: { files: 10 }, rounds: [], summary, findings, errorMessages: [], cost: cost(seconds) };
 }
 
 function probeResult(label: string, slowdown: number, scenarios?: ScenarioResult[]): ProbeResult {
@@ -31,11 +40,12 @@ function probeResult(label: string, slowdown: number, scenarios?: ScenarioResult
     status: 'ok', tool: 'cdk-efs-kit probe', version: '0.1.0', label, target: '/mnt/efs', fileSystemId: 'fs-123',
     startedAt: '2025-01-01T00:00:00.000Z', seconds: 12, rounds: 3, pauseSeconds: 0,
     budget: { maxBytes: 1e9, maxSeconds: null, plannedBytes: 1e7, estimatedSeconds: null },
+    pricing: 'test prices',
     scenarios: scenarios ?? [
       scenario('write-sizes', [
         operation('write-1KiB-file', 4 * slowdown, 9 * slowdown, 200 / slowdown, 1024),
         operation('write-1MiB-file', 12 * slowdown, 30 * slowdown, 60 / slowdown, 1048576),
-      ]),
+      ], {}, 2 * slowdown),
       scenario('locking', [
         operation('lock-acquire', 2 * slowdown, 6 * slowdown, 300 / slowdown, 0),
         operation('locked-update', 5 * slowdown, 11 * slowdown, 150 / slowdown, 0),
@@ -80,6 +90,21 @@ test('the summary table lists p50, p99, ops/s, MB/s and errors for each result',
 
 test('the summary table leaves MB/s empty for operations that move no bytes', () => {
   expect(summaryRow(renderHtmlReport(results), 'lock-acquire')).toEqual(['2', '6', '300', '—', '0', '3.2', '9.6', '188', '—', '0']);
+});
+
+test('each scenario has a cost table: per run its seconds, metered MiB and what it cost under each throughput mode', () => {
+  const html = renderHtmlReport(results);
+  expect(html).toContain('<h3>Cost at test prices</h3>');
+  const cells = (label: string) => [...(html.match(new RegExp(`<table class="cost">.*?<tr><th>${label}</th>(.*?)</tr>`))?.[1] ?? '').matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
+  expect(cells('elastic')).toEqual(['2.00', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 6.00 MiB/s ($18.00 a month)', '$0.00, up to 12.0 MiB of credits']);
+  expect(cells('bursting')).toEqual(['3.20', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 3.75 MiB/s ($11.25 a month)', '$0.00, up to 12.0 MiB of credits']);
+});
+
+test('a result written before costs were estimated shows dashes for them', () => {
+  const { pricing: _, ...older } = probeResult('older', 1);
+  const html = renderHtmlReport([{ ...older, scenarios: older.scenarios.map(({ cost: __, ...s }) => s) } as unknown as ProbeResult]);
+  expect(html).toContain('<h3>Cost at no prices (an older result)</h3>');
+  expect(html).toContain('<tr><th>older</th><td class="num">-</td><td class="num">-</td>');
 });
 
 test('shows each scenario\'s source figure, parameters and findings', () => {

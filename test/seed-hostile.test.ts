@@ -285,7 +285,8 @@ async function materialize(source: Source, dir: string): Promise<string> {
 interface Outcome { readonly exit: number; readonly output: string }
 
 function runCli(source: string, target: string, prune = false): Outcome {
-  const result = spawnSync(process.execPath, [CLI, 'seed', source, target, '--concurrency', '8', ...(prune ? ['--prune'] : [])], { encoding: 'utf8', timeout: 60_000 });
+  // Two worker threads whatever the machine: the workers write with the same guarantees.
+  const result = spawnSync(process.execPath, [CLI, 'seed', source, target, '--concurrency', '8', '--workers', '2', ...(prune ? ['--prune'] : [])], { encoding: 'utf8', timeout: 60_000 });
   if (result.error) throw result.error;
   return { exit: result.status ?? -1, output: `${result.stdout}${result.stderr}` };
 }

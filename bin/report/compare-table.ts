@@ -1,4 +1,6 @@
-import type { OperationSummary, ProbeResult, ScenarioResult } from '../../lambda/probe/result';
+import type { OperationSummary, ProbeResult, ScenarioCost, ScenarioResult } from '../../lambda/probe/result';
+import { MiB } from '../../lambda/shared/sizes';
+import { usd } from './money';
 
 /**
  * The side-by-side table of seed 004 (Elastic | Bursting | difference) for every scenario and
@@ -52,6 +54,44 @@ export function renderCompareTable(a: ProbeResult, b: ProbeResult): string {
     const [ta, tb] = [row.a && throughputOf(row.a), row.b && throughputOf(row.b)];
     const shown = (t?: { value: number; unit: string }) => (t ? `${figure(t.value)} ${t.unit}` : '-');
     lines.push(`| ${row.scenario} | ${row.operation} | ${ms(pa)} | ${ms(pb)} | ${difference(pa, pb)} | ${ms(qa)} | ${ms(qb)} | ${difference(qa, qb)} | ${shown(ta)} | ${shown(tb)} | ${difference(ta?.value, tb?.value)} |`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * A scenario run's cost next to its speed: the seconds its timed operations took, the MiB EFS
+ * meters for them (read / written / metadata), and what they cost under each throughput mode.
+ * Dashes for a result written before cdk-efs-kit estimated costs.
+ */
+export function costCells(cost: ScenarioCost | undefined): string[] {
+  if (cost === undefined) return ['-', '-', '-', '-', '-'];
+  const m = cost.metered;
+  const mib = (bytes: number) => (bytes / MiB).toFixed(1);
+  return [
+    figure(cost.seconds),
+    `${mib(m.dataReadBytes)} / ${mib(m.dataWriteBytes)} / ${mib(m.metadataReadBytes + m.metadataWriteBytes)}`,
+    usd(cost.elasticUsd),
+    `${usd(cost.provisionedUsd)} at ${figure(cost.provisionedMibps)} MiB/s (${usd(cost.provisionedUsdPerMonth)} a month)`,
+    `${usd(0)}, up to ${mib(m.meteredIOBytes)} MiB of credits`,
+  ];
+}
+
+export const COST_COLUMNS = ['seconds', 'metered MiB read / written / metadata', 'Elastic', 'Provisioned', 'Bursting'];
+
+/** The prices results' costs are at, each named once. */
+export function pricesOf(results: ProbeResult[]): string {
+  return [...new Set(results.map((r) => r.pricing ?? 'no prices (an older result)'))].join(' and ');
+}
+
+/** Both runs' cost per scenario, a row each: price next to speed. */
+export function renderCostTable(a: ProbeResult, b: ProbeResult): string {
+  const lines = [`Cost of the timed operations, at ${pricesOf([a, b])}:`, '', `| scenario | run | ${COST_COLUMNS.join(' | ')} |`, '|---|---|---:|---:|---:|---:|---:|'];
+  const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
+  for (const scenario of scenarios) {
+    for (const run of [a, b]) {
+      const result = run.scenarios.find((s) => s.scenario === scenario);
+      if (result) lines.push(`| ${scenario} | ${run.label} | ${costCells(result.cost).join(' | ')} |`);
+    }
   }
   return lines.join('\n');
 }

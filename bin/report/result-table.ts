@@ -1,5 +1,5 @@
 import type { ProbeResult } from '../../lambda/probe/result';
-import { figure as f, throughputOf } from './compare-table';
+import { COST_COLUMNS, costCells, figure as f, throughputOf } from './compare-table';
 
 /** One probe run as markdown: a table per scenario (latency percentiles, throughput, errors) and its findings. */
 export function renderResultTables(result: ProbeResult): string {
@@ -12,6 +12,8 @@ export function renderResultTables(result: ProbeResult): string {
       const spread = o.latencyMs.p50.max > o.latencyMs.p50.min ? ` (${f(o.latencyMs.p50.min)}-${f(o.latencyMs.p50.max)})` : '';
       out.push(`| ${o.operation} | ${o.count} | ${f(o.latencyMs.p50.mean)}${spread} | ${f(o.latencyMs.p90.mean)} | ${f(o.latencyMs.p99.mean)} | ${f(o.latencyMs.max.mean)} | ${f(t.value)} ${t.unit} | ${o.errors} |`);
     }
+    const cost = costCells(s.cost);
+    out.push(`- cost at ${result.pricing}: ${COST_COLUMNS.map((c, i) => `${c} ${cost[i]}`).join('; ')}`);
     for (const [key, value] of Object.entries(s.findings)) out.push(`- ${key}: ${value}`);
     for (const message of s.errorMessages) out.push(`- error: ${message}`);
     out.push('');

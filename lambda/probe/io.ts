@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import type { NfsRequests } from './metering';
 import { close, open, writeAll } from '../shared/fs-calls';
 
 // The calls the scenarios time are the plain system calls the seed makes too.
@@ -17,6 +18,9 @@ export async function withOpenFile<T>(file: string, flags: number, fn: (fd: numb
     await close(fd);
   }
 }
+
+/** What writeWholeFile sends: an OPEN that creates, the WRITEs, a CLOSE. */
+export const WRITE_WHOLE_FILE_REQUESTS: NfsRequests = { data: 'write', metadataReads: 1, metadataWrites: 1 };
 
 /** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
 export async function writeWholeFile(file: string, content: Buffer): Promise<void> {

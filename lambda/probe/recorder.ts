@@ -1,3 +1,4 @@
+import { addMetered, meterOperation, MeteredIo, NfsRequests, NOTHING_METERED, scaleMetered } from './metering';
 import { OperationRound } from './result';
 import { percentiles } from './stats';
 
@@ -9,17 +10,19 @@ export const MAX_MESSAGES = 5;
 
 /**
  * Collects a scenario round's measurements, one phase per operation kind: the phase's wall time
- * gives ops/s and bytes/s, each timed operation one latency sample.
+ * gives ops/s and bytes/s, each timed operation one latency sample, and each operation that
+ * succeeded what EFS meters for the NFS requests it sends (`requests`).
  */
 export class Recorder {
   readonly operations: OperationRound[] = [];
   private readonly messages = new Set<string>();
 
   /** Runs `body` as the phase `operation`; `body` times each operation with the timer it is given. */
-  async phase(operation: string, body: (time: Timer) => Promise<void>): Promise<void> {
+  async phase(operation: string, requests: NfsRequests, body: (time: Timer) => Promise<void>): Promise<void> {
     const latencies: number[] = [];
     let errors = 0;
     let bytes = 0;
+    let metered = NOTHING_METERED;
     const time: Timer = async (fn, opBytes = 0) => {
       const start = process.hrtime.bigint();
       try {
@@ -31,22 +34,29 @@ export class Recorder {
       }
       latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
       bytes += opBytes;
+      metered = addMetered(metered, meterOperation(requests, opBytes));
       return true;
     };
     const started = process.hrtime.bigint();
     try {
       await body(time);
     } finally {
-      this.add(operation, latencies, Number(process.hrtime.bigint() - started) / 1e9, bytes, errors);
+      this.record(operation, latencies, Number(process.hrtime.bigint() - started) / 1e9, bytes, errors, metered);
     }
   }
 
-  /** Adds a phase measured elsewhere (e.g. by child processes). */
-  add(operation: string, latenciesMs: number[], seconds: number, bytes: number, errors: number): void {
+  /** Adds a phase measured elsewhere (e.g. by child processes): `bytes` spread evenly over its operations. */
+  add(operation: string, requests: NfsRequests, latenciesMs: number[], seconds: number, bytes: number, errors: number): void {
+    const count = latenciesMs.length;
+    const metered = scaleMetered(meterOperation(requests, count > 0 ? bytes / count : 0), count);
+    this.record(operation, latenciesMs, seconds, bytes, errors, metered);
+  }
+
+  private record(operation: string, latenciesMs: number[], seconds: number, bytes: number, errors: number, metered: MeteredIo): void {
     const perSecond = (n: number) => (seconds > 0 ? n / seconds : 0);
     this.operations.push({
       operation, count: latenciesMs.length, errors, seconds, bytes,
-      opsPerSecond: perSecond(latenciesMs.length), bytesPerSecond: perSecond(bytes), latencyMs: percentiles(latenciesMs),
+      opsPerSecond: perSecond(latenciesMs.length), bytesPerSecond: perSecond(bytes), latencyMs: percentiles(latenciesMs), metered,
     });
   }
 

@@ -1,3 +1,4 @@
+import type { MeteredIo } from './metering';
 import type { Percentiles, Spread } from './stats';
 
 /**
@@ -21,6 +22,8 @@ export interface OperationRound {
   readonly bytesPerSecond: number;
   /** Latency of one operation, as the application feels it. */
   readonly latencyMs: Percentiles;
+  /** What EFS meters for the operations that succeeded, estimated from what each sends (see metering.ts). */
+  readonly metered: MeteredIo;
 }
 
 /** One operation kind over all rounds: each figure's mean and spread. */
@@ -54,6 +57,27 @@ export interface ScenarioResult {
   readonly errorMessages: string[];
   /** Set when the scenario stopped early (its error); the rounds hold what was measured before. */
   readonly failure?: string;
+  /** What its timed operations metered over all rounds, and what that cost under each throughput mode. */
+  readonly cost: ScenarioCost;
+}
+
+/**
+ * What a scenario's timed operations (not its setup) metered over all its rounds, and what that
+ * run cost under each throughput mode, at the result's `pricing`. Bursting costs nothing beyond
+ * storage: it spends burst credits for at most `metered.meteredIOBytes`.
+ */
+export interface ScenarioCost {
+  readonly metered: MeteredIo;
+  /** Wall time of the timed phases, over all rounds. */
+  readonly seconds: number;
+  /** Elastic: the bytes read and written, at its prices. */
+  readonly elasticUsd: number;
+  /** The scenario's average metered throughput (at least 1 MiB/s, the smallest Provisioned throughput). */
+  readonly provisionedMibps: number;
+  /** Provisioned at `provisionedMibps` for `seconds`, none of it included with storage (the probe does not know the size). */
+  readonly provisionedUsd: number;
+  /** What provisioning `provisionedMibps`, for this speed, costs a month. */
+  readonly provisionedUsdPerMonth: number;
 }
 
 /** What the probe measured on the target before planning: used to estimate each scenario's time. */
@@ -87,6 +111,8 @@ export interface ProbeResult {
   readonly pauseSeconds: number;
   readonly budget: ProbeBudget;
   readonly calibration?: Calibration;
+  /** The label of the prices the scenarios' costs are at (an EfsPricing). */
+  readonly pricing: string;
   readonly scenarios: ScenarioResult[];
 }
 

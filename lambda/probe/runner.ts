@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { EfsPricing } from '../../lib/efs-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
+import { scenarioCost } from './cost';
 import { MAX_MESSAGES, Recorder } from './recorder';
 import { DEFAULT_MAX_BYTES } from './limits';
 import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
@@ -18,6 +20,8 @@ export interface ProbeEnvironment {
   /** Seconds any request may take. @default - unlimited */
   readonly maxSeconds?: number;
   readonly fileSystemId?: string;
+  /** The prices of the scenarios' costs. @default EfsPricing.US_EAST_1 */
+  readonly pricing?: EfsPricing;
   readonly tool: string;
   readonly version: string;
   /** Told when each scenario round starts and ends. */
@@ -66,7 +70,8 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
     if (budget.errors.length) return { status: 'refused', errors: budget.errors, allowed: allowedRequest(limits) };
 
     const deadline = request.maxSeconds === undefined ? Infinity : started + request.maxSeconds * 1000;
-    const scenarios = await runRounds(request, root, deadline, env);
+    const pricing = env.pricing ?? EfsPricing.US_EAST_1;
+    const scenarios = await runRounds(request, root, deadline, env, pricing);
     return {
       status: scenarios.some(scenarioFailed) ? 'failed' : 'ok',
       tool: env.tool,
@@ -80,6 +85,7 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
       pauseSeconds: request.pauseSeconds,
       budget: { maxBytes: request.maxBytes, maxSeconds: request.maxSeconds ?? null, plannedBytes: budget.bytes, estimatedSeconds: budget.seconds ?? null },
       calibration,
+      pricing: pricing.label,
       scenarios,
     };
   } finally {
@@ -109,7 +115,7 @@ function checkBudget(request: ParsedRequest, calibration: Calibration | undefine
   return { bytes, seconds, errors };
 }
 
-async function runRounds(request: ParsedRequest, root: string, deadline: number, env: ProbeEnvironment): Promise<ScenarioResult[]> {
+async function runRounds(request: ParsedRequest, root: string, deadline: number, env: ProbeEnvironment, pricing: EfsPricing): Promise<ScenarioResult[]> {
   const sleep = env.sleep ?? ((s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000)));
   const states = request.scenarios.map((planned) => ({ planned, rounds: [] as ScenarioRound[], findings: {} as Record<string, FindingValue>, messages: new Set<string>(), failure: undefined as string | undefined }));
   const total = request.rounds * states.length;
@@ -145,6 +151,7 @@ async function runRounds(request: ParsedRequest, root: string, deadline: number,
     findings: s.findings,
     errorMessages: [...s.messages].slice(0, MAX_MESSAGES),
     ...(s.failure ? { failure: s.failure } : {}),
+    cost: scenarioCost(s.rounds, pricing),
   }));
 }
 

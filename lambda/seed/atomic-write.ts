@@ -2,9 +2,10 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { close, fchown, futimes, open, read, rename, symlink, unlink, writeAll } from '../shared/fs-calls';
+import { threadId } from 'worker_threads';
 import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
+import { FileSystemCalls } from './file-system-calls';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
 export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
@@ -36,9 +37,9 @@ export interface WriteOptions {
 
 let sequence = 0;
 
-/** A name no other writer uses: this process's id and a counter (O_EXCL guards the rest). */
+/** A name no other writer uses: this process's and thread's ids and a counter (O_EXCL guards the rest). */
 function temporaryName(dir: string): string {
-  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${(sequence++).toString(36)}`);
+  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${threadId}-${(sequence++).toString(36)}`);
 }
 
 /**
@@ -46,23 +47,23 @@ function temporaryName(dir: string): string {
  * a temporary file in the same directory (or in `tempDir`, on the same file system), then renamed
  * over the final name. On failure the temporary file is removed.
  */
-export async function writeFileAtomically(finalPath: string, content: FileContent, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
+export async function writeFileAtomically(calls: FileSystemCalls, finalPath: string, content: FileContent, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
   const tmp = temporaryName(tempDir);
-  const written = await writeUnseenFile(tmp, content, options, false);
-  await renameIntoPlace(tmp, finalPath);
+  const written = await writeUnseenFile(calls, tmp, content, options, false);
+  await renameIntoPlace(calls, tmp, finalPath);
   return written;
 }
 
 /** Makes a symlink at `finalPath` the same way: under a temporary name, then renamed over it. */
-export async function writeSymlinkAtomically(linkTarget: string, finalPath: string): Promise<void> {
+export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, finalPath: string): Promise<void> {
   const tmp = temporaryName(path.dirname(finalPath));
-  await symlink(linkTarget, tmp);
-  await renameIntoPlace(tmp, finalPath);
+  await calls.symlink(linkTarget, tmp);
+  await renameIntoPlace(calls, tmp, finalPath);
 }
 
-async function renameIntoPlace(tmp: string, finalPath: string): Promise<void> {
-  await rename(tmp, finalPath).catch(async (err) => {
-    await unlink(tmp).catch(() => undefined);
+async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: string): Promise<void> {
+  await calls.rename(tmp, finalPath).catch(async (err) => {
+    await calls.unlink(tmp).catch(() => undefined);
     throw err;
   });
 }
@@ -78,60 +79,65 @@ const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O
  * whatever is at the name (what an interrupted run left there) is unlinked first: an unlink removes a
  * name, never what a link points to. On failure the file is removed.
  */
-export async function writeUnseenFile(file: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<number> {
-  const fd = await open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
+export async function writeUnseenFile(calls: FileSystemCalls, file: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<number> {
+  const fd = await calls.open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
     if (!replace || err.code !== 'EEXIST') throw err;
-    await unlink(file);
-    return open(file, CREATE_NEW, options.mode);
+    await calls.unlink(file);
+    return calls.open(file, CREATE_NEW, options.mode);
   });
   try {
     let written: number;
     try {
-      written = Buffer.isBuffer(content) ? await writeAll(fd, content, WRITE_CHUNK_BYTES)
-        : content instanceof LocalFileContent ? await copyLocalFile(fd, content.path)
-        : await writeStream(fd, content);
+      written = Buffer.isBuffer(content) ? await calls.writeAll(fd, content, WRITE_CHUNK_BYTES)
+        : content instanceof LocalFileContent ? await copyLocalFile(calls, fd, content)
+        : await writeStream(calls, fd, content);
       if (options.expectedSize !== undefined && written !== options.expectedSize) {
         throw new Error(`the source said ${options.expectedSize} bytes but delivered ${written}`);
       }
-      if (options.uid !== undefined || options.gid !== undefined) await fchown(fd, options.uid ?? -1, options.gid ?? -1);
-      if (options.mtimeMs !== undefined) await futimes(fd, new Date(options.mtimeMs), new Date(options.mtimeMs));
+      if (options.uid !== undefined || options.gid !== undefined) await calls.fchown(fd, options.uid ?? -1, options.gid ?? -1);
+      if (options.mtimeMs !== undefined) await calls.futimes(fd, new Date(options.mtimeMs));
     } finally {
-      await close(fd);
+      await calls.close(fd);
     }
     return written;
   } catch (err) {
-    await unlink(file).catch(() => undefined);
+    await calls.unlink(file).catch(() => undefined);
     throw err;
   }
 }
 
-/** Buffers for copyLocalFile, one per copy in flight at most, kept for the next ones. */
-const spareBuffers: Buffer[] = [];
+/** Files up to this size are copied through a small buffer: many are in flight at once. */
+const SMALL_COPY_BYTES = 64 * 1024;
+/** Buffers for copyLocalFile by size, one per copy in flight at most, kept for the next ones. */
+const spareBuffers = new Map<number, Buffer[]>([[SMALL_COPY_BYTES, []], [WRITE_CHUNK_BYTES, []]]);
 
-/** Copies the local file `source` to `fd` in 1 MiB reads and writes; its length. */
-async function copyLocalFile(fd: number, source: string): Promise<number> {
-  const input = await open(source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  const buffer = spareBuffers.pop() ?? Buffer.allocUnsafeSlow(WRITE_CHUNK_BYTES);
+/** Copies the local file to `fd` (written with `calls`) through a reused buffer; its length. */
+async function copyLocalFile(calls: FileSystemCalls, fd: number, content: LocalFileContent): Promise<number> {
+  const input = await content.calls.open(content.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  const size = content.size < SMALL_COPY_BYTES ? SMALL_COPY_BYTES : WRITE_CHUNK_BYTES;
+  const spares = spareBuffers.get(size)!;
+  const buffer = spares.pop() ?? Buffer.allocUnsafeSlow(size);
   try {
     for (let total = 0; ;) {
-      const n = await read(input, buffer, total);
+      // Read until the end, not to the size the walk saw: a file that grew since is caught by the size check.
+      const n = await content.calls.read(input, buffer, total);
       if (n === 0) return total;
-      total += await writeAll(fd, buffer.subarray(0, n));
+      total += await calls.writeAll(fd, buffer.subarray(0, n), WRITE_CHUNK_BYTES);
     }
   } finally {
-    spareBuffers.push(buffer);
-    await close(input);
+    spares.push(buffer);
+    await content.calls.close(input);
   }
 }
 
 /** Gathers the stream into 1 MiB writes: sources hand out small chunks (64 KiB from S3, 16 KiB from tar). */
-async function writeStream(fd: number, stream: Readable): Promise<number> {
+async function writeStream(calls: FileSystemCalls, fd: number, stream: Readable): Promise<number> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let total = 0;
   const flush = async () => {
     if (pendingBytes === 0) return;
-    total += await writeAll(fd, Buffer.concat(pending, pendingBytes), WRITE_CHUNK_BYTES);
+    total += await calls.writeAll(fd, Buffer.concat(pending, pendingBytes), WRITE_CHUNK_BYTES);
     pending = [];
     pendingBytes = 0;
   };

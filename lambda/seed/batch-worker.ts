@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SeedEntry, EntrySource } from './entry';
+import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedFailure } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
@@ -78,7 +79,7 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
   };
   // The sub-path's directories are the file system's, which other clients write: none may be a link.
   const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
-  const summary = await seed(source, target, { concurrency: Number(props.Concurrency), manifest: false });
+  const summary = await seed(source, target, { concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount() });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.

@@ -1,8 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
+import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
-import { loadManifest, STATE_DIR } from './manifest';
+import { loadManifest, saveManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
 import { parentsOf, RealDirectories, removeFiles, removeLeftovers, removeMadeDirectories } from './removal';
 import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
@@ -37,12 +38,13 @@ export const SAFETY_MARGIN_MS = 60_000;
 type Data = Record<string, string | number>;
 
 export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
+  if (event.RequestType === 'Delete') {
+    // Nothing to remove needs no properties: a resource an older version wrote is deleted whatever they hold.
+    const complete = event.ResourceProperties?.RemoveOnDelete !== 'true' || await removeSlice(checkSeedProperties(event.ResourceProperties), deps);
+    return { PhysicalResourceId: event.PhysicalResourceId ?? 'seed', Data: { Complete: String(complete) } };
+  }
   const props = checkSeedProperties(event.ResourceProperties);
   const physicalId = `seed:${targetOf(props)}`;
-  if (event.RequestType === 'Delete') {
-    if (props.RemoveOnDelete === 'true') await removeWhatTheSeedWrote(props);
-    return { PhysicalResourceId: event.PhysicalResourceId ?? physicalId };
-  }
   // Old properties that fail the check (written by an older version, or by hand) only mean: run.
   if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
     console.log(JSON.stringify({ message: 'source and target unchanged: nothing to copy' }));
@@ -53,7 +55,9 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
 }
 
 export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ IsComplete: boolean; Data?: Data }> {
-  if (event.RequestType === 'Delete' || event.Data?.Complete === 'true') return { IsComplete: true };
+  if (event.Data?.Complete === 'true') return { IsComplete: true };
+  // A removal goes on in slices, like a copy: each invocation stops before its time runs out.
+  if (event.RequestType === 'Delete') return { IsComplete: await removeSlice(checkSeedProperties(event.ResourceProperties), deps) };
   const summary = await runSlice(event, deps);
   return summary.complete ? { IsComplete: true, Data: dataOf(summary) } : { IsComplete: false };
 }
@@ -68,6 +72,9 @@ function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boo
   return old.Fingerprint !== now.Fingerprint || old.MountPath !== now.MountPath || old.TargetSubPath !== now.TargetSubPath || old.Prune !== now.Prune;
 }
 
+/** When a slice stops starting work: the safety margin before the function's own timeout. */
+const deadlineOf = (deps: SeedDeps) => Date.now() + deps.remainingMs() - SAFETY_MARGIN_MS;
+
 async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> {
   const props = checkSeedProperties(event.ResourceProperties);
   const concurrency = Number(props.Concurrency);
@@ -79,8 +86,9 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
   try {
     summary = await seed(opened.source, target, {
       concurrency,
+      workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
-      deadline: Date.now() + deps.remainingMs() - SAFETY_MARGIN_MS,
+      deadline: deadlineOf(deps),
       onProgress: (p) => {
         if (Date.now() - lastLog < 10_000) return;
         lastLog = Date.now();
@@ -108,21 +116,34 @@ function dataOf(summary: SeedSummary): Data {
 }
 
 /**
- * Removes what interrupted seeds left (staging directories, temporary files), the files the manifest
- * lists (what seeds wrote), the directories seeds made once nothing else is in them, then the seed's
- * state; nothing else, and never through a link. A file that cannot be removed is logged and left.
+ * One slice of removing what the seed wrote (removeOnDelete), until `deps`' deadline: what
+ * interrupted seeds left (staging directories, temporary files), the files the manifest lists, the
+ * directories seeds made once nothing else is in them, then the seed's state; nothing else, and never
+ * through a link. A slice that runs out of time saves what is left in the manifest for the next one.
+ * A file that cannot be removed is logged and left. True once everything is done.
  */
-async function removeWhatTheSeedWrote(props: SeedResourceProperties): Promise<void> {
+async function removeSlice(props: SeedResourceProperties, deps: SeedDeps): Promise<boolean> {
+  const deadline = deadlineOf(deps);
   const target = await directoryBelow(props.MountPath, props.TargetSubPath, false);
-  if (!target) return; // nothing there to remove
+  if (!target) return true; // nothing there to remove
   const manifest = await loadManifest(target);
   for (const problem of manifest.problems) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
   const files = [...manifest.files.keys()];
   const real = new RealDirectories(target);
-  await removeLeftovers(target, [...manifest.directories, ...files.flatMap((file) => [...parentsOf(file)])], real);
+  const concurrency = Number(props.Concurrency);
+  const leftoversGone = await removeLeftovers(target, [...manifest.directories, ...files.flatMap((file) => [...parentsOf(file)])], { concurrency, deadline, real });
   const failures: string[] = [];
-  await removeFiles(target, files, Number(props.Concurrency), (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), real);
+  const gone = await removeFiles(target, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), real, deadline);
   if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
-  await removeMadeDirectories(target, manifest.directories, manifest.directories, real);
-  await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
+  gone.forEach((file) => manifest.files.delete(file));
+  const timeLeft = leftoversGone && Date.now() < deadline && gone.length + failures.length === files.length;
+  if (timeLeft) {
+    (await removeMadeDirectories(target, manifest.directories, manifest.directories, real)).forEach((dir) => manifest.directories.delete(dir));
+    await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
+    console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, failed: failures.length }));
+    return true;
+  }
+  await saveManifest(target, manifest);
+  console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size }));
+  return false;
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'stream';
+import type { FileSystemCalls } from './file-system-calls';
 
 /**
  * One thing a source holds, named by its path relative to the seed's target ('/'-separated); or one
@@ -31,11 +32,12 @@ export interface FileEntry {
 export type FileContent = Buffer | Readable | LocalFileContent;
 
 /**
- * Content left in a local file until it is written: the writer copies it in 1 MiB reads and writes
- * through a buffer it reuses, as cp does, rather than a new buffer (or stream chunks) per file.
+ * Content left in a local file until it is written: the writer copies it through a buffer it reuses,
+ * as cp does, rather than a new buffer (or stream chunks) per file, reading with `calls`, the source
+ * file system's (synchronous while it answers from memory, whatever the target does).
  */
 export class LocalFileContent {
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, readonly size: number, readonly calls: FileSystemCalls) {}
 }
 
 export interface DirectoryEntry {

@@ -12,38 +12,50 @@ import { UnsafeEntryError } from './safety';
  * only directories a seed made are ever removed.
  */
 
+/** What a path below the root is, as far as deleting through it goes. */
+type DirectoryState = 'real' | 'missing' | 'not a directory';
+
 /** Whether a directory below `root` is reached through real directories only (each part lstat'ed once). */
 export class RealDirectories {
-  private readonly checked = new Map<string, Promise<boolean>>([['.', Promise.resolve(true)]]);
+  private readonly checked = new Map<string, Promise<DirectoryState>>([['.', Promise.resolve('real')]]);
 
   constructor(private readonly root: string) {}
 
-  /** True when `relative` ('.' for the root) and every directory above it are real directories, not links. */
-  isReal(relative: string): Promise<boolean> {
+  /** 'real' when `relative` ('.' for the root) and every directory above it are real directories, not links. */
+  state(relative: string): Promise<DirectoryState> {
     let known = this.checked.get(relative);
     if (!known) {
-      known = this.isReal(path.posix.dirname(relative)).then((parentReal) => parentReal
-        && lstat(path.join(this.root, relative)).then((s) => s.isDirectory(), () => false));
+      known = this.state(path.posix.dirname(relative)).then((parent) => (parent !== 'real' ? parent
+        : lstat(path.join(this.root, relative)).then((s): DirectoryState => (s.isDirectory() ? 'real' : 'not a directory'),
+          (err: NodeJS.ErrnoException): DirectoryState => (err.code === 'ENOENT' ? 'missing' : 'not a directory'))));
       this.checked.set(relative, known);
     }
     return known;
+  }
+
+  async isReal(relative: string): Promise<boolean> {
+    return await this.state(relative) === 'real';
   }
 }
 
 /**
  * Deletes files a seed wrote (paths relative to `root`) `concurrency` at a time, spread across
  * directories as the writes are: unlinks in one directory are serial on EFS, as creates are. Returns
- * the files now gone (deleted, or gone already); any other failure goes to `fail` and the file stays.
+ * the files now gone (deleted, or gone already, directory and all); any other failure goes to `fail` and the file stays.
  * A file whose directory is no longer a real directory (a link put there since) is left, and reported.
+ * Past `deadline` no unlink starts: the files left are neither gone nor failed.
  */
-export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void, real = new RealDirectories(root)): Promise<string[]> {
+export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void, real = new RealDirectories(root), deadline = Infinity): Promise<string[]> {
   const gone: string[] = [];
   const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (relative) => {
+    if (Date.now() >= deadline) return; // left for the next slice
     try {
-      if (!await real.isReal(path.posix.dirname(relative))) {
+      const directory = await real.state(path.posix.dirname(relative));
+      if (directory === 'not a directory') {
         throw new UnsafeEntryError(relative, 'not removed: a directory on its path is not a real directory any more (a symlink is never followed)');
       }
-      await unlink(path.join(root, relative));
+      // A directory that is gone took the file with it.
+      if (directory === 'real') await unlink(path.join(root, relative));
       gone.push(relative);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') gone.push(relative);
@@ -78,19 +90,46 @@ export async function removeMadeDirectories(root: string, candidates: Iterable<s
   return gone;
 }
 
+export interface LeftoverRemoval {
+  readonly concurrency: number;
+  /** No unlink starts after this (epoch ms). */
+  readonly deadline: number;
+  readonly real: RealDirectories;
+}
+
 /**
  * Removes what interrupted seeds left in `root` and in `directories` (relative): staging directories
- * never published and temporary files never renamed (names only the seed makes).
+ * never published, whole, and temporary files never renamed (names only the seed makes), never
+ * following a link (a link is unlinked, not entered). True when nothing is left; false when the
+ * deadline stopped it (the next call goes on).
  */
-export async function removeLeftovers(root: string, directories: Iterable<string>, real = new RealDirectories(root)): Promise<void> {
+export async function removeLeftovers(root: string, directories: Iterable<string>, { concurrency, deadline, real }: LeftoverRemoval): Promise<boolean> {
+  const tops: string[] = [];
   await Promise.all([...new Set(['.', ...directories])].map(async (dir) => {
     if (!await real.isReal(dir)) return;
-    const where = path.join(root, dir);
-    const names = await fs.promises.readdir(where).catch(() => [] as string[]);
-    const leftovers = names.filter((name) => name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX));
-    // rm never follows a link it meets, at the top or inside.
-    await Promise.all(leftovers.map((name) => fs.promises.rm(path.join(where, name), { recursive: true, force: true })));
+    const names = await fs.promises.readdir(path.join(root, dir)).catch(() => [] as string[]);
+    for (const name of names) if (name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX)) tops.push(path.join(root, dir, name));
   }));
+  let complete = true;
+  const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (file) => {
+    if (Date.now() >= deadline) complete = false;
+    else await unlink(file).catch(() => undefined);
+  });
+  // Depth first: a directory's files are unlinked (in parallel, across directories), then it is removed.
+  const removeTree = async (where: string): Promise<void> => {
+    const stats = await lstat(where).catch(() => undefined);
+    if (!stats?.isDirectory()) {
+      if (stats) pool.enqueue(path.dirname(where), where);
+      return;
+    }
+    const names = await fs.promises.readdir(where).catch(() => [] as string[]);
+    await Promise.all(names.map((name) => removeTree(path.join(where, name))));
+    await pool.drain();
+    if (Date.now() < deadline) await fs.promises.rmdir(where).catch(() => undefined);
+  };
+  await Promise.all(tops.map(removeTree));
+  await pool.drain();
+  return complete && Date.now() < deadline;
 }
 
 /** The directories `file` (relative) is in, innermost first, up to but not including the root. */

@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { forEachConcurrently, futimes, mkdir, O_CREAT, O_NONBLOCK, O_WRONLY, withOpenFile } from '../io';
+import type { NfsRequests } from '../metering';
 import { Scenario } from '../scenario';
 
 export interface CreateFilesParams {
@@ -7,6 +8,9 @@ export interface CreateFilesParams {
   readonly threads: number;
   readonly directories: number;
 }
+
+/** What touch sends: an OPEN that creates, a SETATTR, a CLOSE. */
+export const TOUCH_REQUESTS: NfsRequests = { data: 'none', metadataReads: 1, metadataWrites: 2 };
 
 /** Creates an empty file as touch(1) does: open with O_CREAT, set its times, close. */
 export function touch(file: string): Promise<void> {
@@ -35,12 +39,12 @@ export const createFiles: Scenario<CreateFilesParams> = {
     await mkdir(path.join(dir, 'many'));
     await forEachConcurrently(perDirectory, params.directories, (d) => mkdir(d));
 
-    await recorder.phase('create-serial', async (time) => {
+    await recorder.phase('create-serial', TOUCH_REQUESTS, async (time) => {
       for (const file of names('serial')) await time(() => touch(file));
     });
-    await recorder.phase('create-one-directory', (time) =>
+    await recorder.phase('create-one-directory', TOUCH_REQUESTS, (time) =>
       forEachConcurrently(names('one'), params.threads, async (file) => { await time(() => touch(file)); }));
-    await recorder.phase('create-many-directories', (time) =>
+    await recorder.phase('create-many-directories', TOUCH_REQUESTS, (time) =>
       // One thread per directory, as `seq 1 32 | parallel -j 32 touch dir/{}/f-{1..32}` does.
       forEachConcurrently(perDirectory, params.directories, async (d, index) => {
         const share = Math.floor(params.files / params.directories) + (index < params.files % params.directories ? 1 : 0);

@@ -3,6 +3,7 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
+import type { NfsRequests } from '../metering';
 import type { Recorder } from '../recorder';
 import { Scenario, ScenarioContext } from '../scenario';
 
@@ -63,6 +64,15 @@ export const locking: Scenario<LockingParams> = {
 
 const execFileAsync = promisify(execFile);
 
+// What one of each operation sends. A lock attempt that finds the lock taken sends an OPEN more, not counted.
+const LOCK_ACQUIRE_REQUESTS: NfsRequests = { data: 'none', metadataReads: 1, metadataWrites: 1 }; // OPEN that creates, CLOSE
+// Read the counter (OPEN, READ, CLOSE), write it (OPEN that truncates, WRITE, CLOSE), remove the lock (REMOVE).
+const LOCKED_UPDATE_REQUESTS: NfsRequests = { data: 'none', metadataReads: 3, metadataWrites: 2, smallDataReads: 1, smallDataWrites: 1 };
+// About what a rollback-journal commit with synchronous=FULL sends: the database's first page read, three
+// byte-range locks and an unlock, the journal created, written (header and page) and removed, the row's page
+// (counted) and the header page written, and the journal's CLOSE and a GETATTR.
+const SQLITE_COMMIT_REQUESTS: NfsRequests = { data: 'write', metadataReads: 2, metadataWrites: 6, smallDataReads: 1, smallDataWrites: 3 };
+
 async function lockFileUpdates(dir: string, params: LockingParams, recorder: Recorder): Promise<number> {
   await fs.promises.writeFile(path.join(dir, 'counter'), '0');
   const started = process.hrtime.bigint();
@@ -82,8 +92,8 @@ async function lockFileUpdates(dir: string, params: LockingParams, recorder: Rec
     acquire.push(...out.acquire);
     update.push(...out.update);
   }
-  recorder.add('lock-acquire', acquire, seconds, 0, failed);
-  recorder.add('locked-update', update, seconds, 0, failed);
+  recorder.add('lock-acquire', LOCK_ACQUIRE_REQUESTS, acquire, seconds, 0, failed);
+  recorder.add('locked-update', LOCKED_UPDATE_REQUESTS, update, seconds, 0, failed);
   return Number(await fs.promises.readFile(path.join(dir, 'counter'), 'utf8'));
 }
 
@@ -111,7 +121,7 @@ async function sqliteCommits(file: string, transactions: number, recorder: Recor
     db.exec('PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v BLOB)');
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
     const row = crypto.randomBytes(1024);
-    await recorder.phase('sqlite-commit', async (time) => {
+    await recorder.phase('sqlite-commit', SQLITE_COMMIT_REQUESTS, async (time) => {
       for (let i = 0; i < transactions; i++) {
         await time(async () => {
           db.exec('BEGIN');

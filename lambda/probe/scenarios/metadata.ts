@@ -1,7 +1,8 @@
 import * as path from 'path';
 import { close, forEachConcurrently, open, O_RDONLY, readdir, rename, stat, unlink } from '../io';
+import type { NfsRequests } from '../metering';
 import { Scenario } from '../scenario';
-import { touch } from './create-files';
+import { touch, TOUCH_REQUESTS } from './create-files';
 
 export interface MetadataParams {
   readonly files: number;
@@ -24,13 +25,14 @@ export const metadata: Scenario<MetadataParams> = {
   plan: ({ files, threads, listings }) => ({ bytes: 0, roundTrips: Math.ceil(files / threads) * 8 + listings * 2 }),
   async run({ dir, params, recorder }) {
     const files = Array.from({ length: params.files }, (_, i) => path.join(dir, `f-${i}`));
-    const each = (operation: string, fn: (file: string) => Promise<unknown>, list = files) =>
-      recorder.phase(operation, (time) => forEachConcurrently(list, params.threads, async (file) => { await time(() => fn(file)); }));
-    await each('create', touch);
-    await each('stat', stat);
-    await each('open-close', async (file) => close(await open(file, O_RDONLY)));
-    await each('readdir', () => readdir(dir), Array.from({ length: params.listings }, () => dir));
-    await each('rename', (file) => rename(file, `${file}.renamed`));
-    await each('unlink', (file) => unlink(`${file}.renamed`));
+    const each = (operation: string, requests: NfsRequests, fn: (file: string) => Promise<unknown>, list = files) =>
+      recorder.phase(operation, requests, (time) => forEachConcurrently(list, params.threads, async (file) => { await time(() => fn(file)); }));
+    const metadataOnly = (reads: number, writes: number): NfsRequests => ({ data: 'none', metadataReads: reads, metadataWrites: writes });
+    await each('create', TOUCH_REQUESTS, touch);
+    await each('stat', metadataOnly(1, 0), stat); // GETATTR
+    await each('open-close', metadataOnly(2, 0), async (file) => close(await open(file, O_RDONLY))); // OPEN, CLOSE
+    await each('readdir', metadataOnly(1, 0), () => readdir(dir), Array.from({ length: params.listings }, () => dir)); // READDIR
+    await each('rename', metadataOnly(0, 1), (file) => rename(file, `${file}.renamed`)); // RENAME
+    await each('unlink', metadataOnly(0, 1), (file) => unlink(`${file}.renamed`)); // REMOVE
   },
 };

@@ -2,7 +2,7 @@ import * as crypto from 'crypto';
 import * as path from 'path';
 import { forEachConcurrently } from '../io';
 import { Scenario } from '../scenario';
-import { writeInBlocks } from './block-sync';
+import { BLOCK_WRITE_REQUESTS, writeInBlocks } from './block-sync';
 import { MiB } from '../../shared/sizes';
 
 export interface ParallelWritersParams {
@@ -30,7 +30,7 @@ export const parallelWriters: Scenario<ParallelWritersParams> = {
     const block = crypto.randomBytes(params.blockBytes);
     for (const writers of params.writers) {
       const perWriter = Math.ceil(params.totalBytes / writers);
-      await recorder.phase(`write-${writers}-writers-sync-each-block`, (time) =>
+      await recorder.phase(`write-${writers}-writers-sync-each-block`, BLOCK_WRITE_REQUESTS, (time) =>
         forEachConcurrently(Array.from({ length: writers }, (_, i) => i), writers, (i) => {
           const bytes = Math.max(0, Math.min(perWriter, params.totalBytes - i * perWriter));
           return bytes > 0 ? writeInBlocks(path.join(dir, `writers-${writers}-${i}`), block, bytes, true, time) : Promise.resolve();

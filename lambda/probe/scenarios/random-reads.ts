@@ -1,6 +1,7 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
 import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, read, sizeBetween, withOpenFile, writeWholeFile } from '../io';
+import type { NfsRequests } from '../metering';
 import { Scenario } from '../scenario';
 
 export interface RandomReadsParams {
@@ -15,6 +16,9 @@ export interface RandomReadsParams {
 }
 
 const DIRECTORIES = 32;
+
+/** What readWholeFile sends: an OPEN, the READs, a CLOSE. */
+const READ_WHOLE_FILE_REQUESTS: NfsRequests = { data: 'read', metadataReads: 2, metadataWrites: 0 };
 
 /** Reads a file of known size whole, as a web server does: open, read, close (no extra read for the end). */
 function readWholeFile(file: string, flags: number, bytes: number): Promise<void> {
@@ -63,7 +67,7 @@ export const randomReads: Scenario<RandomReadsParams> = {
     });
     const flags = O_RDONLY | (params.bypassCache ? await directIoFlag(files[0].path, files[0].bytes) : 0);
     finding('cacheBypassed', (flags & O_DIRECT) !== 0 && O_DIRECT !== 0);
-    await recorder.phase('read-file', (time) =>
+    await recorder.phase('read-file', READ_WHOLE_FILE_REQUESTS, (time) =>
       forEachConcurrently(order, params.readers, async (index) => {
         await time(() => readWholeFile(files[index].path, flags, files[index].bytes), files[index].bytes);
       }));

@@ -1,6 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { sizeLabel, writeWholeFile } from '../io';
+import { sizeLabel, WRITE_WHOLE_FILE_REQUESTS, writeWholeFile } from '../io';
 import { Scenario } from '../scenario';
 import { MiB } from '../../shared/sizes';
 
@@ -26,7 +26,7 @@ export const writeSizes: Scenario<WriteSizesParams> = {
   async run({ dir, params, recorder }) {
     for (const size of params.sizesBytes) {
       const content = crypto.randomBytes(size); // before the clock starts
-      await recorder.phase(`write-${sizeLabel(size)}-file`, async (time) => {
+      await recorder.phase(`write-${sizeLabel(size)}-file`, WRITE_WHOLE_FILE_REQUESTS, async (time) => {
         for (let i = 0; i < params.files; i++) {
           await time(() => writeWholeFile(path.join(dir, `${sizeLabel(size)}-${i}`), content), size);
         }

@@ -1,11 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { lstat, readdir, readFile, readlink, stat } from '../../shared/fs-calls';
+import { lstat, readdir, readlink, stat } from '../../shared/fs-calls';
 import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from '../entry';
-import { WhileFast } from './while-fast';
-
-/** Files up to this size are read in one synchronous call while the source answers fast. */
-const SYNC_READ_BYTES = 64 * 1024;
+import { FileSystemCalls } from '../file-system-calls';
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements EntrySource {
@@ -43,7 +40,7 @@ export class LocalDirectorySource implements EntrySource {
  */
 class TreeWalk {
   readonly totals: Promise<{ files: number; bytes: number }>;
-  private readonly fast = new WhileFast();
+  private readonly fast = new FileSystemCalls();
   private readonly found: SeedEntry[] = [];
   private done = false;
   private failure?: Error;
@@ -132,21 +129,17 @@ class LocalFile implements FileEntry {
   readonly mode: number;
   readonly identity: string;
 
-  constructor(readonly path: string, private readonly full: string, stats: fs.Stats, private readonly fast: WhileFast) {
+  constructor(readonly path: string, private readonly full: string, stats: fs.Stats, private readonly calls: FileSystemCalls) {
     this.size = stats.size;
     this.mode = stats.mode & 0o7777;
     this.identity = `${stats.size}:${Math.trunc(stats.mtimeMs)}`;
   }
 
-  /** Small files in one read; larger ones are copied by the writer, through a buffer it reuses. */
+  /** Copied by the writer through a buffer it reuses, read with this source's calls (synchronous while it is fast). */
   async open(): Promise<FileContent> {
-    if (this.size <= SYNC_READ_BYTES) return this.fast.run(() => fs.readFileSync(this.full, READ_NOFOLLOW), () => readFile(this.full, READ_NOFOLLOW));
-    return new LocalFileContent(this.full);
+    return new LocalFileContent(this.full, this.size, this.calls);
   }
 }
-
-/** A file that became a symlink since the walk is not followed (Node takes numeric flags; its types say string). */
-const READ_NOFOLLOW = { flag: (fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW) as unknown as string };
 
 function specialKind(s: fs.Stats): string {
   if (s.isFIFO()) return 'FIFO';

@@ -1,7 +1,4 @@
 import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
-import { pipeline } from 'stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
 import { MiB } from '../../shared/sizes';
@@ -57,7 +54,8 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   if (!bucket) {
     if (format === 'directory') return { source: new LocalDirectorySource(key), close: nothing };
     if (format === 'zip') {
-      const zip = await zipSource(key, key, options.limits);
+      const { openZipFile } = await import('./zip-archive');
+      const zip = await zipSource(key, () => openZipFile(key), options.limits);
       return { source: zip, close: () => zip.close() };
     }
     if (format === 'tar' || format === 'tar.gz') {
@@ -68,7 +66,7 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   }
 
   // Loaded only for S3 sources: the SDK adds a tenth of a second to every start of the CLI.
-  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const { GetObjectCommand, HeadObjectCommand } = await import('@aws-sdk/client-s3');
   const { s3Client } = await import('./s3-client');
   const { S3ObjectsSource } = await import('./s3-objects');
   const client = options.client ?? s3Client(options.s3);
@@ -84,19 +82,17 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
     case 'tar.gz':
       return { source: await tarSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };
     case 'zip': {
-      // A zip's directory is at its end: spool it to local disk (streamed, not into memory) first.
-      // The spool goes whatever happens: a warm Lambda keeps /tmp from one invocation to the next.
-      const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cdk-efs-kit-zip-'));
-      const removeSpool = () => fs.promises.rm(dir, { recursive: true, force: true });
-      try {
-        const file = path.join(dir, 'source.zip');
-        await pipeline((await getObject()).stream, fs.createWriteStream(file));
-        const zip = await zipSource(description, file, options.limits);
-        return { source: zip, close: async () => { try { await zip.close(); } finally { await removeSpool(); } } };
-      } catch (error) {
-        await removeSpool();
-        throw error;
-      }
+      // A zip's directory is at its end: read it, and then its members, where it lies, by ranged GETs.
+      const { S3BlockReader } = await import('./s3-block-reader');
+      const { openZipReader } = await import('./zip-archive');
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((err: Error & { $metadata?: { httpStatusCode?: number } }) => {
+        // A HEAD answers without a body: S3's status is the only reason there is.
+        const status = err.$metadata?.httpStatusCode;
+        throw new Error(`${description} ${status === 404 ? 'does not exist' : status === 403 ? 'cannot be read: access denied' : `cannot be read: ${err.message}`}${status ? ` (HTTP ${status})` : ''}`);
+      });
+      const reader = new S3BlockReader(client, bucket, key, head.ContentLength ?? 0);
+      const zip = await zipSource(description, () => openZipReader(reader, reader.size), options.limits);
+      return { source: zip, close: () => zip.close() };
     }
     default:
       throw new Error(`an S3 source must be objects or an archive, got format ${format}`);

@@ -37,6 +37,11 @@ export class TarNameWatch extends Transform {
         at += n;
         continue;
       }
+      if (this.header.length === 0 && chunk.length - at >= BLOCK) {
+        this.readHeader(chunk.subarray(at, at + BLOCK)); // the usual case: a whole header in the chunk
+        at += BLOCK;
+        continue;
+      }
       const n = Math.min(BLOCK - this.header.length, chunk.length - at);
       this.header = Buffer.concat([this.header, chunk.subarray(at, at + n)]);
       at += n;

@@ -10,14 +10,35 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 const SPECIAL_KINDS = new Map([[0o010000, 'FIFO'], [0o020000, 'character device'], [0o060000, 'block device'], [0o140000, 'socket']]);
 
+/** A zip opened by yauzl (from a file, or a reader of an S3 object), and its size in bytes. */
+export interface OpenedZip {
+  readonly zip: yauzl.ZipFile;
+  readonly bytes: number;
+}
+
+const ZIP_OPTIONS: yauzl.Options = { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false };
+
+/** A .zip file on disk. */
+export async function openZipFile(file: string): Promise<OpenedZip> {
+  const zip = await promisify(yauzl.open as (file: string, options: yauzl.Options, cb: (err: Error | null, zip: yauzl.ZipFile) => void) => void)(file, ZIP_OPTIONS);
+  return { zip, bytes: (await fs.promises.stat(file)).size };
+}
+
+/** A .zip read through `reader` (see S3BlockReader), `bytes` long. */
+export async function openZipReader(reader: yauzl.RandomAccessReader, bytes: number): Promise<OpenedZip> {
+  const fromReader = promisify(yauzl.fromRandomAccessReader as (r: yauzl.RandomAccessReader, size: number, options: yauzl.Options, cb: (err: Error | null, zip: yauzl.ZipFile) => void) => void);
+  return { zip: await fromReader(reader, bytes, ZIP_OPTIONS), bytes };
+}
+
 /**
- * A .zip file on disk (zips need random access: the central directory is at the end). Members are
- * read concurrently; yauzl checks every member's size and CRC against the directory.
+ * A .zip (zips need random access: the central directory is at the end), on disk or read in place
+ * in S3. Members are read concurrently; yauzl checks every member's size and CRC against the
+ * directory.
  */
 export class ZipArchiveSource implements EntrySource {
   private opened?: Promise<{ zip: yauzl.ZipFile; entries: yauzl.Entry[]; bytes: number }>;
 
-  constructor(readonly description: string, private readonly file: string, private readonly limits: ArchiveLimits = {}) {}
+  constructor(readonly description: string, private readonly openZip: () => Promise<OpenedZip>, private readonly limits: ArchiveLimits = {}) {}
 
   async totals() {
     const { entries } = await this.open();
@@ -68,10 +89,8 @@ export class ZipArchiveSource implements EntrySource {
 
   private open() {
     this.opened ??= (async () => {
-      const openZip = promisify(yauzl.open) as (file: string, options: yauzl.Options) => Promise<yauzl.ZipFile>;
-      const zip = await openZip(this.file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false })
+      const { zip, bytes } = await this.openZip()
         .catch((err: Error) => { throw new Error(`${this.description} is not a readable .zip archive: ${err.message}`); });
-      const { size: bytes } = await fs.promises.stat(this.file);
       const entries: yauzl.Entry[] = [];
       await new Promise<void>((resolve, reject) => {
         zip.on('entry', (entry: yauzl.Entry) => { entries.push(entry); zip.readEntry(); });

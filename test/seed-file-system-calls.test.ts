@@ -1,8 +1,8 @@
-import { WhileFast } from '../lambda/seed/sources/while-fast';
+import { FileSystemCalls } from '../lambda/seed/file-system-calls';
 
 // The local source reads synchronously only while reads come from memory; these calls stand in for
 // the reads (a busy wait is a slow disk), and count which way each one ran.
-describe('WhileFast', () => {
+describe('FileSystemCalls', () => {
   const busyFor = (ms: number) => {
     const until = process.hrtime.bigint() + BigInt(ms * 1e6);
     while (process.hrtime.bigint() < until) { /* a read that blocks */ }
@@ -18,14 +18,14 @@ describe('WhileFast', () => {
   }
 
   test('fast calls stay synchronous', async () => {
-    const fast = new WhileFast();
+    const fast = new FileSystemCalls();
     const c = counting(0);
     for (let i = 0; i < 100; i++) await fast.run(c.sync, c.async);
     expect(c.calls).toEqual({ sync: 100, async: 0 });
   });
 
   test('three slow calls in a row move every later call to the thread pool', async () => {
-    const fast = new WhileFast();
+    const fast = new FileSystemCalls();
     const slow = counting(2);
     for (let i = 0; i < 3; i++) await fast.run(slow.sync, slow.async);
     expect(fast.fast).toBe(false);
@@ -34,7 +34,7 @@ describe('WhileFast', () => {
   });
 
   test('one slow call among fast ones (the scheduler, a page fault) changes nothing', async () => {
-    const fast = new WhileFast();
+    const fast = new FileSystemCalls();
     const quick = counting(0);
     const slow = counting(2);
     for (let i = 0; i < 10; i++) {
@@ -46,7 +46,7 @@ describe('WhileFast', () => {
   });
 
   test('a fast call gives its value itself, with no promise to settle; a failing one throws', () => {
-    const fast = new WhileFast();
+    const fast = new FileSystemCalls();
     expect(fast.run(() => 'sync', async () => 'async')).toBe('sync');
     expect(() => fast.run(() => { throw new Error('ENOENT'); }, async () => 'never')).toThrow('ENOENT');
   });

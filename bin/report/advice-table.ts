@@ -1,0 +1,68 @@
+import { THROUGHPUT_MODES } from '../../lib/private/efs-cost';
+import { Advice, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
+import { usd } from './money';
+
+const GiB = 1024 ** 3;
+const TiB = 1024 ** 4;
+
+/** GiB with one decimal, thousands grouped; TiB from 1 TiB up. */
+function size(bytes: number): string {
+  const [value, unit] = bytes >= TiB ? [bytes / TiB, 'TiB'] : [bytes / GiB, 'GiB'];
+  return `${value.toLocaleString('en-US', { minimumFractionDigits: unit === 'TiB' ? 2 : 1, maximumFractionDigits: unit === 'TiB' ? 2 : 1 })} ${unit}`;
+}
+
+/** `cdk-efs-kit advise` as text: the window, the traffic and storage, the modes side by side, the recommendation and its notes. */
+export function renderAdviceTable(advice: Advice): string {
+  const out = [`${advice.fileSystemId}: ${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}`, `Prices: ${advice.pricing.label}`, ''];
+  if (!advice.dataFound) return [...out, noDataLine(advice)].join('\n');
+  out.push(trafficLine(advice), storageLine(advice), '');
+  const [head, ...rows] = adviceRows(advice);
+  out.push(`|  | ${head.cells.join(' | ')} |`, '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.label} | ${r.cells.join(' | ')} |`));
+  if (advice.recommendation) out.push('', `Recommendation: ${advice.recommendation.reason}`);
+  if (advice.notes.length > 0) out.push('', 'Notes:', ...advice.notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
+
+export function noDataLine(advice: Advice): string {
+  return `CloudWatch has no AWS/EFS metrics for ${advice.fileSystemId} in this window: a file system too new to have reported any, `
+    + 'one in another Region or account, or a mistyped id. Nothing to advise on.';
+}
+
+/** The modes side by side: a header row with their names, then a row per figure, a cell per mode. */
+export function adviceRows(advice: Advice): Array<{ label: string; cells: string[] }> {
+  const modes = THROUGHPUT_MODES.map((m) => advice[m]);
+  const row = (label: string, cell: (m: ModeCost) => string) => ({ label, cells: modes.map(cell) });
+  return [
+    row('', (m) => MODE_NAMES[m.mode]),
+    row('data access or throughput', (m) => usd(m.throughputUsd)),
+    row('storage', (m) => usd(m.storageUsd)),
+    row(`total for ${formatDays(advice.days)}`, (m) => usd(m.totalUsd)),
+    row('storage without IA lifecycle', (m) => usd(m.storageWithoutLifecycleUsd)),
+    row('storage with IA lifecycle', (m) => `${usd(m.storageWithLifecycleUsd)}${m.lifecycleTieringUsd > 0 ? ` + ${usd(m.lifecycleTieringUsd)} once` : ''}`),
+    row('traffic held back', (m) => (m.heldBackMinutes === 0 ? 'never' : `${m.heldBackMinutes.toLocaleString('en-US')} min, ${m.longestHeldBackMinutes.toLocaleString('en-US')} in a row`)),
+    row('sized and billed', (m) => modeDetail(advice, m)),
+  ];
+}
+
+export function trafficLine(advice: Advice): string {
+  const t = advice.traffic;
+  return `Traffic: ${size(t.dataReadBytes + t.metadataReadBytes)} read, ${size(t.dataWriteBytes + t.metadataWriteBytes)} written `
+    + `(metadata ${size(t.metadataReadBytes + t.metadataWriteBytes)} of it); metered p99 ${t.p99MeteredMibps.toFixed(2)} MiB/s, `
+    + `peak ${t.peakMeteredMibps.toFixed(2)} MiB/s; I/O in ${t.activeMinutes.toLocaleString('en-US')} of ${t.minutes.toLocaleString('en-US')} minutes`;
+}
+
+export function storageLine(advice: Advice): string {
+  const s = advice.storage;
+  return s
+    ? `Storage: ${size(s.total)} on average (Standard ${size(s.standard)}, IA ${size(s.ia)}, Archive ${size(s.archive)})${advice.oneZone ? ', One Zone' : ''}`
+    : 'Storage: no StorageBytes reported';
+}
+
+/** How the mode would have been sized and billed for this traffic. */
+export function modeDetail(advice: Advice, m: ModeCost): string {
+  if (m.mode === 'elastic') return 'per GB read and written';
+  if (m.mode === 'provisioned') return `${advice.provisioned.provisionedMibps.toFixed(2)} MiB/s (p99), ${advice.provisioned.includedMibps.toFixed(2)} included`;
+  const b = advice.bursting;
+  const start = `credits from ${size(b.startCreditBytes)}${b.startCredits === 'assumed full' ? ' (full)' : ''}`;
+  return b.creditsRanOutAt ? `${start}, ran out ${b.creditsRanOutAt}` : `${start}, lowest ${size(b.lowestCreditBytes)}`;
+}

@@ -1,0 +1,139 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Worker } from 'worker_threads';
+import type { WriteOptions } from './atomic-write';
+import { FileContent, LocalFileContent } from './entry';
+import type { Placement } from './file-copy';
+
+/**
+ * The file writes of a seed spread over worker threads, one per vCPU, so that a copy bound by the
+ * CPU (many small files on a fast target, or the thread-pool hops of a slow one) uses every vCPU the
+ * process has, not one. The engine keeps everything else (the walk, the scheduling, the directories,
+ * the manifest) on its own thread: a worker only writes a file it is told to, at the place it is
+ * told, with the seed's usual guarantees (a new inode, atomic, nothing followed). Only content a
+ * worker can reach itself travels: a local file by its path, in-memory content by value; streamed
+ * content (S3 objects, large archive members) is written by the engine's thread.
+ * Jobs and results cross in batches, one message per turn of the event loop, not one per file.
+ */
+
+/** What a worker is asked to do. */
+export interface CopyRequest {
+  readonly id: number;
+  readonly placement: Placement;
+  readonly write: WriteOptions;
+  readonly content: { readonly path: string; readonly size: number } | { readonly bytes: Uint8Array };
+}
+
+/** What it answers: the bytes written, or the error (its message and code, as Node gave them). */
+export interface CopyResponse {
+  readonly id: number;
+  readonly bytes?: number;
+  readonly error?: { readonly message: string; readonly code?: string };
+}
+
+/** Lambda gives a function one vCPU per 1,769 MB of memory (6 at 10,240 MB). */
+const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * Workers for this process: one per vCPU it may use (in Lambda, per its memory), or none with a
+ * single vCPU, where a worker would only add its messages to the same CPU.
+ */
+export function defaultWorkerCount(): number {
+  const memory = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+  const vcpus = Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.floor(memory / LAMBDA_MB_PER_VCPU)) : Infinity);
+  return vcpus >= 2 ? vcpus : 0;
+}
+
+/** The worker thread's script, next to this module in every build (tsc's output and each bundle). */
+export const WORKER_SCRIPT = path.join(__dirname, 'copy-thread.js');
+
+interface Lane {
+  readonly worker: Worker;
+  outbox: CopyRequest[];
+  inFlight: number;
+  written: number;
+}
+
+export class CopyWorkers {
+  /** `count` workers, or undefined for 0 (the engine writes on its own thread). */
+  static start(count: number): CopyWorkers | undefined {
+    if (count === 0) return undefined;
+    if (!fs.existsSync(WORKER_SCRIPT)) throw new Error(`the copy worker script ${WORKER_SCRIPT} is missing: build the package (npm run build), or run with 0 workers`);
+    return new CopyWorkers(count);
+  }
+
+  private readonly lanes: Lane[];
+  private readonly waiting = new Map<number, { resolve: (bytes: number) => void; reject: (err: Error) => void }>();
+  private nextId = 0;
+  private failure?: Error;
+
+  private constructor(count: number) {
+    this.lanes = Array.from({ length: count }, () => {
+      const worker = new Worker(WORKER_SCRIPT);
+      const lane: Lane = { worker, outbox: [], inFlight: 0, written: 0 };
+      worker.on('message', (responses: CopyResponse[]) => this.settle(lane, responses));
+      worker.on('error', (err) => this.broken(err));
+      worker.on('exit', (code) => this.broken(new Error(`a copy worker stopped (exit code ${code})`)));
+      return lane;
+    });
+  }
+
+  /** Whether a worker can take this content (it can read a local file, or be handed the bytes). */
+  static canTake(content: FileContent): content is LocalFileContent | Buffer {
+    return content instanceof LocalFileContent || Buffer.isBuffer(content);
+  }
+
+  /** Has a worker write `content` (see canTake) at `placement`; the bytes written. */
+  write(placement: Placement, write: WriteOptions, content: LocalFileContent | Buffer): Promise<number> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    const lane = this.lanes.reduce((least, l) => (l.inFlight < least.inFlight ? l : least));
+    const shipped = content instanceof LocalFileContent ? { path: content.path, size: content.size } : { bytes: content };
+    if (lane.outbox.length === 0) setImmediate(() => this.flush(lane));
+    lane.outbox.push({ id, placement, write, content: shipped });
+    lane.inFlight++;
+    return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+
+  /** Files each worker wrote. */
+  get filesWritten(): number[] {
+    return this.lanes.map((lane) => lane.written);
+  }
+
+  /** Stops the workers (once every write has settled). */
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => {
+      lane.worker.removeAllListeners('exit');
+      return lane.worker.terminate();
+    }));
+  }
+
+  private flush(lane: Lane): void {
+    if (lane.outbox.length === 0) return;
+    lane.worker.postMessage(lane.outbox);
+    lane.outbox = [];
+  }
+
+  private settle(lane: Lane, responses: CopyResponse[]): void {
+    for (const response of responses) {
+      lane.inFlight--;
+      const waiter = this.waiting.get(response.id);
+      this.waiting.delete(response.id);
+      if (!waiter) continue;
+      if (response.error) {
+        waiter.reject(Object.assign(new Error(response.error.message), { code: response.error.code }));
+      } else {
+        lane.written++;
+        waiter.resolve(response.bytes!);
+      }
+    }
+  }
+
+  /** A worker that dies fails what it had, and every later write: the run reports them and ends. */
+  private broken(err: Error): void {
+    this.failure ??= err;
+    for (const waiter of this.waiting.values()) waiter.reject(err);
+    this.waiting.clear();
+  }
+}

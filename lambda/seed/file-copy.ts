@@ -1,0 +1,83 @@
+import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
+import { CopyWorkers } from './copy-workers';
+import { FileEntry, SymlinkEntry } from './entry';
+import { FileSystemCalls } from './file-system-calls';
+
+/** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
+export type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };
+
+/** Where and how one entry goes: its path on disk, and for a file, in place or through a temporary name (in `tempDir`). */
+export interface Placement {
+  readonly where: string;
+  /** In a directory no reader sees yet: written at its name, with no temporary name. */
+  readonly inPlace: boolean;
+  readonly tempDir?: string;
+}
+
+export interface Copied {
+  readonly written: boolean;
+  readonly bytes: number;
+}
+
+export interface FileCopierOptions {
+  readonly dryRun: boolean;
+  /** Owner of written files. @default the process's */
+  readonly uid?: number;
+  readonly gid?: number;
+  /**
+   * Without a manifest (Distributed Map workers), the file on the target says whether it is current
+   * (same size and modification time as the source's), and written files get the source's time.
+   */
+  readonly byTime: boolean;
+  /** Worker threads to write files on (those whose content they can reach). @default - this thread writes */
+  readonly workers?: CopyWorkers;
+}
+
+/**
+ * Permission bits a file keeps (the process umask still applies): no setuid or setgid, which a seed
+ * running as root would otherwise hand out from an archive.
+ */
+const FILE_MODE_BITS = 0o777;
+
+/** Copies one entry to its place on the target: the per-file work of a seed, and nothing else. */
+export class FileCopier {
+  constructor(private readonly calls: FileSystemCalls, private readonly options: FileCopierOptions) {}
+
+  /** Writes `job` at `placement` once `beforeWrite` (the directory's sweep) is done. */
+  copy(job: Job, placement: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
+    return job.kind === 'file' ? this.file(job.entry, placement, beforeWrite) : this.symlink(job.entry, placement.where, beforeWrite);
+  }
+
+  private async file(entry: FileEntry, { where, inPlace, tempDir }: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
+    const byTime = this.options.byTime && entry.mtimeMs !== undefined;
+    if (byTime) {
+      const stat = await this.calls.lstat(where).catch(() => undefined);
+      if (stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!)) {
+        entry.discard?.();
+        return { written: false, bytes: 0 };
+      }
+    }
+    if (this.options.dryRun) {
+      entry.discard?.();
+      return { written: true, bytes: entry.size };
+    }
+    await beforeWrite();
+    const { uid, gid } = this.options;
+    const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
+    const content = await entry.open();
+    const { workers } = this.options;
+    if (workers && CopyWorkers.canTake(content)) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, content) };
+    // In place, an interrupted run (or anyone who can write the target) may have left something at the name: replaced, never written through.
+    const bytes = inPlace
+      ? await writeUnseenFile(this.calls, where, content, writeOptions, true)
+      : await writeFileAtomically(this.calls, where, content, writeOptions, tempDir);
+    return { written: true, bytes };
+  }
+
+  private async symlink(entry: SymlinkEntry, where: string, beforeWrite: () => Promise<void>): Promise<Copied> {
+    if (this.options.dryRun) return { written: true, bytes: 0 };
+    await beforeWrite();
+    await writeSymlinkAtomically(this.calls, entry.target, where);
+    return { written: true, bytes: 0 };
+  }
+}

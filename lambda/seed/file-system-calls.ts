@@ -1,0 +1,105 @@
+import * as fs from 'fs';
+import { close, fchown, futimes, lstat, mkdir, open, read, readdir, readlink, rename, symlink, unlink, write } from '../shared/fs-calls';
+
+/** A call slower than this did not come from memory; this many in a row mean the file system is slow. */
+const SLOW_CALL_NS = 1_000_000n;
+const SLOW_CALLS_IN_A_ROW = 3;
+
+/**
+ * One file system's calls, as the seed makes them (it keeps one for its source and one for its
+ * target): synchronous while they take microseconds (the page cache, tmpfs), because handing each to
+ * libuv's thread pool costs the JS thread 10-25 us (a queue lock and a thread woken), more than the
+ * call itself, and that thread is what limits a small-file copy. A few slow calls in a row (a cold
+ * disk, a network mount such as EFS; one alone may be the scheduler) move every later call to the
+ * thread pool, where many run at once and hide the round trips, so a slow file system stalls the
+ * copy for a few milliseconds at most.
+ */
+export class FileSystemCalls {
+  private slowInARow = 0;
+
+  /** Whether calls still run synchronously. */
+  get fast(): boolean {
+    return this.slowInARow < SLOW_CALLS_IN_A_ROW;
+  }
+
+  /** The synchronous call's value while calls are fast (no promise to settle), else the asynchronous call's promise. */
+  run<T>(syncCall: () => T, asyncCall: () => Promise<T>): T | Promise<T> {
+    if (!this.fast) return asyncCall();
+    const started = process.hrtime.bigint();
+    try {
+      return syncCall();
+    } finally {
+      this.slowInARow = process.hrtime.bigint() - started > SLOW_CALL_NS ? this.slowInARow + 1 : 0;
+    }
+  }
+
+  /** `run`, always as a promise (a synchronous failure becomes a rejection). */
+  call<T>(syncCall: () => T, asyncCall: () => Promise<T>): Promise<T> {
+    try {
+      const value = this.run(syncCall, asyncCall);
+      return value instanceof Promise ? value : Promise.resolve(value);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+
+  open(file: string, flags: number, mode?: number): Promise<number> {
+    return this.call(() => fs.openSync(file, flags, mode), () => open(file, flags, mode));
+  }
+
+  close(fd: number): Promise<void> {
+    return this.call(() => fs.closeSync(fd), () => close(fd));
+  }
+
+  write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
+    return this.call(() => fs.writeSync(fd, buffer, offset, length, null), () => write(fd, buffer, offset, length));
+  }
+
+  read(fd: number, buffer: Buffer, position: number): Promise<number> {
+    return this.call(() => fs.readSync(fd, buffer, 0, buffer.length, position), () => read(fd, buffer, position));
+  }
+
+  fchown(fd: number, uid: number, gid: number): Promise<void> {
+    return this.call(() => fs.fchownSync(fd, uid, gid), () => fchown(fd, uid, gid));
+  }
+
+  futimes(fd: number, time: Date): Promise<void> {
+    return this.call(() => fs.futimesSync(fd, time, time), () => futimes(fd, time, time));
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return this.call(() => fs.renameSync(from, to), () => rename(from, to));
+  }
+
+  unlink(file: string): Promise<void> {
+    return this.call(() => fs.unlinkSync(file), () => unlink(file));
+  }
+
+  symlink(linkTarget: string, file: string): Promise<void> {
+    return this.call(() => fs.symlinkSync(linkTarget, file), () => symlink(linkTarget, file));
+  }
+
+  mkdir(dir: string, mode: number): Promise<void> {
+    return this.call(() => { fs.mkdirSync(dir, mode); }, async () => { await mkdir(dir, mode); });
+  }
+
+  lstat(file: string): Promise<fs.Stats> {
+    return this.call(() => fs.lstatSync(file), () => lstat(file));
+  }
+
+  readdir(dir: string): Promise<fs.Dirent[]> {
+    return this.call(() => fs.readdirSync(dir, { withFileTypes: true }), () => readdir(dir, { withFileTypes: true }));
+  }
+
+  /** Writes all of `buffer` in requests of at most `requestBytes` (EFS clients send up to 1 MiB); its length. */
+  async writeAll(fd: number, buffer: Buffer, requestBytes: number): Promise<number> {
+    let offset = 0;
+    while (offset < buffer.length) offset += await this.write(fd, buffer, offset, Math.min(requestBytes, buffer.length - offset));
+    return offset;
+  }
+
+  readlink(file: string): Promise<string> {
+    return this.call(() => fs.readlinkSync(file), () => readlink(file));
+  }
+}

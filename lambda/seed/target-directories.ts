@@ -1,0 +1,273 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX } from './atomic-write';
+import { DEFAULT_DIRECTORY_MODE } from './entry';
+import { UnsafeEntryError } from './safety';
+import { FileSystemCalls } from './file-system-calls';
+
+/**
+ * The target's directories: listed once each, made once each (parents first, new ones under a
+ * staging name), swept of an interrupted run's temporary files before the first write, and the
+ * staged ones published (renamed into place) once filled.
+ */
+
+/** A target directory's entries by name; empty where the directory could not be read. */
+export type Listing = ReadonlyMap<string, fs.Dirent>;
+
+/**
+ * The target's directories, each listed at most once per run (by where it is on disk), and only
+ * where it existed before the run: the listing tells which unchanged entries are still there, which
+ * subdirectories exist (no lookup each) and which temporary files an interrupted run left. Only a
+ * seed writes through its temporary names, so a name that is there is a whole file. The listing is
+ * taken before this run writes into the directory (every write waits for the sweep, which waits for it).
+ */
+export class TargetListings {
+  private readonly listings = new Map<string, Promise<Listing>>();
+  /** Staging directories seen in the listings (see DirectoryMaker). */
+  readonly staging: string[] = [];
+
+  constructor(private readonly calls: FileSystemCalls) {}
+
+  list(dir: string): Promise<Listing> {
+    let listing = this.listings.get(dir);
+    if (!listing) {
+      listing = this.calls.readdir(dir).then((dirents) => {
+        for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push(path.join(dir, d.name));
+        return new Map(dirents.map((d) => [d.name, d]));
+      }, () => new Map<string, fs.Dirent>());
+      this.listings.set(dir, listing);
+    }
+    return listing;
+  }
+
+  /** Settles once every listing asked for so far has. */
+  async settled(): Promise<void> {
+    await Promise.all(this.listings.values());
+  }
+}
+
+/** The target root is '' ('.' as path.posix.dirname gives it for top-level files). */
+export const keyOf = (relative: string) => (relative === '.' ? '' : relative);
+
+/** A directory this run made (or an interrupted run began) under a staging name, to rename into place once filled. */
+interface Unpublished { readonly relative: string; readonly staged: string; readonly final: string; withheld?: string; publishing?: Promise<void> }
+
+/**
+ * Creates each directory once, parents first, refusing any path component that exists but is not a
+ * real directory (a symlink planted to lead writes outside the target). Whether a directory exists is
+ * read from its parent's listing where the parent existed, so a re-run makes no lookup per directory.
+ *
+ * With `staging` (a seed that owns its target), a directory that does not exist yet is made under a
+ * staging name in its parent and published, renamed into place, once its files are all written (or,
+ * for the rest, once the run is complete): until then
+ * no reader sees it, so the files inside are written in place, with no temporary name and no rename
+ * each (on EFS both are round trips under the directory's lock). A later run adopts a staging
+ * directory an interrupted run left and goes on filling it; one nothing adopts is removed at the end.
+ *
+ * A directory that already existed is swept of temporary files an interrupted run left behind before
+ * the first write into it (an interrupted write always leaves its file to be written again), so an
+ * unchanged re-run writes nothing. A dry run only looks.
+ */
+export interface DirectoryMakerOptions {
+  readonly root: string;
+  readonly calls: FileSystemCalls;
+  readonly listings: TargetListings;
+  readonly dryRun: boolean;
+  /** Make new directories under a staging name (a seed that owns its target). */
+  readonly staging: boolean;
+  /** Other writers share the target at once (Distributed Map workers): a temporary file is only a leftover once it is old. */
+  readonly shared: boolean;
+  /** Owner of made directories. @default the process's */
+  readonly uid?: number;
+  readonly gid?: number;
+  /** Records a directory that could not be published. */
+  readonly fail: (relative: string, err: unknown) => void;
+  /** Told of each directory a seed made (this run, or an interrupted one under a staging name): only those are ever removed. */
+  readonly made: (relative: string) => void;
+}
+
+export class DirectoryMaker {
+  private readonly making = new Map<string, Promise<void>>();
+  private readonly modes = new Map<string, number>();
+  private readonly existing = new Set<string>(['']);
+  /** Where each made directory is on disk. */
+  private readonly paths = new Map<string, string>();
+  /** Directories no reader sees yet: the staged ones and everything below them. */
+  private readonly hidden = new Map<string, Unpublished>();
+  private readonly swept = new Map<string, Promise<void>>();
+
+  private readonly calls: FileSystemCalls;
+  private readonly listings: TargetListings;
+  private readonly dryRun: boolean;
+  private readonly staging: boolean;
+
+  constructor(private readonly options: DirectoryMakerOptions) {
+    ({ calls: this.calls, listings: this.listings, dryRun: this.dryRun, staging: this.staging } = options);
+    this.paths.set('', options.root);
+  }
+
+  declare(relative: string, mode: number): void {
+    this.modes.set(relative, mode);
+  }
+
+  make(relative: string): Promise<void> {
+    const key = keyOf(relative);
+    if (key === '') return Promise.resolve();
+    return this.making.get(key) ?? this.remember(key, this.create(key));
+  }
+
+  /** Whether `relative` (made already) was there before this run. */
+  existed(relative: string): boolean {
+    return this.existing.has(keyOf(relative));
+  }
+
+  /** Where `relative` (made already) is on disk. */
+  pathOf(relative: string): string {
+    return this.paths.get(keyOf(relative))!;
+  }
+
+  /** Whether `relative` (made already) is not published yet: a file in it needs no temporary name. */
+  unpublished(relative: string): boolean {
+    return this.hidden.has(keyOf(relative));
+  }
+
+  /** After a failed write in place at `where`: a file still there (its removal failed too) keeps `directory` unpublished. */
+  async withholdIfLeft(directory: string, file: string, where: string): Promise<void> {
+    if (await this.calls.lstat(where).then(() => true, () => false)) this.hidden.get(keyOf(directory))!.withheld = file;
+  }
+
+  /** Call before writing into `relative` (made already). */
+  sweepBeforeWriting(relative: string): Promise<void> {
+    const key = keyOf(relative);
+    if (this.dryRun || !this.existing.has(key)) return Promise.resolve();
+    const sweep = this.swept.get(key) ?? this.sweep(key);
+    this.swept.set(key, sweep);
+    return sweep;
+  }
+
+  /** The staged directories (each the top of what it hides), by key. */
+  stagedDirectories(): string[] {
+    return [...this.hidden.entries()].filter(([key, u]) => u.relative === key).map(([key]) => key);
+  }
+
+  /**
+   * Renames the staged directory `relative` into place, unless it is under way or done: for a
+   * directory whose files are all written (and no more can come), so it need not wait for the run.
+   */
+  publishNow(relative: string): void {
+    const unpublished = this.hidden.get(relative);
+    if (unpublished?.relative !== relative || unpublished.publishing || unpublished.withheld) return;
+    unpublished.publishing = this.rename(unpublished);
+  }
+
+  /**
+   * Once the run is complete: renames each staged directory not yet published into place, then
+   * removes staging directories an interrupted run left that this run did not adopt (the source no
+   * longer has them).
+   */
+  async publish(): Promise<void> {
+    const staged = [...new Set(this.hidden.values())];
+    await Promise.all(staged.map((u) => {
+      if (u.withheld) {
+        this.options.fail(u.relative, new Error(`not published: ${u.withheld} failed and its partial file could not be removed; run the seed again`));
+        return undefined;
+      }
+      return u.publishing ?? this.rename(u);
+    }));
+    const adopted = new Set(staged.map((u) => u.staged));
+    await this.listings.settled();
+    const leftovers = this.listings.staging.filter((dir) => !adopted.has(dir));
+    await Promise.all(leftovers.map((dir) => fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined)));
+  }
+
+  private async rename({ relative, staged, final }: Unpublished): Promise<void> {
+    // rename() replaces an empty directory made meanwhile; one with content stops it.
+    await this.calls.rename(staged, final).catch((err: NodeJS.ErrnoException) => this.options.fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
+      ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(staged)}, and the next run writes into it`)
+      : err));
+  }
+
+  private remember(relative: string, promise: Promise<void>): Promise<void> {
+    this.making.set(relative, promise);
+    return promise;
+  }
+
+  private async create(relative: string): Promise<void> {
+    const parent = keyOf(path.posix.dirname(relative));
+    await this.make(parent);
+    const parentPath = this.pathOf(parent);
+    const name = path.posix.basename(relative);
+    const parentHidden = this.hidden.get(parent);
+    const stage = this.staging && !parentHidden;
+    // A listing shares the parent's lock, while a mkdir holds it alone even when the directory exists:
+    // on a re-run a mkdir each would queue them one by one.
+    const listing = this.existing.has(parent) ? await this.listings.list(parentPath) : undefined;
+    const dirent = listing?.get(name);
+    if (dirent) {
+      this.refuseUnlessDirectory(relative, dirent);
+      this.existing.add(relative);
+      this.paths.set(relative, path.join(parentPath, name));
+      if (parentHidden) {
+        // Inside a staging directory: an interrupted seed made it.
+        this.hidden.set(relative, parentHidden);
+        this.options.made(relative);
+      }
+      return;
+    }
+    const where = path.join(parentPath, stage ? stagingName(name) : name);
+    this.paths.set(relative, where);
+    const begun = stage ? listing?.get(path.basename(where)) : undefined;
+    if (begun) {
+      // An interrupted run's staging directory: go on filling it.
+      this.refuseUnlessDirectory(relative, begun);
+      this.existing.add(relative);
+      this.options.made(relative);
+    } else if (!this.dryRun) {
+      if (await this.mkdir(relative, where)) this.options.made(relative);
+    }
+    // Only a directory made (or adopted) is ever published.
+    const unpublished = stage ? { relative, staged: where, final: path.join(parentPath, name) } : parentHidden;
+    if (unpublished) this.hidden.set(relative, unpublished);
+  }
+
+  /** Makes the directory; false where another writer made it meanwhile (Distributed Map workers share a target). */
+  private async mkdir(relative: string, where: string): Promise<boolean> {
+    try {
+      await this.calls.mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      this.refuseUnlessDirectory(relative, await this.calls.lstat(where));
+      this.existing.add(relative);
+      return false;
+    }
+    if (this.options.uid !== undefined || this.options.gid !== undefined) {
+      // lchown: had someone swapped the new directory for a link, the link is changed, not its target.
+      await fs.promises.lchown(where, this.options.uid ?? -1, this.options.gid ?? -1);
+    }
+    return true;
+  }
+
+  private refuseUnlessDirectory(relative: string, found: fs.Dirent | fs.Stats): void {
+    if (!found.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
+  }
+
+  private async sweep(relative: string): Promise<void> {
+    const dir = this.pathOf(relative);
+    const names = [...(await this.listings.list(dir)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
+    // Other workers may be writing into a shared directory right now: only a temporary file older
+    // than any of them can run is a leftover.
+    await Promise.all(names.map(async (n) => {
+      const full = path.join(dir, n);
+      if (this.options.shared && !await this.olderThan(full, SHARED_TARGET_LEFTOVER_MS)) return;
+      await this.calls.unlink(full).catch(() => undefined);
+    }));
+  }
+
+  private async olderThan(file: string, ms: number): Promise<boolean> {
+    const stat = await this.calls.lstat(file).catch(() => undefined);
+    return stat !== undefined && Date.now() - stat.mtimeMs > ms;
+  }
+}
+
+/** Lambda's longest run: no worker of a shared target still writes a temporary file older than this. */
+const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;
