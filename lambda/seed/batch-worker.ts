@@ -62,7 +62,8 @@ export class BatchFailedError extends Error {
 export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchResult> {
   const props = checkSeedProperties(event.BatchInput);
   if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
-  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key);
+  // The handler's client is made from the environment's settings ({}): workers make theirs the same way.
+  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key, {});
   const source: EntrySource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
