@@ -108,6 +108,30 @@ describe('single-function engine (default)', () => {
   });
 });
 
+describe('vCPUs for the seed functions', () => {
+  const memoryOf = (handler: string) => Object.values<any>(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+    .find((f) => f.Properties.Handler === handler).Properties.MemorySize;
+
+  test.each([[1, 1769], [2, 3538], [4, 7076], [6, 10240]])('%i vCPUs size the single function at %i MB', (vcpus, mb) => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), engine: SeedEngine.singleFunction({ vcpus }) });
+    expect(memoryOf('index.onEvent')).toBe(mb);
+    expect(memoryOf('index.isComplete')).toBe(mb);
+  });
+
+  test('Distributed Map workers are sized the same way', () => {
+    files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'data/'), engine: SeedEngine.distributedMap({ vcpus: 3 }) });
+    expect(memoryOf('index.copyBatch')).toBe(5307);
+  });
+
+  test.each([
+    ['vcpus and memorySize together', { vcpus: 2, memorySize: Size.gibibytes(4) }, /SeedEngine.singleFunction\(\) takes memorySize or vcpus, not both/],
+    ['7 vCPUs', { vcpus: 7 }, /vcpus must be an integer from 1 to 6 \(Lambda's most\), got 7/],
+    ['half a vCPU', { vcpus: 0.5 }, /vcpus must be an integer from 1 to 6/],
+  ])('fails with %s', (_name, options, message) => {
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), engine: SeedEngine.singleFunction(options) })).toThrow(message);
+  });
+});
+
 describe('Distributed Map engine', () => {
   let bucket: s3.Bucket;
   beforeEach(() => {
