@@ -73,7 +73,8 @@ export interface SingleFunctionEngineOptions {
   readonly memorySize?: Size;
   /**
    * vCPUs for each seed function: its memory is sized to get them (Lambda allots a vCPU per 1,769 MB,
-   * up to 6 at 10,240 MB) and the copy writes files on one worker thread per vCPU. More vCPUs pay off
+   * up to 6 at 10,240 MB) and the copy writes files on one worker thread per vCPU beyond the first
+   * (none below 3 vCPUs, where the copy's own thread alone is fastest). More vCPUs pay off
    * when the copy is bound by the CPU (many small files or objects, from an archive or S3); a few
    * large files are bound by the network and EFS instead. A GB-second costs the same at any size,
    * so a CPU-bound seed finishes sooner for about the same price. Give this or `memorySize`, not both.
@@ -113,7 +114,8 @@ export interface DistributedMapEngineOptions {
   readonly memorySize?: Size;
   /**
    * vCPUs for each worker function: its memory is sized to get them (a vCPU per 1,769 MB, up to 6),
-   * and it fetches and writes its batch's objects on one thread per vCPU. Give this or
+   * and it fetches and writes its batch's objects on one thread per vCPU beyond the first (none
+   * below 3 vCPUs). Give this or
    * `memorySize`, not both.
    * @default - 1 (the memorySize default, 2,048 MB)
    */

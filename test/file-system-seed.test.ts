@@ -109,18 +109,25 @@ describe('single-function engine (default)', () => {
 });
 
 describe('vCPUs for the seed functions', () => {
-  const memoryOf = (handler: string) => Object.values<any>(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
-    .find((f) => f.Properties.Handler === handler).Properties.MemorySize;
+  const functionOf = (handler: string) => Object.values<any>(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+    .find((f) => f.Properties.Handler === handler).Properties;
+  const sizeOf = (handler: string) => ({ mb: functionOf(handler).MemorySize, workers: functionOf(handler).Environment.Variables.SEED_WORKERS });
 
-  test.each([[1, 1769], [2, 3538], [4, 7076], [6, 10240]])('%i vCPUs size the single function at %i MB', (vcpus, mb) => {
+  // One copy worker per vCPU beyond the first, which the engine's own thread keeps; none below 3.
+  test.each([[1, 1769, '0'], [2, 3538, '0'], [4, 7076, '3'], [6, 10240, '5']])('%i vCPUs size the single function at %i MB with %s copy workers', (vcpus, mb, workers) => {
     files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), engine: SeedEngine.singleFunction({ vcpus }) });
-    expect(memoryOf('index.onEvent')).toBe(mb);
-    expect(memoryOf('index.isComplete')).toBe(mb);
+    expect(sizeOf('index.onEvent')).toEqual({ mb, workers });
+    expect(sizeOf('index.isComplete')).toEqual({ mb, workers });
+  });
+
+  test('the default 2,048 MB is one vCPU, with no copy workers', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir) });
+    expect(sizeOf('index.onEvent')).toEqual({ mb: 2048, workers: '0' });
   });
 
   test('Distributed Map workers are sized the same way', () => {
     files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'data/'), engine: SeedEngine.distributedMap({ vcpus: 3 }) });
-    expect(memoryOf('index.copyBatch')).toBe(5307);
+    expect(sizeOf('index.copyBatch')).toEqual({ mb: 5307, workers: '2' });
   });
 
   test.each([

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { LAMBDA_MIB_PER_VCPU } from '../shared/lambda-cpu';
+import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../shared/lambda-cpu';
 import type { WriteOptions } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './file-copy';
@@ -36,13 +36,14 @@ export interface CopyResponse {
 }
 
 /**
- * Workers for this process: one per vCPU it may use (in Lambda, per its memory), or none with a
- * single vCPU, where a worker would only add its messages to the same CPU.
+ * Copy workers for this process: as SEED_WORKERS says (the construct sets it from the function's
+ * vCPUs), else by the vCPUs it may use (in Lambda, by its memory).
  */
 export function defaultWorkerCount(): number {
+  const given = process.env[SEED_WORKERS_ENV];
+  if (given !== undefined && /^\d+$/.test(given)) return Number(given);
   const memory = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
-  const vcpus = Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.round(memory / LAMBDA_MIB_PER_VCPU)) : Infinity);
-  return vcpus >= 2 ? vcpus : 0;
+  return copyWorkersFor(Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.round(memory / LAMBDA_MIB_PER_VCPU)) : Infinity));
 }
 
 /** The worker thread's script, next to this module in every build (tsc's output and each bundle). */

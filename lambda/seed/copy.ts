@@ -50,7 +50,7 @@ export interface CopyOptions {
   readonly onProgress?: (progress: SeedProgress) => void;
   /**
    * Worker threads that write files, so that a copy bound by the CPU uses more than one vCPU (the
-   * CLI and the handler give one per vCPU); 0 writes on this thread.
+   * CLI and the handler give one per vCPU beyond the first from 3 vCPUs up); 0 writes on this thread.
    * @default 0
    */
   readonly workers?: number;
