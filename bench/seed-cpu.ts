@@ -131,7 +131,6 @@ function scaling(workloads: Workload[]): void {
 }
 
 function main(): void {
-  execSync('npm run build', { stdio: 'ignore' });
   withTmpfs((sources) => {
     // The sources on tmpfs: every read comes from memory, whatever the machine's page cache does.
     const workloads = [smallFileTree(sources), smallFileTree(sources, 10_000, 250), ownCloudTree(sources)];
