@@ -1,7 +1,8 @@
 /**
- * Throughput comparison (seed 004): two file systems side by side, Elastic and Bursting, each with a
- * benchmark probe (the same Lambda code), both on one dashboard. Invoke both probes with the same
- * request and compare the results, as seed 004 did by hand:
+ * Throughput comparison ("AWS EFS Elastic vs Burstable throughput (benchmark)", Dzhuneyt): two
+ * file systems side by side, Elastic and Bursting, each with a benchmark probe (the same Lambda
+ * code), both on one dashboard. Invoke both probes with the same request and compare the results,
+ * as that benchmark did by hand:
  *
  *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
  *   REQUEST='{"scenarios":["write-sizes"],"rounds":5,"pauseSeconds":10,"label":"elastic"}'
