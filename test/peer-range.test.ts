@@ -8,10 +8,14 @@ import * as path from 'path';
 // serves; there, every example and the README's quick start synthesize with `cdk synth --strict`
 // (a warning fails) and JSII_DEPRECATED=fail (a deprecated API fails). The peers come from the npm
 // registry once per version and stay in .cache/peers/ (CI can keep that folder between runs); the
-// tarball is this build's. Needs `npm run build` first (npm test does it).
+// tarball is this build's. Needs `npm run build` first (npm test does it). Synths and installs run at
+// the lowest CPU priority, so the tests that time file operations on efs-sim alongside do not wait
+// for them.
 const root = path.join(__dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+/** `command args` at nice 19. */
+const niced = (command: string, args: string[]): [string, string[]] => ['nice', ['-n', '19', command, ...args]];
 const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 
 function lowerBound(peer: string): string {
@@ -47,7 +51,7 @@ function peerApp(awsCdkLib: string, constructs: string): string {
   fs.writeFileSync(path.join(partial, 'package.json'), JSON.stringify({
     name: 'peer-range-app', private: true, dependencies: { 'aws-cdk-lib': awsCdkLib, constructs },
   }, null, 2));
-  execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: partial, env: npmEnv, stdio: 'pipe' });
+  execFileSync(...niced('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund']), { cwd: partial, env: npmEnv, stdio: 'pipe' });
   fs.writeFileSync(path.join(partial, 'peers.json'), JSON.stringify(installedPackages(partial)));
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(partial, dir);
@@ -109,7 +113,7 @@ describe.each(cases)('an app on $name of aws-cdk-lib', ({ versions }) => {
     const out = path.join(work, 'cdk.out', path.basename(file, '.ts'));
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !k.startsWith('CDK_')));
     try {
-      execFileSync(bin('cdk'), ['synth', '--strict', '--quiet', '--app', `${bin('tsx')} ${file}`, '--output', out], {
+      execFileSync(...niced(bin('cdk'), ['synth', '--strict', '--quiet', '--app', `${bin('tsx')} ${file}`, '--output', out]), {
         cwd: work, encoding: 'utf8', stdio: 'pipe',
         env: { ...env, JSII_DEPRECATED: 'fail', CDK_DISABLE_VERSION_CHECK: '1', AWS_EC2_METADATA_DISABLED: 'true', HOME: work },
       });
@@ -130,7 +134,7 @@ describe.each(cases)('an app on $name of aws-cdk-lib', ({ versions }) => {
   });
 
   test('the README\'s quick start type-checks and synthesizes with --strict and JSII_DEPRECATED=fail', () => {
-    execFileSync(bin('tsc'), ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'commonjs', '--types', 'node', path.join('bin', 'app.ts')], { cwd: work, stdio: 'pipe' });
+    execFileSync(...niced(bin('tsc'), ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'commonjs', '--types', 'node', path.join('bin', 'app.ts')]), { cwd: work, stdio: 'pipe' });
     const tree = synth(path.join('bin', 'app.ts'));
     expect(tree.constructInfo.version).toBe(awsCdkLib);
     expect(Object.keys(tree.children)).toContain('MyApp');
