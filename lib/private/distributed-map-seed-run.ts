@@ -8,6 +8,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
+import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
 import { deployTimeRun } from './deploy-time-run';
@@ -66,7 +67,8 @@ export class DistributedMapSeedRun extends Construct {
     const copy = new sfn.DistributedMap(this, 'CopyObjects', {
       itemReader: props.inventory
         ? new sfn.S3ManifestItemReader({ bucket: props.inventory.bucket, key: props.inventory.manifestKey })
-        : new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: props.prefix || undefined }),
+        // The prefix as the worker reads it: without one (the whole bucket) the reader sends none.
+        : new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: folderPrefix(props.prefix) || undefined }),
       itemBatcher: new sfn.ItemBatcher({
         maxItemsPerBatch: props.maxItemsPerBatch ?? 1000,
         maxInputBytesPerBatch: 256 * 1024,
@@ -93,13 +95,18 @@ export class DistributedMapSeedRun extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL },
     });
 
-    // The Distributed Map reader may list the whole bucket; keep it to the seed's prefix.
-    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
-      effect: iam.Effect.DENY,
-      actions: ['s3:ListBucket'],
-      resources: [props.bucket.bucketArn],
-      conditions: { StringNotLike: { 's3:prefix': [`${props.prefix}*`] } },
-    }));
+    // aws-cdk lets the reader list the whole bucket: keep it to the seed's prefix. Not for the whole
+    // bucket: its listing sends no Prefix, and StringNotLike on an absent key is true, so the Deny
+    // would refuse the very listing it is for (IAM condition operators, "...the condition is true").
+    const folder = folderPrefix(props.prefix);
+    if (folder) {
+      this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringNotLike: { 's3:prefix': [`${folder}*`] } },
+      }));
+    }
     this.acknowledgeStateMachineFindings(props);
     this.resource = this.runAtDeploy(props);
   }

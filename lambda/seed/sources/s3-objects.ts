@@ -1,14 +1,14 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
 import { DEFAULT_FILE_MODE, SeedEntry, EntrySource } from '../entry';
+import { folderPrefix } from './s3-prefix';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */
 export class S3ObjectsSource implements EntrySource {
   private readonly prefix: string;
 
   constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string) {
-    // 'site' means the folder 'site/', not every key that starts with 'site'.
-    this.prefix = prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix;
+    this.prefix = folderPrefix(prefix);
   }
 
   get description(): string {
