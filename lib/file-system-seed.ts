@@ -227,7 +227,7 @@ export class FileSystemSeed extends Construct {
         this.failureMetrics.seed_errors = run.onEvent.metricErrors(period);
         // A slice that fails, or the time limit running out, fails in the resume function.
         this.failureMetrics.resume_errors = run.isComplete!.metricErrors(period);
-        this.requireS3Route(props.fileSystem, 'the seed function');
+        this.requireS3Route(props.fileSystem, 'the seed functions');
       }
     }
   }

@@ -184,3 +184,24 @@ test('has no unacknowledged cdk-nag findings of its own', () => {
   const findings = nagErrors(stack).filter((f) => f.includes('/Seed/'));
   expect(findings).toEqual([]);
 });
+
+describe('examples/migration.ts', () => {
+  const migration = (context: Record<string, string> = {}) => {
+    const { createApp } = require('../examples/migration') as { createApp: (app: App) => App };
+    return Template.fromStack(createApp(new App({ context })).node.findChild('EfsKitMigration') as Stack);
+  };
+
+  test('its task would verify against its access point: the access point enforces uid/gid 1000, and the task copies no ownership', () => {
+    const template = migration();
+    const [ap] = Object.keys(template.findResources('AWS::EFS::AccessPoint', { Properties: { PosixUser: { Uid: '1000', Gid: '1000' } } }));
+    template.hasResourceProperties('AWS::DataSync::LocationEFS', { AccessPointArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ Ref: ap }])] }) });
+    template.hasResourceProperties('AWS::DataSync::Task', { Options: Match.objectLike({ Uid: 'NONE', Gid: 'NONE', VerifyMode: 'ONLY_FILES_TRANSFERRED' }) });
+  });
+
+  test('with sourceKeyArn, DataSync may decrypt the source bucket\'s objects', () => {
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    migration({ sourceKeyArn: key }).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'kms:Decrypt', Resource: key })]) },
+    });
+  });
+});

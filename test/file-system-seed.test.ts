@@ -350,7 +350,7 @@ describe('isolated subnets: the seed\'s functions read from S3', () => {
   const ap = () => isolatedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
 
   test.each([
-    ['the seed function', SeedEngine.singleFunction()],
+    ['the seed functions', SeedEngine.singleFunction()],
     ['the Distributed Map\'s workers', SeedEngine.distributedMap()],
   ])('fails at synth without an S3 endpoint, naming the fix: %s', (who, engine) => {
     const bucket = new s3.Bucket(stack, 'Lake');
