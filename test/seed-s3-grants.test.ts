@@ -1,4 +1,5 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'stream';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -21,7 +22,7 @@ beforeAll(async () => {
   moto = await startMoto();
   s3Client = new S3Client(moto.clientConfig);
   s3Client.middlewareStack.add((next, context) => async (args) => {
-    sent.push({ command: context.commandName, input: args.input as Record<string, any> });
+    sent.push({ command: context.commandName ?? '', input: args.input as Record<string, any> });
     return next(args);
   }, { step: 'initialize' });
   await s3Client.send(new CreateBucketCommand({ Bucket: 'lake' }));
@@ -34,16 +35,22 @@ beforeEach(() => {
   sent.length = 0;
 });
 
-/** The requests the seed handler sends to copy SeedSource.s3(lake, prefix): its listing, and a GET of each object. */
+/**
+ * The requests the seed handler sends to copy SeedSource.s3(lake, prefix): its listing, and a GET of
+ * each object (in Lambda the copy workers send those GETs with clients of their own: the same requests).
+ */
 async function handlerRequests(prefix: string): Promise<Request[]> {
   const opened = await openSource({ format: 's3-objects', bucket: 'lake', key: prefix }, { client: s3Client });
   for await (const entry of opened.source.entries()) {
-    if (entry.type === 'file') (await entry.open()).destroy();
+    if (entry.type !== 'file') continue;
+    const content = await entry.open();
+    if (content instanceof Readable) content.destroy();
   }
   await opened.close();
-  return sent.map(({ command, input }) => {
+  return sent.map(({ command, input }): Request => {
     if (command === 'ListObjectsV2Command') {
-      return { action: 's3:ListBucket', resource: 'arn:aws:s3:::lake', context: input.Prefix === undefined ? {} : { 's3:prefix': input.Prefix } };
+      const context: Record<string, string> = input.Prefix === undefined ? {} : { 's3:prefix': input.Prefix };
+      return { action: 's3:ListBucket', resource: 'arn:aws:s3:::lake', context };
     }
     if (command === 'GetObjectCommand') return { action: 's3:GetObject', resource: `arn:aws:s3:::lake/${input.Key}`, context: {} };
     throw new Error(`the handler sent ${command}, which this test does not evaluate`);

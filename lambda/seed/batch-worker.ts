@@ -79,7 +79,8 @@ export class BatchUnfinishedError extends Error {
 export async function copyBatch(event: BatchEvent, deps: BatchDeps): Promise<BatchResult> {
   const props = checkSeedProperties(event.BatchInput);
   if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
-  const objects = new S3ObjectsSource(deps.s3, props.Bucket, props.Key);
+  // The handler's client is made from the environment's settings ({}): workers make theirs the same way.
+  const objects = new S3ObjectsSource(deps.s3, props.Bucket, props.Key, {});
   const source: EntrySource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
@@ -100,6 +101,7 @@ export async function copyBatch(event: BatchEvent, deps: BatchDeps): Promise<Bat
     concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount(), deadline: sliceDeadline(deps.remainingMs()),
   });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
+  console.log(JSON.stringify({ message: 'seed batch done', written: summary.written, skipped: summary.skipped, failed: summary.failed.length, seconds: summary.seconds, filesByWorker: summary.filesByWorker }));
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.
     throw new BatchFailedError(summary.failed, summary.written, summary.skipped);

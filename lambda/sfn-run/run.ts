@@ -28,10 +28,16 @@ export interface StateMachineRunEvent {
   readonly Data?: { ExecutionArn?: string; Deadline?: number };
 }
 
+export interface StateMachineRunResponse {
+  readonly PhysicalResourceId: string;
+  /** The execution to follow (none when there was nothing to run) and, when the deploy waits, when it must be over. */
+  readonly Data?: { readonly ExecutionArn?: string; readonly Deadline?: number };
+}
+
 /** Executions of a seed are named `seed-<hash of its trigger>-<request>`: the name says what source an execution copies. */
 const namePrefix = (trigger: string | undefined) => `seed-${createHash('sha256').update(trigger ?? '').digest('hex').slice(0, 16)}-`;
 
-export async function onEvent(event: StateMachineRunEvent, client: SFNClient) {
+export async function onEvent(event: StateMachineRunEvent, client: SFNClient): Promise<StateMachineRunResponse> {
   const startedAt = Date.now();
   const stateMachineArn = event.ResourceProperties.StateMachineArn;
   if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? stateMachineArn };
@@ -42,7 +48,7 @@ export async function onEvent(event: StateMachineRunEvent, client: SFNClient) {
     return { PhysicalResourceId: stateMachineArn, Data: {} };
   }
   const limit = timeLimitSeconds(event.ResourceProperties);
-  const deadline: Record<string, number> = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
+  const deadline = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
   const prefix = namePrefix(event.ResourceProperties.Trigger);
   const running = await runningExecutions(client, stateMachineArn);
   const same = running.find((e) => e.name?.startsWith(prefix));

@@ -25,7 +25,8 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   readonly batchInput: SeedResourceProperties;
   readonly mountPath: string;
   readonly concurrency: number;
-  readonly workerMemoryMiB: number;
+  /** Each worker function's memory, and the environment that tells it how many copy threads to run. */
+  readonly workerSize: SeedFunctionSize;
   readonly trigger: string;
   /** Wait for the execution within the deploy's time limit, or only start it. */
   readonly waitForCompletion: boolean;
@@ -40,6 +41,12 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
  * once or twice when keys failed or the worker crashed. Only then does it count as failed, against
  * `toleratedFailurePercentage` (of items: every item of a failed batch counts).
  */
+/** A seed function's memory (MiB) and the environment that goes with its vCPUs. */
+export interface SeedFunctionSize {
+  readonly memorySize: number;
+  readonly environment: Record<string, string>;
+}
+
 export class DistributedMapSeedRun extends Construct {
   public readonly stateMachine: sfn.StateMachine;
   public readonly worker: lambda.Function;
@@ -53,7 +60,7 @@ export class DistributedMapSeedRun extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       code: handlerCode('seed'),
       handler: 'index.copyBatch',
-      memorySize: props.workerMemoryMiB,
+      ...props.workerSize,
       timeout: Duration.minutes(15),
       vpc: props.fileSystem.vpc,
       vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
