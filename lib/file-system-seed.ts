@@ -4,6 +4,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
+import { DEPLOY_TIME_LIMIT_SECONDS } from '../lambda/shared/deploy-time-limit';
 import { copyWorkersFor, LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../lambda/shared/lambda-cpu';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
@@ -123,7 +124,7 @@ const DEFAULT_SEED_MEMORY_MIB = 2048;
 /** The seed options each engine cannot honour, and why: giving one is an error at synth time. */
 const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptions, string>>> = {
   [SeedEngineKind.SINGLE_FUNCTION]: {
-    waitForCompletion: 'its copy runs inside the deploy\'s custom resource, and must finish within the deploy\'s time limit of 50 minutes; '
+    waitForCompletion: `its copy runs inside the deploy's custom resource, and must finish within the deploy's time limit of ${DEPLOY_TIME_LIMIT_SECONDS / 60} minutes; `
       + 'to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync()',
   },
   [SeedEngineKind.DATASYNC]: {

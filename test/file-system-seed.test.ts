@@ -347,7 +347,7 @@ describe('deploy time: no waiter polls past CloudFormation\'s hour', () => {
       + 'and must finish within the deploy\'s time limit of 50 minutes; to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync(); leave it out, got false.');
   });
 
-  test('waitForCompletion true is accepted by every engine: it is what they do anyway', () => {
+  test('waitForCompletion true is accepted by the single-function engine: it is what it does anyway', () => {
     files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), waitForCompletion: true });
     Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitSeed', 1);
   });

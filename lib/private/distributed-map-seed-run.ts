@@ -32,6 +32,12 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   readonly waitForCompletion: boolean;
 }
 
+/** A seed function's memory (MiB) and the environment that goes with its vCPUs. */
+export interface SeedFunctionSize {
+  readonly memorySize: number;
+  readonly environment: Record<string, string>;
+}
+
 /**
  * A Step Functions state machine whose Distributed Map lists the S3 prefix, batches the keys, and
  * runs the seed worker on each batch in parallel; plus a custom resource that runs it at deploy time.
@@ -41,12 +47,6 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
  * once or twice when keys failed or the worker crashed. Only then does it count as failed, against
  * `toleratedFailurePercentage` (of items: every item of a failed batch counts).
  */
-/** A seed function's memory (MiB) and the environment that goes with its vCPUs. */
-export interface SeedFunctionSize {
-  readonly memorySize: number;
-  readonly environment: Record<string, string>;
-}
-
 export class DistributedMapSeedRun extends Construct {
   public readonly stateMachine: sfn.StateMachine;
   public readonly worker: lambda.Function;
