@@ -310,8 +310,8 @@ describe('spend', () => {
 
   test('the widgets follow the throughput mode: data access and its anomaly band on Elastic only', () => {
     monitored(efs.ThroughputMode.ELASTIC);
-    expect(titles()).toEqual(expect.arrayContaining([...SPEND_TITLES, 'MeteredIOBytes per hour and its expected band']));
-    const band = rowsOf('MeteredIOBytes per hour and its expected band').map(optionsOf);
+    expect(titles()).toEqual(expect.arrayContaining([...SPEND_TITLES, 'MeteredIOBytes per hour and band']));
+    const band = rowsOf('MeteredIOBytes per hour and band').map(optionsOf);
     expect(band.map((o) => o.expression).filter(Boolean)).toEqual(['ANOMALY_DETECTION_BAND(m0, 3)']);
     expect(band.every((o) => o.period === HOUR)).toBe(true);
     for (const mode of [efs.ThroughputMode.BURSTING, efs.ThroughputMode.PROVISIONED]) {

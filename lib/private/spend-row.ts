@@ -53,7 +53,7 @@ export function addSpendRow(scope: Construct, dashboard: cloudwatch.Dashboard, m
     const hour = Duration.hours(1);
     const metered = EfsMetrics.metric(model.fileSystemId, EfsMetricName.METERED_IO_BYTES, { period: hour, label: 'MeteredIOBytes per hour' });
     const band = cloudwatch.Metric.anomalyDetectionFor({ metric: metered, stdDevs, period: hour, label: `Expected band (${stdDevs} standard deviations)` });
-    widgets.push(graph('MeteredIOBytes per hour and its expected band', [metered, band], { label: 'bytes' }));
+    widgets.push(graph('MeteredIOBytes per hour and band', [metered, band], { label: 'bytes' }));
     // Putting the alarm creates CloudWatch's model of the metric: no AWS::CloudWatch::AnomalyDetector needed.
     alarms.dataAccessAnomaly = new cloudwatch.AnomalyDetectionAlarm(scope, 'DataAccessAnomaly', {
       alarmDescription: `MeteredIOBytes per hour above its anomaly detection band (${stdDevs} standard deviations) in 2 of 3 hours: `
