@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark, one after another on an otherwise idle machine, and writes bench/RESULTS.md:
-# efs-sim's calibration, the copy tools against the seeder, the seeder's memory, the probe's accuracy.
-# Needs root, /dev/fuse and the tools tools/setup.sh installs; about 12 minutes on 2 cores.
+# efs-sim's calibration, the copy tools against the seeder, CPU per file, the seeder's memory, the
+# probe's accuracy. Needs root, /dev/fuse and the tools tools/setup.sh installs; about 15 minutes on 2 cores.
 #
 #   sudo bash bench/run-all.sh            # or: npm run bench
 set -euo pipefail
@@ -19,6 +19,8 @@ out=bench/RESULTS.md
   tools/efs-sim/calibrate.sh
   echo
   npx tsx bench/copy-tools.ts | sed 's/^# /## /; s/^## \(.*: \)/### \1/'
+  echo
+  npx tsx bench/seed-cpu.ts | sed 's/^# /## /; s/^## \(Onto\|Worker\)/### \1/'
   echo
   echo '## Seeder memory (`npx tsx bench/seed-memory.ts`)'
   echo

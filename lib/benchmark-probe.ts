@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { CANARY_REQUEST, smallOperationsOf } from './private/canary';
 import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
 import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from '../lambda/probe/metric-names';
+import { LAMBDA_MIB_PER_VCPU } from '../lambda/shared/lambda-cpu';
 import { AccessPointPreset } from './access-point-preset';
 import { handlerCode } from './private/handler-code';
 import { acknowledgeFunction } from './private/nag';
@@ -179,7 +180,7 @@ export class BenchmarkProbe extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       code: handlerCode('probe'),
       handler: 'index.handler',
-      memorySize: (props.memorySize ?? Size.mebibytes(1769)).toMebibytes(),
+      memorySize: (props.memorySize ?? Size.mebibytes(LAMBDA_MIB_PER_VCPU)).toMebibytes(),
       timeout,
       reservedConcurrentExecutions: reserved,
       vpc,

@@ -4,12 +4,13 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
+import { copyWorkersFor, LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../lambda/shared/lambda-cpu';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
 import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
 import { deployTimeRun } from './private/deploy-time-run';
-import { DistributedMapSeedRun } from './private/distributed-map-seed-run';
+import { DistributedMapSeedRun, SeedFunctionSize } from './private/distributed-map-seed-run';
 import { grantSourceRead } from './private/seed-grants';
 import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
@@ -103,6 +104,7 @@ export interface FileSystemSeedProps extends SeedOptions {
 }
 
 const SEED_MOUNT_PATH = '/mnt/seed';
+const DEFAULT_SEED_MEMORY_MIB = 2048;
 
 /** The seed options each engine cannot honour, and why: giving one is an error at synth time. */
 const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptions, string>>> = {
@@ -259,7 +261,7 @@ export class FileSystemSeed extends Construct {
           runtime: lambda.Runtime.NODEJS_22_X,
           code: handlerCode('seed'),
           handler,
-          memorySize: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
+          ...this.functionSize(options, 'SeedEngine.singleFunction()'),
           timeout: options.timeout ?? Duration.minutes(15),
           vpc: props.fileSystem.vpc,
           vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
@@ -317,7 +319,7 @@ export class FileSystemSeed extends Construct {
       batchInput: options.inventory ? { ...settings, KeysUrlEncoded: 'true' } : settings,
       mountPath: SEED_MOUNT_PATH,
       concurrency: Number(settings.Concurrency),
-      workerMemoryMiB: (options.memorySize ?? Size.mebibytes(2048)).toMebibytes(),
+      workerSize: this.functionSize(options, 'SeedEngine.distributedMap()'),
       trigger: source.fingerprint,
     });
   }
@@ -356,6 +358,21 @@ export class FileSystemSeed extends Construct {
       MaxCompressionRatio: count('maxCompressionRatio', limits.maxCompressionRatio),
     };
     return Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
+  }
+
+  /**
+   * A seed function's memory (as given, or sized for `vcpus`: Lambda allots a vCPU per 1,769 MB, 6 at
+   * most), and the copy workers it runs for its vCPUs, told through its environment.
+   */
+  private functionSize(options: { readonly memorySize?: Size; readonly vcpus?: number }, engine: string): SeedFunctionSize {
+    let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
+    if (options.vcpus !== undefined) {
+      if (options.memorySize !== undefined) throw new Error(`${this.where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`);
+      check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, this.where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`);
+      memorySize = Math.min(LAMBDA_MAX_MEMORY_MIB, options.vcpus * LAMBDA_MIB_PER_VCPU);
+    }
+    const vcpus = options.vcpus ?? Math.max(1, Math.round(memorySize / LAMBDA_MIB_PER_VCPU));
+    return { memorySize, environment: { [SEED_WORKERS_ENV]: String(copyWorkersFor(vcpus)) } };
   }
 
   private requireObjects(source: SeedSourceConfig, engine: SeedEngine): void {

@@ -72,6 +72,16 @@ export interface SingleFunctionEngineOptions {
    */
   readonly memorySize?: Size;
   /**
+   * vCPUs for each seed function: its memory is sized to get them (Lambda allots a vCPU per 1,769 MB,
+   * up to 6 at 10,240 MB) and the copy writes files on one worker thread per vCPU beyond the first
+   * (none below 3 vCPUs, where the copy's own thread alone is fastest). More vCPUs pay off
+   * when the copy is bound by the CPU (many small files or objects, from an archive or S3); a few
+   * large files are bound by the network and EFS instead. A GB-second costs the same at any size,
+   * so a CPU-bound seed finishes sooner for about the same price. Give this or `memorySize`, not both.
+   * @default - 1 (the memorySize default, 2,048 MB)
+   */
+  readonly vcpus?: number;
+  /**
    * Timeout of each seed invocation. The function checkpoints before it runs out and the next
    * invocation resumes, until the deploy's one-hour custom resource limit.
    * @default Duration.minutes(15)
@@ -102,6 +112,14 @@ export interface DistributedMapEngineOptions {
    * @default Size.mebibytes(2048)
    */
   readonly memorySize?: Size;
+  /**
+   * vCPUs for each worker function: its memory is sized to get them (a vCPU per 1,769 MB, up to 6),
+   * and it fetches and writes its batch's objects on one thread per vCPU beyond the first (none
+   * below 3 vCPUs). Give this or
+   * `memorySize`, not both.
+   * @default - 1 (the memorySize default, 2,048 MB)
+   */
+  readonly vcpus?: number;
   /**
    * Read the keys from an S3 Inventory report instead of listing the prefix: for tens of millions
    * of objects, where listing takes hours. The report must be CSV with at least the Size and

@@ -108,6 +108,37 @@ describe('single-function engine (default)', () => {
   });
 });
 
+describe('vCPUs for the seed functions', () => {
+  const functionOf = (handler: string) => Object.values<any>(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+    .find((f) => f.Properties.Handler === handler).Properties;
+  const sizeOf = (handler: string) => ({ mb: functionOf(handler).MemorySize, workers: functionOf(handler).Environment.Variables.SEED_WORKERS });
+
+  // One copy worker per vCPU beyond the first, which the engine's own thread keeps; none below 3.
+  test.each([[1, 1769, '0'], [2, 3538, '0'], [4, 7076, '3'], [6, 10240, '5']])('%i vCPUs size the single function at %i MB with %s copy workers', (vcpus, mb, workers) => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), engine: SeedEngine.singleFunction({ vcpus }) });
+    expect(sizeOf('index.onEvent')).toEqual({ mb, workers });
+    expect(sizeOf('index.isComplete')).toEqual({ mb, workers });
+  });
+
+  test('the default 2,048 MB is one vCPU, with no copy workers', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir) });
+    expect(sizeOf('index.onEvent')).toEqual({ mb: 2048, workers: '0' });
+  });
+
+  test('Distributed Map workers are sized the same way', () => {
+    files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'data/'), engine: SeedEngine.distributedMap({ vcpus: 3 }) });
+    expect(sizeOf('index.copyBatch')).toEqual({ mb: 5307, workers: '2' });
+  });
+
+  test.each([
+    ['vcpus and memorySize together', { vcpus: 2, memorySize: Size.gibibytes(4) }, /SeedEngine.singleFunction\(\) takes memorySize or vcpus, not both/],
+    ['7 vCPUs', { vcpus: 7 }, /vcpus must be an integer from 1 to 6 \(Lambda's most\), got 7/],
+    ['half a vCPU', { vcpus: 0.5 }, /vcpus must be an integer from 1 to 6/],
+  ])('fails with %s', (_name, options, message) => {
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), engine: SeedEngine.singleFunction(options) })).toThrow(message);
+  });
+});
+
 describe('Distributed Map engine', () => {
   let bucket: s3.Bucket;
   beforeEach(() => {

@@ -48,6 +48,23 @@ describeWithFuse('copyBatch', () => {
     Concurrency: '16', Prune: 'false', RemoveOnDelete: 'false',
   });
 
+  test('with copy workers (SEED_WORKERS, as the construct sets it), each fetches and writes its share of the objects', async () => {
+    const Items = await itemsUnder('data/');
+    process.env.SEED_WORKERS = '2';
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      expect(await handler.copyBatch({ Items, BatchInput: batchInput() })).toEqual({ written: 60, skipped: 0, failed: [] });
+      const done = log.mock.calls.map(([line]) => String(line)).find((line) => line.includes('seed batch done'))!;
+      const byWorker: number[] = JSON.parse(done).filesByWorker;
+      expect(byWorker).toHaveLength(2);
+      expect(byWorker[0] + byWorker[1]).toBe(60);
+    } finally {
+      log.mockRestore();
+      delete process.env.SEED_WORKERS;
+    }
+    expect(fs.readdirSync(path.join(sim.mount, 'lake', 'p5')).sort()).toHaveLength(10);
+  });
+
   test('copies a batch, and a retried batch rewrites nothing', async () => {
     const Items = await itemsUnder('data/');
     const first = await handler.copyBatch({ Items, BatchInput: batchInput() });

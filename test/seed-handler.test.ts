@@ -101,6 +101,14 @@ describeWithFuse('on efs-sim', () => {
     fs.symlinkSync(sim.mount, mountPath);
   };
 
+  /** Calls isComplete with 1-second slices, as the Provider framework would, until it says complete (at most 30 times); how many calls it took. */
+  const resumeUntilComplete = async (event: object) => {
+    for (let calls = 1; calls <= 30; calls++) {
+      if ((await handler.isComplete(event, context(61_000))).IsComplete) return calls;
+    }
+    throw new Error('still not complete after 30 calls');
+  };
+
   test('runs out of time, checkpoints, and isComplete resumes until done', async () => {
     // 80 files, 4 at a time, 20 ms per operation: about 2 s of work, so 1 s per invocation needs several.
     await mountSim(['--latency-any=20']);
@@ -108,14 +116,7 @@ describeWithFuse('on efs-sim', () => {
     const slow = props({ Concurrency: '4' });
     const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
     expect(first.Data.Complete).toBe('false');
-    let calls = 0;
-    let done: any;
-    do {
-      done = await handler.isComplete({ RequestType: 'Create', ResourceProperties: slow, ...first }, context(61_000));
-      calls++;
-    } while (!done.IsComplete && calls < 30);
-    expect(done.IsComplete).toBe(true);
-    expect(calls).toBeGreaterThan(1);
+    expect(await resumeUntilComplete({ RequestType: 'Create', ResourceProperties: slow, ...first })).toBeGreaterThan(1);
     const files = Object.keys(treeDigest(path.join(sim.mount, 'www')));
     expect(files).toHaveLength(80);
     expect(files.filter((f) => path.basename(f).startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
@@ -132,13 +133,7 @@ describeWithFuse('on efs-sim', () => {
     const left = Object.keys(JSON.parse(fs.readFileSync(path.join(sim.mount, 'www', '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).files).length;
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(80);
-    let calls = 0;
-    let done: any;
-    do {
-      done = await handler.isComplete({ RequestType: 'Delete', ResourceProperties: slow, ...first }, context(61_000));
-      calls++;
-    } while (!done.IsComplete && calls < 30);
-    expect(done.IsComplete).toBe(true);
+    await resumeUntilComplete({ RequestType: 'Delete', ResourceProperties: slow, ...first });
     expect(fs.readdirSync(path.join(sim.mount, 'www'))).toEqual(['users-file.txt']);
   });
 

@@ -2,7 +2,9 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeWithFuse, onEfsSim } from './helpers/efs-sim';
+import { startMoto } from './helpers/moto';
 import { makeTar, makeTree, tempDir, treeDigest } from './helpers/seed-fixtures';
 
 // The seed's worker threads, through the compiled CLI (the worker thread's script is part of the
@@ -37,6 +39,23 @@ test('archive members held in memory are handed to the workers by value', async 
   expect(summary).toMatchObject({ written: 60, failed: [] });
   expect(summary.filesByWorker.reduce((a: number, b: number) => a + b)).toBe(60);
   expect(fs.readFileSync(path.join(target, 'd5', 'f59.txt'), 'utf8')).toBe('file 59'.repeat(100));
+});
+
+test('S3 objects are fetched by the workers, each with a client of its own', async () => {
+  const moto = await startMoto();
+  try {
+    const s3 = new S3Client(moto.clientConfig);
+    await s3.send(new CreateBucketCommand({ Bucket: 'objects' }));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => s3.send(new PutObjectCommand({ Bucket: 'objects', Key: `site/d${i % 4}/o${i}.txt`, Body: `object ${i}` }))));
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
+    const out = await exec(process.execPath, [CLI, 'seed', 's3://objects/site/', path.join(work, 'dst'), '--endpoint', moto.endpoint, '--workers', '2', '--json'], { env });
+    const summary = JSON.parse(out.stdout);
+    expect(summary).toMatchObject({ written: 40, failed: [] });
+    expect(summary.filesByWorker.every((n: number) => n > 0)).toBe(true);
+    expect(fs.readFileSync(path.join(work, 'dst', 'd3', 'o39.txt'), 'utf8')).toBe('object 39');
+  } finally {
+    await moto.stop();
+  }
 });
 
 test('with --workers 0 the main thread writes everything', async () => {

@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .argument('<source>', 'a directory, s3://bucket/prefix/, or a .zip/.tar/.tar.gz file (local or s3://bucket/key)')
     .argument('<target>', 'the directory to fill, e.g. /mnt/efs/www')
     .option('--concurrency <n>', `files written at once (1-${MAX_CONCURRENCY})`, parseConcurrency, DEFAULT_CONCURRENCY)
-    .option('--workers <n>', 'worker threads that write files, 0 to write on the main thread (default: one per vCPU, none on one)', parseWorkers, defaultWorkerCount())
+    .option('--workers <n>', 'worker threads that write files, 0 to write on the main thread (default: one per vCPU beyond the first, none below 3 vCPUs)', parseWorkers, defaultWorkerCount())
     .option('--prune', 'delete files an earlier seed wrote that the source no longer has', false)
     .option('--dry-run', 'report what would be written, write nothing', false)
     .option('--json', 'print only a JSON summary {files, bytes, written, skipped, seconds, ...}', false)

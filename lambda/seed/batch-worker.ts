@@ -62,7 +62,8 @@ export class BatchFailedError extends Error {
 export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchResult> {
   const props = checkSeedProperties(event.BatchInput);
   if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
-  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key);
+  // The handler's client is made from the environment's settings ({}): workers make theirs the same way.
+  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key, {});
   const source: EntrySource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
@@ -81,6 +82,7 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
   const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
   const summary = await seed(source, target, { concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount() });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
+  console.log(JSON.stringify({ message: 'seed batch done', written: summary.written, skipped: summary.skipped, failed: summary.failed.length, seconds: summary.seconds, filesByWorker: summary.filesByWorker }));
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.
     throw new BatchFailedError(summary.failed, summary.written, summary.skipped);

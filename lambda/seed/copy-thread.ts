@@ -1,7 +1,9 @@
+import { Readable } from 'stream';
 import { parentPort } from 'worker_threads';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { writeFileAtomically, writeUnseenFile } from './atomic-write';
 import type { CopyRequest, CopyResponse } from './copy-workers';
-import { LocalFileContent } from './entry';
+import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 
 /**
@@ -20,9 +22,29 @@ function answer(response: CopyResponse): void {
   answers.push(response);
 }
 
+/** This thread's S3 clients, one per way of reaching S3 (there is one in practice), made on first use. */
+const clients = new Map<string, Promise<S3Client>>();
+
+async function fetch({ bucket, key, location }: RemoteObject): Promise<Readable> {
+  const settings = JSON.stringify(location);
+  let client = clients.get(settings);
+  if (!client) {
+    client = import('./sources/s3-client').then(({ s3Client }) => s3Client(location));
+    clients.set(settings, client);
+  }
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+  return (await (await client).send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body as Readable;
+}
+
+async function contentOf(content: CopyRequest['content']): Promise<FileContent> {
+  if ('bytes' in content) return Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength);
+  if ('remote' in content) return fetch(content.remote);
+  return new LocalFileContent(content.path, content.size, source);
+}
+
 async function copy({ id, placement, write, content }: CopyRequest): Promise<void> {
   try {
-    const data = 'bytes' in content ? Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength) : new LocalFileContent(content.path, content.size, source);
+    const data = await contentOf(content);
     const bytes = placement.inPlace
       ? await writeUnseenFile(target, placement.where, data, write, true)
       : await writeFileAtomically(target, placement.where, data, write, placement.tempDir);

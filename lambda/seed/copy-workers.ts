@@ -2,8 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
+import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../shared/lambda-cpu';
 import type { WriteOptions } from './atomic-write';
-import { FileContent, LocalFileContent } from './entry';
+import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './file-copy';
 
 /**
@@ -12,8 +13,10 @@ import type { Placement } from './file-copy';
  * process has, not one. The engine keeps everything else (the walk, the scheduling, the directories,
  * the manifest) on its own thread: a worker only writes a file it is told to, at the place it is
  * told, with the seed's usual guarantees (a new inode, atomic, nothing followed). Only content a
- * worker can reach itself travels: a local file by its path, in-memory content by value; streamed
- * content (S3 objects, large archive members) is written by the engine's thread.
+ * worker can reach itself travels: a local file by its path, an S3 object by its bucket and key
+ * (the worker fetches it with a client of its own, so HTTP and TLS spread over the vCPUs too),
+ * in-memory content by value; other streams (zip members, large tar members) are written by the
+ * engine's thread.
  * Jobs and results cross in batches, one message per turn of the event loop, not one per file.
  */
 
@@ -22,7 +25,7 @@ export interface CopyRequest {
   readonly id: number;
   readonly placement: Placement;
   readonly write: WriteOptions;
-  readonly content: { readonly path: string; readonly size: number } | { readonly bytes: Uint8Array };
+  readonly content: { readonly path: string; readonly size: number } | { readonly bytes: Uint8Array } | { readonly remote: RemoteObject };
 }
 
 /** What it answers: the bytes written, or the error (its message and code, as Node gave them). */
@@ -32,17 +35,15 @@ export interface CopyResponse {
   readonly error?: { readonly message: string; readonly code?: string };
 }
 
-/** Lambda gives a function one vCPU per 1,769 MB of memory (6 at 10,240 MB). */
-const LAMBDA_MB_PER_VCPU = 1769;
-
 /**
- * Workers for this process: one per vCPU it may use (in Lambda, per its memory), or none with a
- * single vCPU, where a worker would only add its messages to the same CPU.
+ * Copy workers for this process: as SEED_WORKERS says (the construct sets it from the function's
+ * vCPUs), else by the vCPUs it may use (in Lambda, by its memory).
  */
 export function defaultWorkerCount(): number {
+  const given = process.env[SEED_WORKERS_ENV];
+  if (given !== undefined && /^\d+$/.test(given)) return Number(given);
   const memory = Number(process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
-  const vcpus = Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.floor(memory / LAMBDA_MB_PER_VCPU)) : Infinity);
-  return vcpus >= 2 ? vcpus : 0;
+  return copyWorkersFor(Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.round(memory / LAMBDA_MIB_PER_VCPU)) : Infinity));
 }
 
 /** The worker thread's script, next to this module in every build (tsc's output and each bundle). */
@@ -70,7 +71,8 @@ export class CopyWorkers {
 
   private constructor(count: number) {
     this.lanes = Array.from({ length: count }, () => {
-      const worker = new Worker(WORKER_SCRIPT);
+      // The engine's environment as it is now (AWS settings and credentials for the S3 clients).
+      const worker = new Worker(WORKER_SCRIPT, { env: { ...process.env } });
       const lane: Lane = { worker, outbox: [], inFlight: 0, written: 0 };
       worker.on('message', (responses: CopyResponse[]) => this.settle(lane, responses));
       worker.on('error', (err) => this.broken(err));
@@ -84,12 +86,13 @@ export class CopyWorkers {
     return content instanceof LocalFileContent || Buffer.isBuffer(content);
   }
 
-  /** Has a worker write `content` (see canTake) at `placement`; the bytes written. */
-  write(placement: Placement, write: WriteOptions, content: LocalFileContent | Buffer): Promise<number> {
+  /** Has a worker write `content` (see canTake, or an S3 object) at `placement`; the bytes written. */
+  write(placement: Placement, write: WriteOptions, content: LocalFileContent | Buffer | RemoteObject): Promise<number> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const lane = this.lanes.reduce((least, l) => (l.inFlight < least.inFlight ? l : least));
-    const shipped = content instanceof LocalFileContent ? { path: content.path, size: content.size } : { bytes: content };
+    const shipped = content instanceof LocalFileContent ? { path: content.path, size: content.size }
+      : Buffer.isBuffer(content) ? { bytes: content } : { remote: content };
     if (lane.outbox.length === 0) setImmediate(() => this.flush(lane));
     lane.outbox.push({ id, placement, write, content: shipped });
     lane.inFlight++;

@@ -1,17 +1,17 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { MiB } from '../shared/sizes';
-import { LINK_IDENTITY, EntrySource } from './entry';
 import { CopyWorkers } from './copy-workers';
+import { EntrySource, LINK_IDENTITY } from './entry';
 import { FileCopier, Job } from './file-copy';
+import { FileSystemCalls } from './file-system-calls';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
 import { emptyManifest, loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
 import { PendingWork } from './pending-work';
 import { parentsOf, removeFiles, removeMadeDirectories } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
-import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import { checkLinkTargetShape, LinkGraph, safeEntryPath, UnsafeEntryError } from './safety';
-import { FileSystemCalls } from './file-system-calls';
+import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import { DirectoryMaker, TargetListings } from './target-directories';
 import { checkTarget } from './target-root';
 import { UnchangedEntries } from './unchanged-entries';
@@ -50,7 +50,7 @@ export interface CopyOptions {
   readonly onProgress?: (progress: SeedProgress) => void;
   /**
    * Worker threads that write files, so that a copy bound by the CPU uses more than one vCPU (the
-   * CLI and the handler give one per vCPU); 0 writes on this thread.
+   * CLI and the handler give one per vCPU beyond the first from 3 vCPUs up); 0 writes on this thread.
    * @default 0
    */
   readonly workers?: number;
@@ -109,170 +109,129 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
     throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
   }
-  const started = Date.now();
   const root = path.resolve(target);
   const dryRun = options.dryRun ?? false;
   checkTarget(root, source.localDirectory);
   const rootDevice = dryRun ? undefined : await ensureRoot(root);
-
   const useManifest = options.manifest ?? true;
-  // What earlier seeds wrote, updated as files are written: each path is looked up before its own update.
-  const manifest: Manifest = useManifest ? await loadManifest(root) : emptyManifest();
-  const warnings = [...manifest.problems];
-  // Dropping the entries it refused is a change to save.
-  let manifestChanged = manifest.problems.length > 0;
-  const record = (relative: string, identity: string) => {
-    if (manifest.files.get(relative) === identity) return;
-    manifest.files.set(relative, identity);
-    manifestChanged = true;
-  };
-  const recordDirectory = (relative: string) => {
-    if (!useManifest || dryRun || manifest.directories.has(relative)) return;
-    manifest.directories.add(relative);
-    manifestChanged = true;
-  };
-  const seen = new Set<string>();
-  const failed: SeedFailure[] = [];
-  const specialFiles: string[] = [];
-  const counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
-  // Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end).
-  let totals: { files: number; bytes: number } | undefined;
-  source.totals?.().then((t) => { totals = t; }, () => undefined);
-  const calls = new FileSystemCalls();
-  const listings = new TargetListings(calls);
+  const manifest = useManifest ? await loadManifest(root) : emptyManifest();
+  return new CopyRun(source, root, options, { concurrency, dryRun, useManifest, rootDevice }, manifest).run();
+}
 
-  const progress = () => options.onProgress?.({
-    files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: failed.length,
-    totalFiles: totals?.files, totalBytes: totals?.bytes, elapsedSeconds: (Date.now() - started) / 1000,
-  });
-  const fail = (entryPath: string, err: unknown) => {
-    failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
-  };
-  // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
-  const directories = new DirectoryMaker({
-    root, calls, listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid: options.uid, gid: options.gid, fail, made: recordDirectory,
-  });
+/** The options a run settled on (the caller's `CopyOptions` are read as the run goes: a deadline may move). */
+interface RunSettings {
+  readonly concurrency: number;
+  readonly dryRun: boolean;
+  readonly useManifest: boolean;
+  /** The target root's device, where the run writes (for the scratch directories). */
+  readonly rootDevice?: number;
+}
 
-  let complete = true;
-  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
-  const skip = (job: Job) => {
-    if (job.kind === 'file') job.entry.discard?.();
-    counts.skipped++;
-    progress();
-  };
-  // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
-  // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
-  const inPlace = (directory: string, relative: string) => directories.unpublished(directory) && !manifest.files.has(relative);
-  const unchanged = new UnchangedEntries(listings, directories);
-  // Not for workers sharing a target: they could remove each other's files in flight there.
-  const scratch = rootDevice !== undefined && useManifest ? new ScratchDirectories(root, rootDevice) : undefined;
-  // Once the source has listed everything, a staged directory whose work is all done is published at
-  // once: renames in one parent are serial, and left to the end they would all queue there.
-  const pending = new PendingWork();
-  // Directories still to be made go first: they need the same parents' locks, and writers wait for them.
-  let listed = false;
-  const finished = new Set<string>();
-  const publishDone = (done: string[]) => {
-    if (!listed || !complete) return;
-    done.forEach((directory) => finished.add(directory));
-    if (pool.preparing) return;
-    finished.forEach((directory) => directories.publishNow(directory));
-    finished.clear();
-  };
-  const runTask = async (job: Task) => {
-    if (job.kind === 'directory') {
-      if (pastDeadline()) complete = false;
-      else await directories.make(job.directory).catch((err) => fail(job.directory, err));
-      return;
-    }
-    if (job.kind === 'check') {
-      const { present, gone } = await unchanged.settle(job.directory);
-      pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
-      present.forEach(skip);
-      // Entries no longer on the target (deleted since) are written again.
-      for (const entry of gone) enqueue(job.directory, entry, bytesHeld(entry));
-      return;
-    }
-    const relative = job.path;
-    if (pastDeadline()) {
-      // Queued but not started: leave it to the next run.
-      if (job.kind === 'file') {
-        job.entry.discard?.();
-        counts.bytes -= job.entry.size;
+/**
+ * One run of the copy: it lists the source and queues each entry, schedules the pool (directories
+ * made first, files spread across directories), publishes staged directories as they are done, then
+ * prunes and saves the manifest. What it does to each file is FileCopier's; what it does to
+ * directories is DirectoryMaker's.
+ */
+class CopyRun {
+  private readonly started = Date.now();
+  private readonly counts = { files: 0, bytes: 0, written: 0, writtenBytes: 0, skipped: 0, directories: 0 };
+  private readonly failed: SeedFailure[] = [];
+  private readonly specialFiles: string[] = [];
+  private readonly warnings: string[];
+  /** Dropping entries the manifest had wrong is a change to save. */
+  private manifestChanged: boolean;
+  /** False once the deadline stops the run. */
+  private complete = true;
+  /** Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end). */
+  private totals?: { files: number; bytes: number };
+  private readonly seen = new Set<string>();
+  /** Directories the source has, and those its files and symlinks are in: the difference has to be made on its own. */
+  private readonly declared: string[] = [];
+  private readonly holdingEntries = new Set<string>();
+  /** Symlinks wait for the whole listing: where one resolves depends on the links it leads through. */
+  private readonly links = new LinkGraph();
+  private readonly linkJobs: Job[] = [];
+
+  private readonly calls = new FileSystemCalls();
+  private readonly listings = new TargetListings(this.calls);
+  private readonly directories: DirectoryMaker;
+  private readonly unchanged: UnchangedEntries;
+  private readonly scratch?: ScratchDirectories;
+  /** Once the source has listed everything, a staged directory whose work is all done is published at once. */
+  private readonly pending = new PendingWork();
+  private listed = false;
+  private readonly finished = new Set<string>();
+  private readonly pool: RoundRobinPool<Task>;
+  private workers?: CopyWorkers;
+  private copier?: FileCopier;
+
+  constructor(
+    private readonly source: EntrySource,
+    private readonly root: string,
+    private readonly options: CopyOptions,
+    private readonly settings: RunSettings,
+    private readonly manifest: Manifest,
+  ) {
+    this.warnings = [...manifest.problems];
+    this.manifestChanged = manifest.problems.length > 0;
+    const { dryRun, useManifest } = settings;
+    const { uid, gid } = options;
+    // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
+    this.directories = new DirectoryMaker({
+      root, calls: this.calls, listings: this.listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid, gid,
+      fail: (relative, err) => this.fail(relative, err), made: (relative) => this.recordDirectory(relative),
+    });
+    this.unchanged = new UnchangedEntries(this.listings, this.directories);
+    // Not for workers sharing a target: they could remove each other's files in flight there.
+    if (settings.rootDevice !== undefined && useManifest) this.scratch = new ScratchDirectories(root, settings.rootDevice);
+    this.pool = new RoundRobinPool<Task>({
+      concurrency: settings.concurrency,
+      maxQueuedJobs: Math.max(10_000, settings.concurrency * 16),
+      maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
+    }, async (task) => {
+      try {
+        await this.runTask(task);
+      } finally {
+        this.publishDone(this.pending.finish(directoryOf(task)));
       }
-      counts.files--;
-      complete = false;
-      return;
-    }
-    const directory = path.posix.dirname(relative);
-    let inPlaceAt: string | undefined;
+    }, (directory) => this.directories.make(directory));
+    source.totals?.().then((t) => { this.totals = t; }, () => undefined);
+  }
+
+  async run(): Promise<SeedSummary> {
+    const { dryRun, useManifest } = this.settings;
+    // Stopped in the `finally`: a worker left running keeps the process alive.
+    this.workers = dryRun ? undefined : CopyWorkers.start(this.options.workers ?? 0);
+    this.copier = new FileCopier(this.calls, { dryRun, uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers });
     try {
-      await directories.make(directory);
-      const where = path.join(directories.pathOf(directory), path.posix.basename(relative));
-      if (job.kind === 'file' && inPlace(directory, relative)) inPlaceAt = where;
-      // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.
-      const tempDir = job.kind === 'file' && !inPlaceAt && scratch && pool.alone(directory) ? await scratch.for(directories.pathOf(directory)) : undefined;
-      const done = await copier.copy(job, { where, inPlace: inPlaceAt !== undefined, tempDir }, () => directories.sweepBeforeWriting(directory));
-      if (done.written) {
-        counts.written++;
-        counts.writtenBytes += done.bytes;
-      } else {
-        counts.skipped++;
-      }
-      if (!dryRun && useManifest) record(relative, job.entry.identity);
-    } catch (err) {
-      if (job.kind === 'file') job.entry.discard?.();
-      fail(relative, err);
-      if (inPlaceAt) await directories.withholdIfLeft(directory, relative, inPlaceAt);
-    }
-    progress();
-  };
-  const pool: RoundRobinPool<Task> = new RoundRobinPool<Task>({
-    concurrency,
-    maxQueuedJobs: Math.max(10_000, concurrency * 16),
-    maxQueuedBytes: options.maxQueuedBytes ?? 64 * MiB,
-  }, async (task) => {
-    try {
-      await runTask(task);
+      await this.list();
     } finally {
-      publishDone(pending.finish(directoryOf(task)));
+      // Even when the source fails, let writes in flight finish or clean up their temporary files.
+      await this.pool.drain();
+      await this.workers?.close();
+      if (useManifest && !dryRun) await tidyStateDirectory(this.root, SCRATCH_NAME);
     }
-  }, (directory) => directories.make(directory));
-  // Every task goes through these two, so the pending work is counted.
-  const enqueue = (directory: string, task: Task, bytes = 0) => {
-    pending.start(directory);
-    pool.enqueue(directory, task, bytes);
-  };
-  const add = (directory: string, task: Task, bytes: number) => {
-    pending.start(directory);
-    return pool.add(directory, task, bytes);
-  };
+    if (this.complete && !dryRun) await this.directories.publish();
+    const pruned = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : 0;
+    // An unchanged re-run writes nothing at all, not even the manifest.
+    if (!dryRun && useManifest && this.manifestChanged) {
+      // The files are in place either way; without the manifest the next run re-checks and rewrites them.
+      await saveManifest(this.root, this.manifest).catch((err) => this.fail(`${STATE_DIR}/seed-manifest.json`, err));
+    }
+    this.progress();
+    return {
+      ...this.counts, pruned, failed: this.failed, complete: this.complete, seconds: (Date.now() - this.started) / 1000,
+      peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles, warnings: this.warnings,
+      filesByWorker: this.workers?.filesWritten ?? [],
+    };
+  }
 
-  // Directories the source has, and those its files and symlinks are in: the difference has to be made on its own.
-  const declared: string[] = [];
-  const holdingEntries = new Set<string>();
-  const queue = async (job: Job) => {
-    const directory = path.posix.dirname(job.path);
-    holdingEntries.add(directory);
-    if (useManifest && manifest.files.get(job.path) === job.entry.identity) {
-      // Unchanged since the last seed: no job of its own, only a look at its directory's listing.
-      pool.hold(bytesHeld(job));
-      if (unchanged.add(directory, job)) enqueue(directory, { kind: 'check', directory });
-      await pool.room();
-    } else {
-      await add(directory, job, bytesHeld(job));
-    }
-  };
-  // Started last before the work, and stopped in its `finally`: a worker left running keeps the process alive.
-  const workers = dryRun ? undefined : CopyWorkers.start(options.workers ?? 0);
-  const copier = new FileCopier(calls, { dryRun, uid: options.uid, gid: options.gid, byTime: !useManifest, workers });
-  // Symlinks wait for the whole listing: where one resolves depends on the links it leads through.
-  const links = new LinkGraph();
-  const linkJobs: Job[] = [];
-  try {
-    for await (const raw of source.entries()) {
+  /** Lists the source and queues every entry; then the links, and the directories nothing is written into. */
+  private async list(): Promise<void> {
+    for await (const raw of this.source.entries()) {
       if (raw.type === 'failed') {
-        fail(raw.path, new Error(raw.reason));
+        this.fail(raw.path, new Error(raw.reason));
         continue;
       }
       let relative: string;
@@ -282,54 +241,69 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
         if (raw.type === 'symlink') checkLinkTargetShape(relative, raw.target);
       } catch (err) {
         if (raw.type === 'file') raw.discard?.();
-        fail(raw.path, err);
+        this.fail(raw.path, err);
         continue;
       }
       if (raw.type === 'special') {
-        specialFiles.push(relative);
+        this.specialFiles.push(relative);
         continue;
       }
       if (raw.type === 'directory') {
         if (relative === '') continue; // the archive's own root, './'
-        counts.directories++;
-        directories.declare(relative, raw.mode & DIRECTORY_MODE_BITS);
-        declared.push(relative);
+        this.counts.directories++;
+        this.directories.declare(relative, raw.mode & DIRECTORY_MODE_BITS);
+        this.declared.push(relative);
         continue;
       }
-      if (seen.has(relative)) {
+      if (this.seen.has(relative)) {
         if (raw.type === 'file') raw.discard?.();
-        fail(raw.path, new Error('the source lists this path twice'));
+        this.fail(raw.path, new Error('the source lists this path twice'));
         continue;
       }
-      seen.add(relative);
-      if (pastDeadline()) {
+      this.seen.add(relative);
+      if (this.pastDeadline()) {
         if (raw.type === 'file') raw.discard?.();
-        complete = false;
+        this.complete = false;
         break;
       }
-      counts.files++;
+      this.counts.files++;
       if (raw.type === 'file') {
-        counts.bytes += raw.size;
-        await queue({ kind: 'file', path: relative, entry: raw });
+        this.counts.bytes += raw.size;
+        await this.queue({ kind: 'file', path: relative, entry: raw });
       } else {
-        links.add(relative, raw.target);
-        linkJobs.push({ kind: 'symlink', path: relative, entry: raw });
+        this.links.add(relative, raw.target);
+        this.linkJobs.push({ kind: 'symlink', path: relative, entry: raw });
       }
     }
-    if (complete) {
-      await queueLinks();
-      // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
-      for (const directory of declared) if (!holdingEntries.has(directory)) enqueue(directory, { kind: 'directory', directory });
-      listed = true;
-      publishDone(directories.stagedDirectories().filter((directory) => pending.idle(directory)));
-    } else {
-      counts.files -= linkJobs.length; // left to the next run
+    if (!this.complete) {
+      this.counts.files -= this.linkJobs.length; // left to the next run
+      return;
     }
-  } finally {
-    // Even when the source fails, let writes in flight finish or clean up their temporary files.
-    await pool.drain();
-    await workers?.close();
-    if (useManifest && !dryRun) await tidyStateDirectory(root, SCRATCH_NAME);
+    await this.queueLinks();
+    // A directory with no file or symlink of its own (an app's empty uploads/ or cache/) is made on its own.
+    for (const directory of this.declared) if (!this.holdingEntries.has(directory)) this.enqueue(directory, { kind: 'directory', directory });
+    this.listed = true;
+    this.publishDone(this.directories.stagedDirectories().filter((directory) => this.pending.idle(directory)));
+  }
+
+  /** Queues a file or link: its own job, or (unchanged since the last seed) only a look at its directory's listing. */
+  private async queue(job: Job): Promise<void> {
+    const directory = path.posix.dirname(job.path);
+    this.holdingEntries.add(directory);
+    if (this.settings.useManifest && this.manifest.files.get(job.path) === job.entry.identity) {
+      this.pool.hold(bytesHeld(job));
+      if (this.unchanged.add(directory, job)) this.enqueue(directory, { kind: 'check', directory });
+      await this.pool.room();
+    } else {
+      this.pending.start(directory);
+      await this.pool.add(directory, job, bytesHeld(job));
+    }
+  }
+
+  /** Every task goes through here or `queue`, so the pending work is counted. */
+  private enqueue(directory: string, task: Task, bytes = 0): void {
+    this.pending.start(directory);
+    this.pool.enqueue(directory, task, bytes);
   }
 
   /**
@@ -337,55 +311,144 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
    * still there) and queues the source's safe ones. A refused link is not written; one an earlier
    * seed wrote is removed, so that no link the seed leaves resolves outside the target.
    */
-  async function queueLinks(): Promise<void> {
-    for (const [relative, identity] of manifest.files) {
-      if (!seen.has(relative) && identity.startsWith(LINK_IDENTITY)) links.add(relative, identity.slice(LINK_IDENTITY.length));
+  private async queueLinks(): Promise<void> {
+    for (const [relative, identity] of this.manifest.files) {
+      if (!this.seen.has(relative) && identity.startsWith(LINK_IDENTITY)) this.links.add(relative, identity.slice(LINK_IDENTITY.length));
     }
-    const refused = links.refusals();
-    const written = [...refused.keys()].filter((relative) => manifest.files.has(relative));
-    if (written.length > 0 && !dryRun) {
-      const removed = await removeFiles(root, written, concurrency, fail);
-      removed.forEach((relative) => manifest.files.delete(relative));
-      manifestChanged ||= removed.length > 0;
-      for (const relative of removed) warnings.push(`removed the link ${JSON.stringify(relative)} an earlier seed wrote: ${refused.get(relative)!.message.replace(/^refused "[^"]*": /, '')}`);
+    const refused = this.links.refusals();
+    const written = [...refused.keys()].filter((relative) => this.manifest.files.has(relative));
+    if (written.length > 0 && !this.settings.dryRun) {
+      const removed = await removeFiles(this.root, written, this.settings.concurrency, (relative, err) => this.fail(relative, err));
+      removed.forEach((relative) => this.manifest.files.delete(relative));
+      this.manifestChanged ||= removed.length > 0;
+      for (const relative of removed) this.warnings.push(`removed the link ${JSON.stringify(relative)} an earlier seed wrote: ${refused.get(relative)!.message.replace(/^refused "[^"]*": /, '')}`);
     }
-    for (const [relative, err] of refused) if (seen.has(relative)) fail(relative, err);
-    for (const job of linkJobs) {
-      if (refused.has(job.path)) counts.files--;
-      else await queue(job);
+    for (const [relative, err] of refused) if (this.seen.has(relative)) this.fail(relative, err);
+    for (const job of this.linkJobs) {
+      if (refused.has(job.path)) this.counts.files--;
+      else await this.queue(job);
     }
   }
 
-  if (complete && !dryRun) await directories.publish();
-  let pruned = 0;
-  if (complete && options.prune && failed.length === 0) {
-    const stale = [...manifest.files.keys()].filter((relative) => !seen.has(relative));
+  private async runTask(task: Task): Promise<void> {
+    if (task.kind === 'directory') {
+      if (this.pastDeadline()) this.complete = false;
+      else await this.directories.make(task.directory).catch((err) => this.fail(task.directory, err));
+      return;
+    }
+    if (task.kind === 'check') {
+      const { present, gone } = await this.unchanged.settle(task.directory);
+      this.pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
+      present.forEach((job) => this.skip(job));
+      // Entries no longer on the target (deleted since) are written again.
+      for (const job of gone) this.enqueue(task.directory, job, bytesHeld(job));
+      return;
+    }
+    if (this.pastDeadline()) {
+      // Queued but not started: leave it to the next run.
+      if (task.kind === 'file') {
+        task.entry.discard?.();
+        this.counts.bytes -= task.entry.size;
+      }
+      this.counts.files--;
+      this.complete = false;
+      return;
+    }
+    await this.copy(task);
+  }
+
+  /** Writes one file or link where its directory is on the target, and reports progress (each file's, with nothing awaited in between). */
+  private async copy(job: Job): Promise<void> {
+    const relative = job.path;
+    const directory = path.posix.dirname(relative);
+    let inPlaceAt: string | undefined;
+    try {
+      await this.directories.make(directory);
+      const where = path.join(this.directories.pathOf(directory), path.posix.basename(relative));
+      // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
+      // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
+      if (job.kind === 'file' && this.directories.unpublished(directory) && !this.manifest.files.has(relative)) inPlaceAt = where;
+      // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.
+      const tempDir = job.kind === 'file' && !inPlaceAt && this.scratch && this.pool.alone(directory)
+        ? await this.scratch.for(this.directories.pathOf(directory)) : undefined;
+      const done = await this.copier!.copy(job, { where, inPlace: inPlaceAt !== undefined, tempDir }, () => this.directories.sweepBeforeWriting(directory));
+      if (done.written) {
+        this.counts.written++;
+        this.counts.writtenBytes += done.bytes;
+      } else {
+        this.counts.skipped++;
+      }
+      if (!this.settings.dryRun && this.settings.useManifest) this.record(relative, job.entry.identity);
+    } catch (err) {
+      if (job.kind === 'file') job.entry.discard?.();
+      this.fail(relative, err);
+      if (inPlaceAt) await this.directories.withholdIfLeft(directory, relative, inPlaceAt);
+    }
+    this.progress();
+  }
+
+  /** Staged directories with nothing left to do are renamed into place; directories still to be made go first. */
+  private publishDone(done: string[]): void {
+    if (!this.listed || !this.complete) return;
+    done.forEach((directory) => this.finished.add(directory));
+    // They need the same parents' locks, and writers wait for them.
+    if (this.pool.preparing) return;
+    this.finished.forEach((directory) => this.directories.publishNow(directory));
+    this.finished.clear();
+  }
+
+  /** Deletes files an earlier seed wrote that the source no longer has, then the directories a seed made that it no longer has; how many files went. */
+  private async prune(): Promise<number> {
+    const stale = [...this.manifest.files.keys()].filter((relative) => !this.seen.has(relative));
     // A dry run only counts them (and saves no manifest).
-    const gone = dryRun ? stale : await removeFiles(root, stale, concurrency, fail);
+    if (this.settings.dryRun) return stale.length;
+    const gone = await removeFiles(this.root, stale, this.settings.concurrency, (relative, err) => this.fail(relative, err));
     // A file whose unlink failed stays in the manifest, for the next prune.
-    gone.forEach((relative) => manifest.files.delete(relative));
-    manifestChanged ||= gone.length > 0;
-    pruned = gone.length;
-    // Then the directories a seed made that the source no longer has, once nothing else is left in them.
-    if (!dryRun) {
-      const kept = withParents([...declared, ...holdingEntries]);
-      const dropped = [...manifest.directories].filter((directory) => !kept.has(directory));
-      const removed = await removeMadeDirectories(root, dropped, manifest.directories);
-      removed.forEach((directory) => manifest.directories.delete(directory));
-      manifestChanged ||= removed.length > 0;
-    }
+    gone.forEach((relative) => this.manifest.files.delete(relative));
+    // Then the directories, once nothing else is left in them.
+    const kept = withParents([...this.declared, ...this.holdingEntries]);
+    const dropped = [...this.manifest.directories].filter((directory) => !kept.has(directory));
+    const removed = await removeMadeDirectories(this.root, dropped, this.manifest.directories);
+    removed.forEach((directory) => this.manifest.directories.delete(directory));
+    this.manifestChanged ||= gone.length + removed.length > 0;
+    return gone.length;
   }
-  // An unchanged re-run writes nothing at all, not even the manifest.
-  if (!dryRun && useManifest && manifestChanged) {
-    // The files are in place either way; without the manifest the next run re-checks and rewrites them.
-    await saveManifest(root, manifest).catch((err) => fail(`${STATE_DIR}/seed-manifest.json`, err));
-  }
-  progress();
 
-  return {
-    ...counts, pruned, failed, complete, seconds: (Date.now() - started) / 1000, peakConcurrency: pool.peakConcurrency,
-    specialFiles, warnings, filesByWorker: workers?.filesWritten ?? [],
-  };
+  private pastDeadline(): boolean {
+    const { deadline } = this.options;
+    return deadline !== undefined && Date.now() >= deadline;
+  }
+
+  private skip(job: Job): void {
+    if (job.kind === 'file') job.entry.discard?.();
+    this.counts.skipped++;
+    this.progress();
+  }
+
+  /** What an earlier seed wrote, updated as files are written: each path is looked up before its own update. */
+  private record(relative: string, identity: string): void {
+    if (this.manifest.files.get(relative) === identity) return;
+    this.manifest.files.set(relative, identity);
+    this.manifestChanged = true;
+  }
+
+  private recordDirectory(relative: string): void {
+    if (!this.settings.useManifest || this.settings.dryRun || this.manifest.directories.has(relative)) return;
+    this.manifest.directories.add(relative);
+    this.manifestChanged = true;
+  }
+
+  private fail(entryPath: string, err: unknown): void {
+    this.failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
+  }
+
+  private progress(): void {
+    const { counts, totals } = this;
+    this.options.onProgress?.({
+      files: counts.files, bytes: counts.bytes, written: counts.written, skipped: counts.skipped, failed: this.failed.length,
+      totalFiles: totals?.files, totalBytes: totals?.bytes, elapsedSeconds: (Date.now() - this.started) / 1000,
+    });
+  }
 }
 
 const directoryOf = (task: Task) => (task.kind === 'file' || task.kind === 'symlink' ? path.posix.dirname(task.path) : task.directory);

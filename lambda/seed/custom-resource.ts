@@ -80,7 +80,7 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
   const concurrency = Number(props.Concurrency);
   // The sub-path's directories are the file system's, which other clients write: none may be a link.
   const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
-  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, limits: archiveLimitsOf(props) });
+  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
   let lastLog = 0;
   try {

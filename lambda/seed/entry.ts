@@ -1,5 +1,6 @@
 import { Readable } from 'stream';
 import type { FileSystemCalls } from './file-system-calls';
+import type { S3Location } from './sources/s3-client';
 
 /**
  * One thing a source holds, named by its path relative to the seed's target ('/'-separated); or one
@@ -17,6 +18,8 @@ export interface FileEntry {
   readonly identity: string;
   /** The content is in memory already (a small archive member): it counts against the memory bound while the file waits. */
   readonly inMemory?: boolean;
+  /** An S3 object the content can be fetched from by another thread (a copy worker, with a client of its own). */
+  readonly remote?: RemoteObject;
   /** Modification time to give the file where the seed runs without a manifest (see CopyOptions.manifest). */
   readonly mtimeMs?: number;
   /** The content, read only when the file has to be written. */
@@ -26,6 +29,13 @@ export interface FileEntry {
    * streamed source such as a tar can move past it.
    */
   discard?(): void;
+}
+
+/** An S3 object, and how to reach S3 (settings a worker thread can build its own client from). */
+export interface RemoteObject {
+  readonly bucket: string;
+  readonly key: string;
+  readonly location: S3Location;
 }
 
 /** A file's content: in memory, a stream, or a local file that the writer copies itself. */

@@ -64,8 +64,10 @@ export class FileCopier {
     await beforeWrite();
     const { uid, gid } = this.options;
     const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
-    const content = await entry.open();
     const { workers } = this.options;
+    // An S3 object a worker can fetch itself is not opened here at all.
+    if (workers && entry.remote) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, entry.remote) };
+    const content = await entry.open();
     if (workers && CopyWorkers.canTake(content)) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, content) };
     // In place, an interrupted run (or anyone who can write the target) may have left something at the name: replaced, never written through.
     const bytes = inPlace

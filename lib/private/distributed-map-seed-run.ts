@@ -24,7 +24,8 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   readonly batchInput: SeedResourceProperties;
   readonly mountPath: string;
   readonly concurrency: number;
-  readonly workerMemoryMiB: number;
+  /** Each worker function's memory, and the environment that tells it how many copy threads to run. */
+  readonly workerSize: SeedFunctionSize;
   readonly trigger: string;
 }
 
@@ -32,6 +33,12 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
  * A Step Functions state machine whose Distributed Map lists the S3 prefix, batches the keys, and
  * runs the seed worker on each batch in parallel; plus a custom resource that runs it at deploy time.
  */
+/** A seed function's memory (MiB) and the environment that goes with its vCPUs. */
+export interface SeedFunctionSize {
+  readonly memorySize: number;
+  readonly environment: Record<string, string>;
+}
+
 export class DistributedMapSeedRun extends Construct {
   public readonly stateMachine: sfn.StateMachine;
   public readonly worker: lambda.Function;
@@ -45,7 +52,7 @@ export class DistributedMapSeedRun extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       code: handlerCode('seed'),
       handler: 'index.copyBatch',
-      memorySize: props.workerMemoryMiB,
+      ...props.workerSize,
       timeout: Duration.minutes(15),
       vpc: props.fileSystem.vpc,
       vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },

@@ -77,7 +77,8 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   };
   switch (format) {
     case 's3-objects':
-      return { source: new S3ObjectsSource(client, bucket, key), close: nothing };
+      // A client given without its settings cannot be rebuilt in a worker: the engine's thread fetches then.
+      return { source: new S3ObjectsSource(client, bucket, key, options.client && !options.s3 ? undefined : options.s3 ?? {}), close: nothing };
     case 'tar':
     case 'tar.gz':
       return { source: await tarSource(description, getObject, format === 'tar.gz', options.limits), close: nothing };

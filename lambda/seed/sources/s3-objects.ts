@@ -1,12 +1,17 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
-import { DEFAULT_FILE_MODE, SeedEntry, EntrySource } from '../entry';
+import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from '../entry';
+import type { S3Location } from './s3-client';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */
 export class S3ObjectsSource implements EntrySource {
   private readonly prefix: string;
 
-  constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string) {
+  /**
+   * @param location what `client` was made from, where known: then a copy worker fetches each object
+   *   with a client of its own, and the S3 work (HTTP, TLS) spreads over the workers' vCPUs too
+   */
+  constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string, private readonly location?: S3Location) {
     // 'site' means the folder 'site/', not every key that starts with 'site'.
     this.prefix = prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix;
   }
@@ -35,6 +40,7 @@ export class S3ObjectsSource implements EntrySource {
     if (relative.endsWith('/')) return { type: 'directory', path: relative, mode: 0o755 };
     return {
       type: 'file', path: relative, size, mode: DEFAULT_FILE_MODE, identity: `etag:${etag}`, mtimeMs: lastModified?.getTime(),
+      remote: this.location && { bucket: this.bucket, key, location: this.location },
       open: async () => {
         const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
         return object.Body as Readable;
