@@ -24,8 +24,8 @@ export interface SpendModel {
 }
 
 /** The data-access lines are per hour at 5-minute resolution; the per-day lines hourly (StorageBytes comes every 15 minutes). */
-export const ACCESS_PERIOD = Duration.minutes(5);
-export const DAY_PERIOD = Duration.hours(1);
+const ACCESS_PERIOD = Duration.minutes(5);
+const DAY_PERIOD = Duration.hours(1);
 
 const HOURS_PER_MONTH = SECONDS_PER_MONTH / 3600;
 const GB = String(BYTES_PER_GB);
@@ -70,19 +70,16 @@ export function dailySpendUsd(model: SpendModel): DailySpend {
   const access = model.throughputMode === 'elastic' ? dataAccessPerDay(model) : undefined;
   const provisioned = model.throughputMode === 'provisioned' ? provisionedPerDay(model) : undefined;
   const storage = storagePerDay(model);
-  const parts: Array<[string, Term]> = [
-    ...(access ? [['Data access', access] as [string, Term]] : []),
-    ...(provisioned ? [['Provisioned throughput', provisioned] as [string, Term]] : []),
-    ...storage,
-  ];
+  const parts = [access, provisioned, ...storage.map(([, term]) => term)].filter((t): t is Term => t !== undefined);
   const expression = (label: string, term: Term) => new cloudwatch.MathExpression({ ...term, label: `${label} (USD/day)`, period: DAY_PERIOD });
   return {
     dataAccess: access && expression('Data access', access),
     provisioned: provisioned && expression('Provisioned throughput', provisioned),
     storage: storage.map(([label, term]) => expression(label, term)),
     total: expression('Projected spend', {
-      expression: parts.map(([, term]) => term.expression).join('+'),
-      usingMetrics: Object.assign({}, ...parts.map(([, term]) => term.usingMetrics)),
+      // Each part is a product, so a sum of them needs no parentheses.
+      expression: parts.map((term) => term.expression).join('+'),
+      usingMetrics: Object.assign({}, ...parts.map((term) => term.usingMetrics)),
     }),
   };
 }
