@@ -6,10 +6,17 @@
  *   npx cdk synth  --app 'npx tsx examples/migration.ts' -c sourceBucket=my-bucket -c sourcePrefix=www/
  *   npx cdk deploy --app 'npx tsx examples/migration.ts' -c sourceBucket=my-bucket -c sourcePrefix=www/
  *
- * Bump `-c sourceVersion=...` to copy again after the bucket changed.
+ * Bump `-c sourceVersion=...` to copy again after the bucket changed. A bucket encrypted with a
+ * customer managed KMS key needs `-c sourceKeyArn=arn:aws:kms:...` too: the bucket is then imported
+ * with its key, and DataSync's bucket-access role may decrypt with it (the key's policy must let
+ * IAM policies of the account grant it, as the default key policy does).
+ *
+ * The deploy waits for the copy up to its time limit of 50 minutes; for a larger migration add
+ * `waitForCompletion: false` to the seed, and the instance may boot before the data is all there.
  */
 import { App, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AccessPointPreset, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
@@ -18,6 +25,8 @@ export interface MigrationStackProps extends StackProps {
   readonly sourceBucketName: string;
   readonly sourcePrefix: string;
   readonly sourceVersion: string;
+  /** The customer managed KMS key the source bucket is encrypted with, if any. */
+  readonly sourceKeyArn?: string;
 }
 
 export class MigrationStack extends Stack {
@@ -27,8 +36,15 @@ export class MigrationStack extends Stack {
     vpc.addFlowLog('FlowLog');
 
     const files = new SharedFileSystem(this, 'Files', { vpc });
+    // Every file DataSync writes through this access point is owned by uid/gid 1000. The DataSync
+    // user guide: through an access point that enforces a user, copied ownership is replaced by the
+    // access point's, "task verification fails because DataSync detects a mismatch" - so the seed's
+    // task copies no ownership (Uid/Gid NONE) and verifies the rest (ONLY_FILES_TRANSFERRED)
+    // (https://docs.aws.amazon.com/datasync/latest/userguide/create-efs-location.html).
     const data = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
-    const source = s3.Bucket.fromBucketName(this, 'Source', props.sourceBucketName);
+    const source = props.sourceKeyArn
+      ? s3.Bucket.fromBucketAttributes(this, 'Source', { bucketName: props.sourceBucketName, encryptionKey: kms.Key.fromKeyArn(this, 'SourceKey', props.sourceKeyArn) })
+      : s3.Bucket.fromBucketName(this, 'Source', props.sourceBucketName);
     const seed = files.addSeed('Migration', {
       accessPoint: data,
       source: SeedSource.s3(source, props.sourcePrefix, { version: props.sourceVersion }),
@@ -64,6 +80,7 @@ export function createApp(app = new App()): App {
     sourceBucketName: app.node.tryGetContext('sourceBucket') ?? 'my-migration-source',
     sourcePrefix: app.node.tryGetContext('sourcePrefix') ?? 'www/',
     sourceVersion: app.node.tryGetContext('sourceVersion') ?? '1',
+    sourceKeyArn: app.node.tryGetContext('sourceKeyArn'),
   });
   return app;
 }

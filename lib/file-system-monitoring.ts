@@ -389,13 +389,10 @@ export class FileSystemMonitoring extends Construct {
     const widgets: cloudwatch.IWidget[] = [
       note(`**Seed ${seed.node.path}** (${seed.engineKind} engine). Files written and the rate of each run; `
         + 'failures above zero mean content is missing on the file system.'),
+      graph('Seed files written', [seed.metricFilesWritten()], { label: 'files' }),
     ];
-    if (seed.engineKind !== SeedEngineKind.DATASYNC) {
-      widgets.push(
-        graph('Seed files written', [seed.metricFilesWritten()], { label: 'files' }),
-        graph('Seed rate (files/s)', [seed.metricFilesPerSecond()], { label: 'files/s' }),
-      );
-    }
+    // DataSync publishes no per-invocation rate: its files written per period say as much.
+    if (seed.engineKind !== SeedEngineKind.DATASYNC) widgets.push(graph('Seed rate (files/s)', [seed.metricFilesPerSecond()], { label: 'files/s' }));
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
     if (alarms.seedFailures) {

@@ -1,9 +1,10 @@
-import { Annotations, CustomResource, Duration, Size, Token } from 'aws-cdk-lib';
+import { Annotations, CfnResource, CustomResource, Duration, Fn, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
+import { DEPLOY_TIME_LIMIT_SECONDS } from '../lambda/shared/deploy-time-limit';
 import { copyWorkersFor, LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../lambda/shared/lambda-cpu';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
@@ -11,6 +12,7 @@ import { handlerCode } from './private/handler-code';
 import { DataSyncSeedRun } from './private/datasync-seed-run';
 import { deployTimeRun } from './private/deploy-time-run';
 import { DistributedMapSeedRun, SeedFunctionSize } from './private/distributed-map-seed-run';
+import { isImportedVpc, subnetsWithoutS3 } from './private/s3-route';
 import { grantSourceRead } from './private/seed-grants';
 import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
@@ -95,6 +97,19 @@ export interface SeedOptions {
    * @default - 8 GiB per member, 64 GiB in all, 1,000,000 members, a compression ratio of 100
    */
   readonly archiveLimits?: SeedArchiveLimits;
+  /**
+   * Whether the deploy waits for the copy. CloudFormation waits at most an hour for a custom
+   * resource, so a waited seed has a time limit of 50 minutes: past it, the copy is stopped and the
+   * deploy fails, saying so (what was copied stays, and the next run skips it). With false the
+   * deploy only starts the copy and goes on, so resources that depend on the seed may start before
+   * the content is there; the copy runs for as long as it needs (DataSync: until the execution ends;
+   * Distributed Map: up to the state machine's 12 hours), its progress and failures show on the
+   * seed's dashboard row and trip the seed's alarm (`FileSystemMonitoring`), and a deploy with the
+   * same source while it runs follows it rather than starting another. DataSync and Distributed
+   * Map engines only: the single-function engine's copy runs inside the deploy.
+   * @default true
+   */
+  readonly waitForCompletion?: boolean;
 }
 
 /** Properties of a {@link FileSystemSeed}. */
@@ -108,7 +123,10 @@ const DEFAULT_SEED_MEMORY_MIB = 2048;
 
 /** The seed options each engine cannot honour, and why: giving one is an error at synth time. */
 const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptions, string>>> = {
-  [SeedEngineKind.SINGLE_FUNCTION]: {},
+  [SeedEngineKind.SINGLE_FUNCTION]: {
+    waitForCompletion: `its copy runs inside the deploy's custom resource, and must finish within the deploy's time limit of ${DEPLOY_TIME_LIMIT_SECONDS / 60} minutes; `
+      + 'to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync()',
+  },
   [SeedEngineKind.DATASYNC]: {
     concurrency: 'DataSync sets its own parallelism',
     removeOnDelete: 'DataSync keeps no record of what it wrote',
@@ -120,6 +138,9 @@ const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptio
     archiveLimits: 'it copies S3 objects as they are and extracts no archive',
   },
 };
+
+/** What each option does when left out: giving that value to any engine is the same as leaving it out. */
+const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: false, removeOnDelete: false, waitForCompletion: true };
 
 /**
  * Fills an EFS file system at deploy time, before anything that depends on it starts: from a local
@@ -143,6 +164,8 @@ export class FileSystemSeed extends Construct {
   private readonly where: string;
   private readonly metricsName: string;
   private readonly failureMetrics: Record<string, cloudwatch.IMetric> = {};
+  /** The DataSync task's id (`task-...`), the dimension of its AWS/DataSync metrics. */
+  private readonly dataSyncTaskId?: string;
 
   constructor(scope: Construct, id: string, props: FileSystemSeedProps) {
     super(scope, id);
@@ -181,6 +204,7 @@ export class FileSystemSeed extends Construct {
       case SeedEngineKind.DATASYNC: {
         const run = this.runWithDataSync(props, engine, source, settings);
         this.resource = run.resource;
+        this.dataSyncTaskId = Fn.select(1, Fn.split('/', run.task.attrTaskArn));
         this.failureMetrics.failed_executions = run.metricFailedExecutions();
         break;
       }
@@ -188,25 +212,35 @@ export class FileSystemSeed extends Construct {
         const run = this.runWithDistributedMap(props, engine, source, settings);
         this.function = run.worker;
         this.resource = run.resource;
+        const period = { period: Duration.minutes(5) };
         this.failureMetrics.files_failed = this.metricFilesFailed();
-        this.failureMetrics.runs_failed = run.stateMachine.metricFailed({ period: Duration.minutes(5) });
+        // A run that ends any way but SUCCEEDED left content out: failed, timed out, or stopped.
+        this.failureMetrics.runs_failed = run.stateMachine.metricFailed(period);
+        this.failureMetrics.runs_timed_out = run.stateMachine.metricTimedOut(period);
+        this.failureMetrics.runs_aborted = run.stateMachine.metricAborted(period);
+        this.requireS3Route(props.fileSystem, 'the Distributed Map\'s workers');
         break;
       }
       default: {
         const run = this.runInOneFunction(props, engine.singleFunctionOptions ?? {}, source, settings);
         this.function = run.onEvent;
         this.resource = run.resource;
+        const period = { period: Duration.minutes(5) };
         this.failureMetrics.files_failed = this.metricFilesFailed();
-        this.failureMetrics.seed_errors = run.onEvent.metricErrors({ period: Duration.minutes(5) });
+        this.failureMetrics.seed_errors = run.onEvent.metricErrors(period);
+        // A slice that fails, or the time limit running out, fails in the resume function.
+        this.failureMetrics.resume_errors = run.isComplete!.metricErrors(period);
+        this.requireS3Route(props.fileSystem, 'the seed functions');
       }
     }
   }
 
   /**
-   * Files written per period (Sum of `SeedFilesWritten`; single-function and Distributed Map
-   * engines, which publish the seed's own metrics; DataSync reports to its task's log group instead).
+   * Files written per period: Sum of `SeedFilesWritten` (single-function and Distributed Map engines,
+   * which publish the seed's own metrics), or of DataSync's `FilesTransferred` for the task.
    */
   public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    if (this.dataSyncTaskId) return this.dataSyncMetric('FilesTransferred', cloudwatch.Unit.COUNT, options);
     return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
@@ -215,8 +249,9 @@ export class FileSystemSeed extends Construct {
     return this.seedMetric(SEED_METRIC.failed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
-  /** Bytes the seed went through, per period (Sum of `SeedBytes`). */
+  /** Bytes the seed went through, per period: Sum of `SeedBytes`, or of DataSync's `BytesTransferred` for the task. */
   public metricBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    if (this.dataSyncTaskId) return this.dataSyncMetric('BytesTransferred', cloudwatch.Unit.BYTES, options);
     return this.seedMetric(SEED_METRIC.bytes, cloudwatch.Unit.BYTES, cloudwatch.Stats.SUM, options);
   }
 
@@ -226,9 +261,10 @@ export class FileSystemSeed extends Construct {
   }
 
   /**
-   * Failures of this seed per period, whatever the engine: failed files and failed invocations
-   * (single function), failed files and failed executions (Distributed Map), failed executions
-   * (DataSync). Above zero means content is missing.
+   * Failures of this seed per period, whatever the engine and whether the deploy waits: failed files
+   * and failed invocations, the time limit included (single function), failed files and executions
+   * that failed, timed out or were stopped (Distributed Map), executions that ended in ERROR, a
+   * cancelled one included (DataSync). Above zero means content is missing.
    */
   public metricFailures(options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
     const ids = Object.keys(this.failureMetrics);
@@ -253,6 +289,14 @@ export class FileSystemSeed extends Construct {
     });
   }
 
+  /** AWS/DataSync metrics of the task (dimension TaskId), as DataSync publishes them per execution. */
+  private dataSyncMetric(metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/DataSync', metricName, dimensionsMap: { TaskId: this.dataSyncTaskId! }, unit,
+      statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5), ...options,
+    });
+  }
+
   /** onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
   private runInOneFunction(props: FileSystemSeedProps, options: SingleFunctionEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
     return deployTimeRun(this, {
@@ -274,8 +318,6 @@ export class FileSystemSeed extends Construct {
       onEventId: 'Function',
       isCompleteId: 'ResumeFunction',
       queryInterval: Duration.seconds(10),
-      // CloudFormation waits at most one hour for a custom resource.
-      totalTimeout: Duration.hours(1),
       resourceId: 'Resource',
       resourceType: 'Custom::CdkEfsKitSeed',
       properties: { ...settings },
@@ -285,6 +327,15 @@ export class FileSystemSeed extends Construct {
   private runWithDataSync(props: FileSystemSeedProps, engine: SeedEngine, source: SeedSourceConfig, settings: SeedResourceProperties): DataSyncSeedRun {
     this.requireObjects(source, engine);
     const options: DataSyncEngineOptions = engine.dataSyncOptions ?? {};
+    const removeDeletedFiles = options.removeDeletedFiles ?? props.prune ?? false;
+    if (options.transferAll && removeDeletedFiles) {
+      // https://docs.aws.amazon.com/datasync/latest/userguide/API_Options.html, PreserveDeletedFiles:
+      // "If you set this parameter to REMOVE, you can't set TransferMode to ALL."
+      throw new Error(`${this.where}: transferAll cannot be combined with ${options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune'} in ${engine}: `
+        + 'DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE (transferring everything, it does not scan the destination, '
+        + 'so it cannot know what to delete); drop one of them, got transferAll true.');
+    }
+    this.requireNonRootUser(props.accessPoint, engine);
     return new DataSyncSeedRun(this, 'DataSync', {
       ...options,
       fileSystem: props.fileSystem,
@@ -295,7 +346,8 @@ export class FileSystemSeed extends Construct {
       prefix: source.key,
       subdirectory: `/${settings.TargetSubPath}`,
       trigger: source.fingerprint,
-      removeDeletedFiles: options.removeDeletedFiles ?? props.prune,
+      removeDeletedFiles,
+      waitForCompletion: props.waitForCompletion ?? true,
     });
   }
 
@@ -321,6 +373,7 @@ export class FileSystemSeed extends Construct {
       concurrency: Number(settings.Concurrency),
       workerSize: this.functionSize(options, 'SeedEngine.distributedMap()'),
       trigger: source.fingerprint,
+      waitForCompletion: props.waitForCompletion ?? true,
     });
   }
 
@@ -328,10 +381,56 @@ export class FileSystemSeed extends Construct {
   private refuseUnsupportedOptions(props: FileSystemSeedProps, engine: SeedEngine): void {
     for (const [option, why] of Object.entries(UNSUPPORTED_OPTIONS[engine.kind])) {
       const value = props[option as keyof SeedOptions];
-      if (value === undefined || value === false) continue;
+      if (value === undefined || value === OPTION_DEFAULTS[option as keyof SeedOptions]) continue;
       const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
-      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; leave it out or use SeedEngine.singleFunction(), got ${given}.`);
+      const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
+      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`);
     }
+  }
+
+  /**
+   * The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must
+   * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
+   * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
+   */
+  private requireS3Route(fileSystem: SharedFileSystem, who: string): void {
+    const subnets = fileSystem.mountTargetSubnets.subnets;
+    const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
+    if (isImportedVpc(fileSystem.vpc)) {
+      if (subnetsWithoutS3(fileSystem.vpc, subnets).length > 0) {
+        Annotations.of(this).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in the file system's subnets, which have no egress, and read the source from S3: `
+          + `make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
+      }
+      return;
+    }
+    this.node.addValidation({
+      validate: () => {
+        const cut = subnetsWithoutS3(fileSystem.vpc, subnets);
+        if (cut.length === 0) return [];
+        return [`${this.where}: ${who} run in the file system's subnets and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
+          + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or give the file system vpcSubnets with egress.`];
+      },
+    });
+  }
+
+  /**
+   * DataSync mounts as root and writes through the access point as its POSIX user; without
+   * ClientRootAccess (not granted), that user must not be root: EFS needs ClientRootAccess for an
+   * access point user of uid or gid 0 (https://docs.aws.amazon.com/efs/latest/ug/enforce-identity-access-points.html),
+   * and squashes root without it. Checked for access points defined in the app; an imported one is trusted.
+   */
+  private requireNonRootUser(accessPoint: efs.IAccessPoint, engine: SeedEngine): void {
+    const cfn = accessPoint.node.defaultChild;
+    if (!CfnResource.isCfnResource(cfn) || cfn.cfnResourceType !== 'AWS::EFS::AccessPoint') return;
+    const user = (cfn as efs.CfnAccessPoint).posixUser;
+    if (Token.isUnresolved(user)) return;
+    const { uid, gid } = (user ?? {}) as Partial<efs.CfnAccessPoint.PosixUserProperty>;
+    if (Token.isUnresolved(uid) || Token.isUnresolved(gid)) return;
+    const problem = user === undefined ? 'enforces no POSIX user' : uid === '0' || gid === '0' ? `enforces uid ${uid} and gid ${gid} (root)` : undefined;
+    if (!problem) return;
+    throw new Error(`${this.where}: accessPoint ${accessPoint.node.path} ${problem}; ${engine} writes through the access point as its POSIX user `
+      + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, '
+      + 'e.g. AccessPointPreset.applicationUser(path).');
   }
 
   /** The archive limits as resource properties (only those given: the handler defaults the rest). */

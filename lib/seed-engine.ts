@@ -20,7 +20,9 @@ export interface DataSyncEngineOptions {
    */
   readonly verifyMode?: DataSyncVerifyMode;
   /**
-   * Transfer every file, not only those that differ from the destination.
+   * Transfer every file, not only those that differ from the destination. Not with
+   * `removeDeletedFiles` (or the seed's `prune`): DataSync refuses TransferMode ALL with
+   * PreserveDeletedFiles REMOVE.
    * @default false - TransferMode CHANGED: a re-run copies only what changed
    */
   readonly transferAll?: boolean;
@@ -51,12 +53,6 @@ export interface DataSyncEngineOptions {
    */
   readonly bytesPerSecond?: number;
   /**
-   * Wait for the execution to finish during the deploy, so dependents start with the data in place
-   * (up to the Provider framework's 2 hours). When false, the deploy only starts it.
-   * @default true
-   */
-  readonly waitForCompletion?: boolean;
-  /**
    * Retention of the task's CloudWatch log group.
    * @default logs.RetentionDays.ONE_MONTH
    */
@@ -83,7 +79,8 @@ export interface SingleFunctionEngineOptions {
   readonly vcpus?: number;
   /**
    * Timeout of each seed invocation. The function checkpoints before it runs out and the next
-   * invocation resumes, until the deploy's one-hour custom resource limit.
+   * invocation resumes, until the whole seed's time limit of 50 minutes (CloudFormation waits an
+   * hour for a custom resource).
    * @default Duration.minutes(15)
    */
   readonly timeout?: Duration;
@@ -103,8 +100,10 @@ export interface DistributedMapEngineOptions {
    */
   readonly maxItemsPerBatch?: number;
   /**
-   * Percentage of batches that may fail (each worker reports failed keys) before the run fails.
-   * @default 0
+   * Percentage of objects that may fail to copy before the run fails. A batch fails as a whole, after
+   * its retries (Lambda errors and throttling, a worker that ran out of time, failed keys), and every
+   * object in it counts.
+   * @default 0 - the run fails if any object cannot be copied
    */
   readonly toleratedFailurePercentage?: number;
   /**

@@ -14,6 +14,7 @@ import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
+import { dependOnRulesBetween } from './private/security-group-rules';
 import { defaultPrivateSubnets } from './private/subnets';
 import { brand, hasBrand } from './private/type-brand';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
@@ -350,8 +351,8 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
 
   /**
    * Mount `accessPoint` on a Lambda function in this VPC: FileSystemConfigs, port 2049 from the
-   * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and a dependency on the
-   * mount targets (the function cannot be created before they are available).
+   * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and dependencies on the
+   * mount targets and on the port 2049 rules (the function is created only once it can mount).
    */
   public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions = {}): void {
     const where = `${WHERE}.mountOnLambda(${fn.node.path})`;
@@ -367,6 +368,8 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
     fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
     this.connections.allowDefaultPortFrom(fn, `NFS from ${fn.node.path}`);
+    // The function mounts when it starts: not before its NFS rules exist.
+    dependOnRulesBetween(cfn, fn, this);
     this.grantAccess(fn, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
     fn.node.addDependency(this.mountTargetsAvailable);
   }

@@ -1,26 +1,75 @@
-import { DataSyncClient, DescribeTaskExecutionCommand, StartTaskExecutionCommand } from '@aws-sdk/client-datasync';
+import {
+  CancelTaskExecutionCommand, DataSyncClient, DescribeTaskCommand, DescribeTaskExecutionCommand, ListTagsForResourceCommand, StartTaskExecutionCommand,
+} from '@aws-sdk/client-datasync';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DataSyncRunEvent, isComplete, onEvent } from '../lambda/datasync-run/run';
+import { DataSyncRunEvent, isComplete, onEvent, TRIGGER_TAG } from '../lambda/datasync-run/run';
 
 // moto has no DataSync EFS locations and moves no data, so these tests stub the DataSync client with
 // aws-sdk-client-mock. Every response below is shaped after the DataSync API reference
-// (StartTaskExecution, DescribeTaskExecution), including the Result fields of a failed execution.
+// (StartTaskExecution, DescribeTask, DescribeTaskExecution, ListTagsForResource, CancelTaskExecution),
+// including the Result fields of a failed execution.
 const TASK = 'arn:aws:datasync:us-east-1:123456789012:task/task-0123456789abcdef0';
 const EXECUTION = `${TASK}/execution/exec-0123456789abcdef0`;
+const EARLIER = `${TASK}/execution/exec-0fedcba98765432100`;
 
 const client = new DataSyncClient({ region: 'us-east-1' });
 const datasync = mockClient(client);
-beforeEach(() => datasync.reset());
+beforeEach(() => {
+  datasync.reset();
+  // A task that has never run.
+  datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'AVAILABLE' });
+});
 
+const WAITED = { TaskArn: TASK, Trigger: 's3-objects:data/:v1', TimeLimitSeconds: '3000' };
 const event = (RequestType: DataSyncRunEvent['RequestType'], extra: Partial<DataSyncRunEvent> = {}): DataSyncRunEvent =>
-  ({ RequestType, ResourceProperties: { TaskArn: TASK, Trigger: 'abc' }, ...extra });
+  ({ RequestType, ResourceProperties: WAITED, ...extra });
 
 describe('onEvent', () => {
-  test.each(['Create', 'Update'] as const)('%s starts one task execution and hands its ARN to isComplete', async (type) => {
+  test.each(['Create', 'Update'] as const)('%s starts one task execution, tagged with its source, and hands its ARN and deadline to isComplete', async (type) => {
     datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
-    const response = await onEvent(event(type, { PhysicalResourceId: TASK }), client);
+    const before = Date.now();
+    const response = await onEvent(event(type, { PhysicalResourceId: TASK, OldResourceProperties: { ...WAITED, Trigger: 's3-objects:data/:v0' } }), client);
+    expect(response).toEqual({ PhysicalResourceId: TASK, Data: { TaskExecutionArn: EXECUTION, Deadline: expect.any(Number) } });
+    // The deadline is the time limit from onEvent's start: 3000 s.
+    expect((response.Data!.Deadline as number) - before).toBeGreaterThanOrEqual(3_000_000);
+    expect((response.Data!.Deadline as number) - Date.now()).toBeLessThanOrEqual(3_000_000);
+    const [start] = datasync.commandCalls(StartTaskExecutionCommand).map((c) => c.args[0].input);
+    expect(start).toEqual({ TaskArn: TASK, Tags: [{ Key: TRIGGER_TAG, Value: expect.stringMatching(/^[0-9a-f]{32}$/) }] });
+  });
+
+  test('an Update of neither the task nor the source starts nothing', async () => {
+    const response = await onEvent(event('Update', { PhysicalResourceId: TASK, OldResourceProperties: { ...WAITED, TimeLimitSeconds: '3600' } }), client);
+    expect(response).toEqual({ PhysicalResourceId: TASK, Data: {} });
+    expect(datasync.calls()).toHaveLength(0);
+    expect(await isComplete({ ...event('Update'), ...response }, client)).toEqual({ IsComplete: true });
+  });
+
+  test('an execution for the same source that is still going is followed, not started again', async () => {
+    datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
+    const first = await onEvent(event('Create'), client);
+    const tag = datasync.commandCalls(StartTaskExecutionCommand)[0].args[0].input.Tags!;
+    // A stack rolled back and deployed again, the same source, while the first execution still transfers.
+    datasync.reset();
+    datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'RUNNING', CurrentTaskExecutionArn: first.Data!.TaskExecutionArn as string });
+    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'TRANSFERRING' });
+    datasync.on(ListTagsForResourceCommand).resolves({ Tags: tag });
+    const again = await onEvent(event('Create'), client);
+    expect(again.Data).toMatchObject({ TaskExecutionArn: EXECUTION });
+    expect(datasync.commandCalls(StartTaskExecutionCommand)).toHaveLength(0);
+  });
+
+  test('an execution still going for another source is not followed: the new one queues behind it', async () => {
+    datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'RUNNING', CurrentTaskExecutionArn: EARLIER });
+    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EARLIER, Status: 'TRANSFERRING' });
+    datasync.on(ListTagsForResourceCommand).resolves({ Tags: [{ Key: TRIGGER_TAG, Value: '0'.repeat(32) }] });
+    datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
+    expect((await onEvent(event('Create'), client)).Data).toMatchObject({ TaskExecutionArn: EXECUTION });
+  });
+
+  test('without a time limit (the deploy does not wait) it only starts the execution', async () => {
+    datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
+    const response = await onEvent({ RequestType: 'Create', ResourceProperties: { TaskArn: TASK, Trigger: 'v1' } }, client);
     expect(response).toEqual({ PhysicalResourceId: TASK, Data: { TaskExecutionArn: EXECUTION } });
-    expect(datasync.commandCalls(StartTaskExecutionCommand).map((c) => c.args[0].input)).toEqual([{ TaskArn: TASK }]);
   });
 
   test('Delete starts nothing and deletes nothing', async () => {
@@ -36,7 +85,7 @@ describe('onEvent', () => {
 });
 
 describe('isComplete', () => {
-  const started = (type: DataSyncRunEvent['RequestType'] = 'Create') => event(type, { PhysicalResourceId: TASK, Data: { TaskExecutionArn: EXECUTION } });
+  const started = (deadline = Date.now() + 60_000) => event('Create', { PhysicalResourceId: TASK, Data: { TaskExecutionArn: EXECUTION, Deadline: deadline } });
 
   test.each(['QUEUED', 'LAUNCHING', 'PREPARING', 'TRANSFERRING', 'VERIFYING'] as const)('keeps waiting while the execution is %s', async (Status) => {
     datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status, EstimatedFilesToTransfer: 10, FilesTransferred: 3 });
@@ -67,12 +116,27 @@ describe('isComplete', () => {
       `DataSync seed: execution ${EXECUTION} failed: OpNotSupp: Transfer failed: mount target not reachable on 2049 (while transferring; 12 files transferred)`);
   });
 
+  test('past the time limit, cancels the execution and fails the deploy, saying why and what to do', async () => {
+    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'TRANSFERRING', EstimatedFilesToTransfer: 2_000_000, FilesTransferred: 1_200_000 });
+    datasync.on(CancelTaskExecutionCommand).resolves({});
+    await expect(isComplete(started(Date.now() - 1), client)).rejects.toThrow(
+      `DataSync seed: execution ${EXECUTION} did not finish within the deploy's time limit of 50 minutes (CloudFormation waits at most an hour for a custom resource), `
+      + 'so it was cancelled (1200000 of about 2000000 files transferred;');
+    expect(datasync.commandCalls(CancelTaskExecutionCommand).map((c) => c.args[0].input)).toEqual([{ TaskExecutionArn: EXECUTION }]);
+  });
+
+  test('an execution that ends right at the limit is not cancelled', async () => {
+    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'SUCCESS' });
+    expect(await isComplete(started(Date.now() - 1), client)).toMatchObject({ IsComplete: true });
+    expect(datasync.commandCalls(CancelTaskExecutionCommand)).toHaveLength(0);
+  });
+
   test('Delete is complete at once', async () => {
     expect(await isComplete(event('Delete', { PhysicalResourceId: TASK }), client)).toEqual({ IsComplete: true });
     expect(datasync.calls()).toHaveLength(0);
   });
 
-  test('fails clearly without an execution to follow', async () => {
-    await expect(isComplete(event('Create'), client)).rejects.toThrow('no TaskExecutionArn from onEvent');
+  test('fails clearly without a deadline to bound the wait', async () => {
+    await expect(isComplete(event('Create', { Data: { TaskExecutionArn: EXECUTION } }), client)).rejects.toThrow('no Deadline from onEvent');
   });
 });

@@ -510,13 +510,16 @@ describe('seeds', () => {
     // The dimensions Powertools publishes: its `service`, and the seed's construct path.
     expect(Object.fromEntries([[dimensions[0], dimensions[1]], [dimensions[2], dimensions[3]]])).toEqual({ service: 'cdk-efs-kit-seed', Seed: 'Test/Files/Content' });
     const a = alarm('SeedFailures0');
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'Errors:Sum': [1] })).toBe(true);
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [3], 'Errors:Sum': [NaN] })).toBe(true);
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [0], 'Errors:Sum': [NaN] })).toBe(false);
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'Errors:Sum': [NaN] })).toBe(false);
+    // Errors of the function that starts the copy, and of the one that resumes it (the time limit running out included).
+    const none = { 'SeedFilesFailed:Sum': [NaN], 'id:seed_errors': [NaN], 'id:resume_errors': [NaN] };
+    expect(alarmFires(a, { ...none, 'id:seed_errors': [1] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'id:resume_errors': [1] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [3] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [0] })).toBe(false);
+    expect(alarmFires(a, none)).toBe(false);
   });
 
-  test('a DataSync seed alarms on failed executions through an EventBridge rule', () => {
+  test('a DataSync seed shows the files its executions transfer, and alarms on failed executions through an EventBridge rule', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
     const bucket = new s3.Bucket(stack, 'Bucket');
@@ -528,18 +531,24 @@ describe('seeds', () => {
     const a = alarm('SeedFailures0');
     expect(alarmFires(a, { 'MatchedEvents:Sum': [1] })).toBe(true);
     expect(alarmFires(a, { 'MatchedEvents:Sum': [NaN] })).toBe(false);
-    expect(titles()).not.toContain('Seed files written');
+    // DataSync's own metric for the task, whether or not the deploy waits for it.
+    const written = widgets().find((w) => w.properties.title === 'Seed files written')!;
+    expect(written.properties.metrics![0].slice(0, 4)).toEqual(['AWS/DataSync', 'FilesTransferred', 'TaskId', 'TOKEN']);
+    expect(titles()).not.toContain('Seed rate (files/s)');
   });
 
-  test('a Distributed Map seed alarms on failed files and failed executions', () => {
+  test('a Distributed Map seed alarms on failed files and on executions that failed, timed out or were stopped', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
     const bucket = new s3.Bucket(stack, 'Bucket');
     files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap() });
     files.addMonitoring('Monitoring');
     const a = alarm('SeedFailures0');
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [NaN], 'ExecutionsFailed:Sum': [1] })).toBe(true);
-    expect(alarmFires(a, { 'SeedFilesFailed:Sum': [0], 'ExecutionsFailed:Sum': [0] })).toBe(false);
+    const none = { 'SeedFilesFailed:Sum': [NaN], 'ExecutionsFailed:Sum': [NaN], 'ExecutionsTimedOut:Sum': [NaN], 'ExecutionsAborted:Sum': [NaN] };
+    expect(alarmFires(a, none)).toBe(false);
+    for (const metric of ['SeedFilesFailed:Sum', 'ExecutionsFailed:Sum', 'ExecutionsTimedOut:Sum', 'ExecutionsAborted:Sum']) {
+      expect(alarmFires(a, { ...none, [metric]: [1] })).toBe(true);
+    }
   });
 });
 

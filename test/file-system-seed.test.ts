@@ -8,6 +8,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AccessPointPreset, SeedEngine, SeedSource, SeedSourceConfig, SeedSourceFormat, SharedFileSystem } from '../lib';
 import { nagErrors } from './helpers/checks';
+import { definitionOf } from './helpers/state-machines';
 
 let stack: Stack;
 let files: SharedFileSystem;
@@ -149,13 +150,7 @@ describe('Distributed Map engine', () => {
     });
   });
 
-  function definition(): any {
-    const machines = Object.values<any>(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'));
-    const sm = machines.find((m) => JSON.stringify(m).includes('CopyObjects'));
-    const parts = sm.Properties.DefinitionString['Fn::Join'][1];
-    // Tokens (bucket names, ARNs) sit inside JSON strings: stand them in with plain text.
-    return JSON.parse(parts.map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join(''));
-  }
+  const definition = () => definitionOf(Template.fromStack(stack), 'CopyObjects');
 
   test('lists the prefix with the S3 reader, batches by count and bytes, and caps concurrency', () => {
     const map = Object.values<any>(definition().States)[0];
@@ -192,6 +187,26 @@ describe('Distributed Map engine', () => {
     Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitDistributedMapSeed', { StateMachineArn: Match.anyValue(), Trigger: 's3-objects:data/:' });
   });
 
+  test('the run starts only once the state machine\'s policies exist, the one for its child executions included', () => {
+    const template = Template.fromStack(stack);
+    const policies = Object.entries<any>(template.findResources('AWS::IAM::Policy'))
+      .filter(([, p]) => JSON.stringify(p.Properties.PolicyDocument).includes('states:StartExecution') && JSON.stringify(p.Properties.Roles).includes('StateMachineRole'));
+    expect(policies).toHaveLength(1);
+    const [run] = Object.values<any>(template.findResources('Custom::CdkEfsKitDistributedMapSeed'));
+    expect(run.DependsOn).toEqual(expect.arrayContaining([policies[0][0]]));
+  });
+
+  test('a batch is retried on Lambda errors and throttling, when its worker ran out of time, and once or twice when keys failed or the worker crashed', () => {
+    const map = Object.values<any>(definition().States)[0];
+    const task = Object.values<any>(map.ItemProcessor.States)[0];
+    expect(task.Retry).toEqual([
+      { ErrorEquals: ['Lambda.ClientExecutionTimeoutException', 'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException'], IntervalSeconds: 2, MaxAttempts: 6, BackoffRate: 2 },
+      { ErrorEquals: ['Lambda.TooManyRequestsException'], IntervalSeconds: 5, MaxAttempts: 8, BackoffRate: 2, MaxDelaySeconds: 120, JitterStrategy: 'FULL' },
+      { ErrorEquals: ['SeedBatchUnfinished'], IntervalSeconds: 1, MaxAttempts: 10, BackoffRate: 1 },
+      { ErrorEquals: ['SeedBatchFailed', 'Lambda.Unknown'], IntervalSeconds: 10, MaxAttempts: 2, BackoffRate: 3 },
+    ]);
+  });
+
   test('has no unacknowledged cdk-nag findings of its own', () => {
     expect(nagErrors(stack).filter((f) => f.includes('/Bulk/'))).toEqual([]);
   });
@@ -205,9 +220,7 @@ describe('Distributed Map engine over an S3 Inventory report', () => {
       accessPoint: web(), source: SeedSource.s3(bucket, 'data/'),
       engine: SeedEngine.distributedMap({ inventory: { bucket: reports, manifestKey: 'inv/lake/daily/2026-11-22T01-00Z/manifest.json' } }),
     });
-    const machines = Object.values<any>(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine'));
-    const parts = machines.find((m) => JSON.stringify(m).includes('CopyObjects')).Properties.DefinitionString['Fn::Join'][1];
-    const map = Object.values<any>(JSON.parse(parts.map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join('')).States)[0];
+    const map = Object.values<any>(definitionOf(Template.fromStack(stack), 'CopyObjects').States)[0];
     expect(map.ItemReader).toEqual({
       Resource: expect.stringContaining(':states:::s3:getObject'), ReaderConfig: { InputType: 'MANIFEST' },
       Parameters: { Bucket: 'TOKEN', Key: 'inv/lake/daily/2026-11-22T01-00Z/manifest.json' },
@@ -289,5 +302,130 @@ test('a source of your own binds once, in the seed, and the seed reads only what
   template.hasResourceProperties('Custom::CdkEfsKitSeed', { Key: 'releases/current.zip', Format: 'zip', Fingerprint: 'release-7' });
   template.hasResourceProperties('AWS::IAM::Policy', {
     PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 's3:GetObject', Resource: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith(['/releases/current.zip'])] }) })]) },
+  });
+});
+
+describe('deploy time: no waiter polls past CloudFormation\'s hour', () => {
+  const engines = {
+    'SeedEngine.singleFunction()': { engine: SeedEngine.singleFunction(), type: 'Custom::CdkEfsKitSeed' },
+    'SeedEngine.dataSync()': { engine: SeedEngine.dataSync(), type: 'Custom::CdkEfsKitDataSyncSeed' },
+    'SeedEngine.distributedMap()': { engine: SeedEngine.distributedMap(), type: 'Custom::CdkEfsKitDistributedMapSeed' },
+  };
+
+  test.each(Object.keys(engines))('%s: the handlers get a time limit inside the hour, the waiter polls no longer, and CloudFormation\'s ServiceTimeout is the hour', (name) => {
+    const { engine, type } = engines[name as keyof typeof engines];
+    const bucket = new s3.Bucket(stack, 'Lake');
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine });
+    const template = Template.fromStack(stack);
+    const [resource] = Object.values<any>(template.findResources(type));
+    expect(resource.Properties.ServiceTimeout).toBe('3600');
+    const limit = Number(resource.Properties.TimeLimitSeconds);
+    // The handlers stop the run at the limit; the rest of the hour is for the framework's start,
+    // a last slice's in-flight writes (60 s), one more poll, and the response.
+    expect(limit).toBeGreaterThan(0);
+    expect(limit + 60 + 30 + 60).toBeLessThanOrEqual(3600 - 300);
+    const waiters = Object.entries<any>(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) => /waiterstatemachine/.test(id));
+    expect(waiters).toHaveLength(1);
+    const retry = Object.values<any>(definitionOf(template, waiters[0][0]).States)[0].Retry[0];
+    expect(retry.MaxAttempts * retry.IntervalSeconds).toBe(limit);
+  });
+
+  test.each(['SeedEngine.dataSync()', 'SeedEngine.distributedMap()'])('%s with waitForCompletion false: the deploy only starts the run (no waiter, no time limit)', (name) => {
+    const { engine, type } = engines[name as keyof typeof engines];
+    const bucket = new s3.Bucket(stack, 'Lake');
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine, waitForCompletion: false });
+    const template = Template.fromStack(stack);
+    const [resource] = Object.values<any>(template.findResources(type));
+    expect(resource.Properties.TimeLimitSeconds).toBeUndefined();
+    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).filter((id) => /waiterstatemachine/.test(id))).toEqual([]);
+    expect(nagErrors(stack).filter((f) => f.includes('/Content/'))).toEqual([]);
+  });
+
+  test('fails when the single-function engine is not to wait: its copy runs inside the deploy', () => {
+    expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), waitForCompletion: false })).toThrow(
+      'FileSystemSeed(Test/Files/Content): waitForCompletion is not supported by SeedEngine.singleFunction(): its copy runs inside the deploy\'s custom resource, '
+      + 'and must finish within the deploy\'s time limit of 50 minutes; to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync(); leave it out, got false.');
+  });
+
+  test('waitForCompletion true is accepted by the single-function engine: it is what it does anyway', () => {
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), waitForCompletion: true });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitSeed', 1);
+  });
+});
+
+describe('functions that mount the file system wait for their NFS rules', () => {
+  test.each([
+    ['the seed function and its resume function', SeedEngine.singleFunction(), 2],
+    ['the Distributed Map worker', SeedEngine.distributedMap(), 1],
+  ])('%s', (_, engine, count) => {
+    const bucket = new s3.Bucket(stack, 'Lake');
+    files.addSeed('Content', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), engine });
+    const template = Template.fromStack(stack);
+    const mounting = Object.values<any>(template.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.FileSystemConfigs);
+    expect(mounting).toHaveLength(count);
+    for (const fn of mounting) {
+      const group = fn.Properties.VpcConfig.SecurityGroupIds[0]['Fn::GetAtt'][0];
+      const [rule] = Object.keys(template.findResources('AWS::EC2::SecurityGroupIngress', { Properties: { SourceSecurityGroupId: { 'Fn::GetAtt': [group, 'GroupId'] } } }));
+      expect(fn.DependsOn).toContain(rule);
+    }
+  });
+});
+
+describe('isolated subnets: the seed\'s functions read from S3', () => {
+  let isolated: ec2.Vpc;
+  let isolatedFiles: SharedFileSystem;
+  beforeEach(() => {
+    isolated = new ec2.Vpc(stack, 'Isolated', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    isolatedFiles = new SharedFileSystem(stack, 'IsolatedFiles', { vpc: isolated });
+  });
+  const ap = () => isolatedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+
+  test.each([
+    ['the seed functions', SeedEngine.singleFunction()],
+    ['the Distributed Map\'s workers', SeedEngine.distributedMap()],
+  ])('fails at synth without an S3 endpoint, naming the fix: %s', (who, engine) => {
+    const bucket = new s3.Bucket(stack, 'Lake');
+    isolatedFiles.addSeed('Content', { accessPoint: ap(), source: SeedSource.s3(bucket, 'data/'), engine });
+    expect(() => Template.fromStack(stack)).toThrow(
+      `FileSystemSeed(Test/IsolatedFiles/Content): ${who} run in the file system's subnets and read the source from S3, but Test/Isolated/dataSubnet1, Test/Isolated/dataSubnet2 `
+      + 'have no route to S3 (no egress, no S3 endpoint): add an S3 gateway endpoint to the VPC (free): '
+      + "vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 }), or give the file system vpcSubnets with egress.");
+  });
+
+  test('a directory asset is an S3 object too', () => {
+    isolatedFiles.addSeed('Content', { accessPoint: ap(), source: SeedSource.asset(siteDir) });
+    expect(() => Template.fromStack(stack)).toThrow(/have no route to S3/);
+  });
+
+  test('an S3 gateway endpoint on the subnets\' route tables, added before or after the seed, is a route', () => {
+    isolatedFiles.addSeed('Content', { accessPoint: ap(), source: SeedSource.asset(siteDir) });
+    isolated.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitSeed', 1);
+  });
+
+  test('a gateway endpoint that serves other subnets is not', () => {
+    const mixed = new ec2.Vpc(stack, 'Mixed', {
+      maxAzs: 1, natGateways: 0,
+      subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, { name: 'other', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+    });
+    mixed.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [{ subnetGroupName: 'other' }] });
+    const mixedFiles = new SharedFileSystem(stack, 'MixedFiles', { vpc: mixed, vpcSubnets: { subnetGroupName: 'data' } });
+    mixedFiles.addSeed('Content', { accessPoint: mixedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.asset(siteDir) });
+    expect(() => Template.fromStack(stack)).toThrow(/Test\/Mixed\/dataSubnet1 has no route to S3/);
+  });
+
+  test('DataSync needs none: the service reads S3 itself, and only reaches the mount targets from the VPC', () => {
+    const bucket = new s3.Bucket(stack, 'Lake');
+    isolatedFiles.addSeed('Content', { accessPoint: ap(), source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.dataSync() });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitDataSyncSeed', 1);
+  });
+
+  test('an imported VPC, whose endpoints are not in the app, gets a warning instead', () => {
+    const imported = ec2.Vpc.fromVpcAttributes(stack, 'Imported', {
+      vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'],
+    });
+    const importedFiles = new SharedFileSystem(stack, 'ImportedFiles', { vpc: imported });
+    importedFiles.addSeed('Content', { accessPoint: importedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.asset(siteDir) });
+    Annotations.fromStack(stack).hasWarning('/Test/ImportedFiles/Content', Match.stringLikeRegexp('cdk-efs-kit:seedS3Route'));
   });
 });

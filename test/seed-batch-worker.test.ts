@@ -23,6 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => moto.stop());
 
+/** The Lambda context the worker reads its time from. */
+const context = (remainingMs = 900_000) => ({ getRemainingTimeInMillis: () => remainingMs });
+
 async function itemsUnder(prefix: string) {
   const page = await s3.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }));
   return page.Contents!.map((o) => ({
@@ -33,8 +36,9 @@ async function itemsUnder(prefix: string) {
 describeWithFuse('copyBatch', () => {
   let sim: EfsSim;
   let mountPath: string;
+  let flags: string[] = [];
   beforeEach(async () => {
-    sim = await startEfsSim({ profile: 'efs-gp' });
+    sim = await startEfsSim({ profile: 'efs-gp', flags });
     mountPath = `/mnt/cdk-efs-kit-test-${path.basename(sim.mount)}`;
     fs.symlinkSync(sim.mount, mountPath);
   });
@@ -53,7 +57,7 @@ describeWithFuse('copyBatch', () => {
     process.env.SEED_WORKERS = '2';
     const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
-      expect(await handler.copyBatch({ Items, BatchInput: batchInput() })).toEqual({ written: 60, skipped: 0, failed: [] });
+      expect(await handler.copyBatch({ Items, BatchInput: batchInput() }, context())).toEqual({ written: 60, skipped: 0, failed: [] });
       const done = log.mock.calls.map(([line]) => String(line)).find((line) => line.includes('seed batch done'))!;
       const byWorker: number[] = JSON.parse(done).filesByWorker;
       expect(byWorker).toHaveLength(2);
@@ -67,12 +71,12 @@ describeWithFuse('copyBatch', () => {
 
   test('copies a batch, and a retried batch rewrites nothing', async () => {
     const Items = await itemsUnder('data/');
-    const first = await handler.copyBatch({ Items, BatchInput: batchInput() });
+    const first = await handler.copyBatch({ Items, BatchInput: batchInput() }, context());
     expect(first).toEqual({ written: 60, skipped: 0, failed: [] });
     expect(fs.readdirSync(path.join(sim.mount, 'lake', 'p0')).sort()).toHaveLength(10);
 
     await sim.resetStats();
-    const retry = await handler.copyBatch({ Items, BatchInput: batchInput() });
+    const retry = await handler.copyBatch({ Items, BatchInput: batchInput() }, context());
     expect(retry).toEqual({ written: 0, skipped: 60, failed: [] });
     expect((await sim.stats()).ops).toMatchObject({ create: 0, write: 0, rename: 0, setattr: 0 });
   });
@@ -84,19 +88,41 @@ describeWithFuse('copyBatch', () => {
       { Bucket: 'lake', Key: 'data/reports/Q3+plan%2Bnotes.txt', Size: '9', LastModifiedDate: '2026-11-20T10:00:00.000Z' },
       { Bucket: 'lake', Key: 'elsewhere/secret.txt', Size: '5', LastModifiedDate: '2026-11-20T10:00:00.000Z' },
     ];
-    const result = await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } });
+    const result = await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } }, context());
     expect(result).toEqual({ written: 1, skipped: 0, failed: [] });
     expect(fs.readFileSync(path.join(sim.mount, 'lake', 'reports', 'Q3 plan+notes.txt'), 'utf8')).toBe('quarterly');
     expect(fs.existsSync(path.join(sim.mount, 'lake', 'secret.txt'))).toBe(false);
-    expect(await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } })).toEqual({ written: 0, skipped: 1, failed: [] });
+    expect(await handler.copyBatch({ Items, BatchInput: { ...batchInput(), KeysUrlEncoded: 'true' } }, context())).toEqual({ written: 0, skipped: 1, failed: [] });
   });
 
   test('a bad key fails the batch with its reason while the other keys are written', async () => {
     const Items = [...(await itemsUnder('data/p1/')), { Key: 'data/p1/missing.bin', Size: 10, Etag: '"x"', LastModified: 1700000000 }];
-    await expect(handler.copyBatch({ Items, BatchInput: batchInput() })).rejects.toMatchObject({
+    await expect(handler.copyBatch({ Items, BatchInput: batchInput() }, context())).rejects.toMatchObject({
       name: 'SeedBatchFailed',
       message: expect.stringMatching(/1 of the batch's keys failed \(10 written, 0 unchanged\): p1\/missing\.bin: .*(NoSuchKey|does not exist)/),
     });
     expect(fs.readdirSync(path.join(sim.mount, 'lake', 'p1')).filter((n) => !n.startsWith('.'))).toHaveLength(10);
+  });
+
+  describe('on a slow file system', () => {
+    beforeAll(() => {
+      flags = ['--latency-any=20'];
+    });
+    afterAll(() => {
+      flags = [];
+    });
+
+    test('a batch that would outlast its worker stops before the timeout and fails as unfinished; the retry goes on from what is written', async () => {
+      const Items = await itemsUnder('data/');
+      // 61 s left, less the 60 s safety margin: a second of work, for 60-odd files at 2 at a time, 20 ms an operation.
+      const slow = { ...batchInput(), Concurrency: '2' };
+      await expect(handler.copyBatch({ Items, BatchInput: slow }, context(61_000))).rejects.toMatchObject({
+        name: 'SeedBatchUnfinished', message: expect.stringMatching(/^the batch ran out of the worker's time \(\d+ written, 0 unchanged\); a retry skips those and goes on$/),
+      });
+      const retry = await handler.copyBatch({ Items, BatchInput: slow }, context());
+      expect(retry.failed).toEqual([]);
+      expect(retry.skipped).toBeGreaterThan(0);
+      expect(retry.written + retry.skipped).toBe(Items.length);
+    });
   });
 });

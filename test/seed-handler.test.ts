@@ -122,6 +122,24 @@ describeWithFuse('on efs-sim', () => {
     expect(files.filter((f) => path.basename(f).startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
   });
 
+  test('every slice stops by the deploy\'s time limit, whatever time the function has left, and the next call then fails the resource saying why', async () => {
+    await mountSim(['--latency-any=20']);
+    // A limit of 1 s from onEvent's start, with 15 minutes of function time: the limit is what stops the slice.
+    const limited = props({ Concurrency: '4', TimeLimitSeconds: '1' });
+    const started = Date.now();
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: limited }, context(900_000));
+    expect(first.Data.Complete).toBe('false');
+    expect(first.Data.Deadline).toBeGreaterThanOrEqual(started + 1000);
+    expect(first.Data.Deadline).toBeLessThanOrEqual(Date.now());
+    await expect(handler.isComplete({ RequestType: 'Create', ResourceProperties: limited, ...first }, context(900_000))).rejects.toThrow(
+      'seed: the copy did not finish within the deploy\'s time limit of 1 second (CloudFormation waits at most an hour for a custom resource). '
+      + 'The files copied so far stay (unless removeOnDelete removes them as the stack rolls back), and the next deploy resumes where this one stopped.');
+    // What was written stays, and the next run skips it.
+    const next = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ Concurrency: '4' }) }, context());
+    expect(next.Data).toMatchObject({ Complete: 'true', Files: 80 });
+    expect(next.Data.Skipped).toBeGreaterThan(0);
+  });
+
   test('removeOnDelete removes in slices that each stop before the function\'s time runs out, resuming where the last stopped', async () => {
     await mountSim(['--latency-any=20']);
     const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });

@@ -497,6 +497,6 @@ describe('the batch worker checks its input too', () => {
       Bucket: 'sources', Key: 'data/', Format: 's3-objects', Fingerprint: 'v1', MountPath: '/mnt/seed', TargetSubPath: '',
       Concurrency: '4', Prune: 'false', RemoveOnDelete: 'false', ...override,
     };
-    await expect(handler.copyBatch({ Items: [{ Key: 'data/a', Size: 1 }], BatchInput })).rejects.toThrow(message);
+    await expect(handler.copyBatch({ Items: [{ Key: 'data/a', Size: 1 }], BatchInput }, { getRemainingTimeInMillis: () => 900_000 })).rejects.toThrow(message);
   });
 });

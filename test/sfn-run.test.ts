@@ -1,4 +1,4 @@
-import { CreateStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { isComplete, onEvent } from '../lambda/sfn-run/run';
 import { Moto, startMoto } from './helpers/moto';
 
@@ -21,9 +21,12 @@ async function stateMachine(name: string, definition: object): Promise<string> {
   return created.stateMachineArn!;
 }
 
+const waited = (arn: string, Trigger = 'v1') => ({ StateMachineArn: arn, Trigger, TimeLimitSeconds: '3000' });
+const WAIT_A_MINUTE = { StartAt: 'Copy', States: { Copy: { Type: 'Wait', Seconds: 60, End: true } } };
+
 async function runToEnd(arn: string, requestId: string) {
-  const started = await onEvent({ RequestType: 'Create', RequestId: requestId, ResourceProperties: { StateMachineArn: arn, Trigger: 'v1' } }, client);
-  const event = { RequestType: 'Create' as const, ResourceProperties: { StateMachineArn: arn }, ...started };
+  const started = await onEvent({ RequestType: 'Create', RequestId: requestId, ResourceProperties: waited(arn) }, client);
+  const event = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started };
   for (let i = 0; i < 50; i++) {
     const done = await isComplete(event, client);
     if (done.IsComplete) return done;
@@ -36,7 +39,7 @@ test('starts the state machine and completes when the execution succeeds', async
   const arn = await stateMachine('ok', { StartAt: 'Done', States: { Done: { Type: 'Pass', End: true } } });
   const done = await runToEnd(arn, 'req-1');
   expect(done.IsComplete).toBe(true);
-  expect(done.Data?.ExecutionArn).toMatch(/:execution:ok:seed-req-1$/);
+  expect(done.Data?.ExecutionArn).toMatch(/:execution:ok:seed-[0-9a-f]{16}-req-1$/);
 });
 
 test('fails with the execution\'s error and cause', async () => {
@@ -47,4 +50,43 @@ test('fails with the execution\'s error and cause', async () => {
 test('Delete starts nothing', async () => {
   const response = await onEvent({ RequestType: 'Delete', PhysicalResourceId: 'arn:x', ResourceProperties: { StateMachineArn: 'arn:x' } }, client);
   expect(response).toEqual({ PhysicalResourceId: 'arn:x' });
+});
+
+test('an execution for the same source that is still running is followed, not started again', async () => {
+  const arn = await stateMachine('slow-same', WAIT_A_MINUTE);
+  const first = await onEvent({ RequestType: 'Create', RequestId: 'req-3', ResourceProperties: waited(arn) }, client);
+  // The stack rolled back and is deployed again with the same source while the copy still runs.
+  const again = await onEvent({ RequestType: 'Create', RequestId: 'req-4', ResourceProperties: waited(arn) }, client);
+  expect(again.Data?.ExecutionArn).toBe(first.Data?.ExecutionArn);
+  const running = await client.send(new ListExecutionsCommand({ stateMachineArn: arn, statusFilter: 'RUNNING' }));
+  expect(running.executions).toHaveLength(1);
+});
+
+test('an execution still running for another source fails the deploy, naming it: two copies into one target would race', async () => {
+  const arn = await stateMachine('slow-other', WAIT_A_MINUTE);
+  const first = await onEvent({ RequestType: 'Create', RequestId: 'req-5', ResourceProperties: waited(arn, 'v1') }, client);
+  await expect(onEvent({ RequestType: 'Update', RequestId: 'req-6', ResourceProperties: waited(arn, 'v2'), OldResourceProperties: waited(arn, 'v1') }, client))
+    .rejects.toThrow(`execution ${first.Data?.ExecutionArn} of an earlier source is still running`);
+});
+
+test('an Update of neither the state machine nor the source starts nothing', async () => {
+  const arn = await stateMachine('unchanged', WAIT_A_MINUTE);
+  const response = await onEvent({ RequestType: 'Update', RequestId: 'req-7', ResourceProperties: waited(arn), OldResourceProperties: { StateMachineArn: arn, Trigger: 'v1' } }, client);
+  expect(response).toEqual({ PhysicalResourceId: arn, Data: {} });
+  expect((await client.send(new ListExecutionsCommand({ stateMachineArn: arn }))).executions).toEqual([]);
+});
+
+test('past the time limit, stops the execution and fails the deploy, saying why and what to do', async () => {
+  const arn = await stateMachine('too-slow', WAIT_A_MINUTE);
+  const started = await onEvent({ RequestType: 'Create', RequestId: 'req-8', ResourceProperties: waited(arn) }, client);
+  const late = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started, Data: { ...started.Data, Deadline: Date.now() - 1 } };
+  await expect(isComplete(late, client)).rejects.toThrow(/did not finish within the deploy's time limit of 50 minutes .*so it was stopped.*waitForCompletion: false/);
+  const execution = await client.send(new DescribeExecutionCommand({ executionArn: started.Data!.ExecutionArn! }));
+  expect(execution.status).toBe('ABORTED');
+});
+
+test('without a time limit (the deploy does not wait) it only starts the execution', async () => {
+  const arn = await stateMachine('detached', WAIT_A_MINUTE);
+  const response = await onEvent({ RequestType: 'Create', RequestId: 'req-9', ResourceProperties: { StateMachineArn: arn, Trigger: 'v1' } }, client);
+  expect(response.Data).toEqual({ ExecutionArn: expect.stringContaining(':execution:detached:seed-') });
 });

@@ -328,6 +328,20 @@ describe('mountOnLambda', () => {
     });
   });
 
+  test('the function waits for its port 2049 rules, in and out: it mounts as soon as it runs', () => {
+    const sg = new ec2.SecurityGroup(stack, 'FnGroup', { vpc, allowAllOutbound: false });
+    const fn = new lambda.Function(stack, 'Fn', {
+      runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => 1;'), vpc, securityGroups: [sg],
+    });
+    files.mountOnLambda(fn, ap);
+    const template = Template.fromStack(stack);
+    const rules = [...Object.keys(template.findResources('AWS::EC2::SecurityGroupIngress', { Properties: { FromPort: 2049 } })),
+      ...Object.keys(template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { FromPort: 2049 } }))];
+    expect(rules).toHaveLength(2);
+    const [cfnFunction] = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(cfnFunction.DependsOn).toEqual(expect.arrayContaining(rules));
+  });
+
   test('read-only grants only ClientMount', () => {
     files.mountOnLambda(newFunction(), ap, { readOnly: true });
     Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {

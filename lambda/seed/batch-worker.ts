@@ -4,13 +4,16 @@ import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedFailure } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import { sliceDeadline } from './slice-deadline';
 import { S3ObjectsSource } from './sources/s3-objects';
 import { directoryBelow } from './target-root';
 
 /**
  * The Distributed Map worker: copies one batch of S3 keys (Step Functions' ItemBatcher shape) into
  * the target. Many workers write one target at once, so there is no shared manifest: unchanged files
- * are recognised by size and modification time. A bad key fails alone; the batch reports it.
+ * are recognised by size and modification time. A bad key fails alone; the batch reports it. A batch
+ * that would outlast the function stops starting files before its timeout and fails as unfinished,
+ * for the state machine to retry: the retry skips what is written and goes on from there.
  */
 export interface BatchEvent {
   /**
@@ -52,6 +55,12 @@ function decodeInventoryKey(key: string): string {
   }
 }
 
+export interface BatchDeps {
+  readonly s3: S3Client;
+  /** Milliseconds this invocation has left. */
+  readonly remainingMs: () => number;
+}
+
 export class BatchFailedError extends Error {
   constructor(readonly failed: SeedFailure[], readonly written: number, readonly skipped: number) {
     super(`${failed.length} of the batch's keys failed (${written} written, ${skipped} unchanged): ${failed.slice(0, 10).map((f) => f.error).join('; ')}`);
@@ -59,11 +68,19 @@ export class BatchFailedError extends Error {
   }
 }
 
-export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchResult> {
+/** The error name the state machine retries on: the batch stopped before its function's timeout. */
+export class BatchUnfinishedError extends Error {
+  constructor(readonly written: number, readonly skipped: number) {
+    super(`the batch ran out of the worker's time (${written} written, ${skipped} unchanged); a retry skips those and goes on`);
+    this.name = 'SeedBatchUnfinished';
+  }
+}
+
+export async function copyBatch(event: BatchEvent, deps: BatchDeps): Promise<BatchResult> {
   const props = checkSeedProperties(event.BatchInput);
   if (!Array.isArray(event.Items)) throw new Error('invalid batch: Items must be a list of S3 objects');
   // The handler's client is made from the environment's settings ({}): workers make theirs the same way.
-  const objects = new S3ObjectsSource(s3, props.Bucket, props.Key, {});
+  const objects = new S3ObjectsSource(deps.s3, props.Bucket, props.Key, {});
   const source: EntrySource = {
     description: `${event.Items.length} keys of ${objects.description}`,
     async *entries() {
@@ -80,12 +97,15 @@ export async function copyBatch(event: BatchEvent, s3: S3Client): Promise<BatchR
   };
   // The sub-path's directories are the file system's, which other clients write: none may be a link.
   const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
-  const summary = await seed(source, target, { concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount() });
+  const summary = await seed(source, target, {
+    concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount(), deadline: sliceDeadline(deps.remainingMs()),
+  });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);
   console.log(JSON.stringify({ message: 'seed batch done', written: summary.written, skipped: summary.skipped, failed: summary.failed.length, seconds: summary.seconds, filesByWorker: summary.filesByWorker }));
   if (summary.failed.length > 0) {
     // The rest of the batch is written; failing it lets the map's tolerated-failure settings decide.
     throw new BatchFailedError(summary.failed, summary.written, summary.skipped);
   }
+  if (!summary.complete) throw new BatchUnfinishedError(summary.written, summary.skipped);
   return { written: summary.written, skipped: summary.skipped, failed: [] };
 }

@@ -5,25 +5,29 @@ import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
 import { loadManifest, saveManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
+import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
 import { parentsOf, RealDirectories, removeFiles, removeLeftovers, removeMadeDirectories } from './removal';
 import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import { sliceDeadline } from './slice-deadline';
 import { openSource, SourceFormat } from './sources/open-source';
 import { directoryBelow } from './target-root';
 
 /**
  * The FileSystemSeed custom resource (Provider framework). onEvent copies until the function's time
  * nearly runs out; isComplete resumes (the manifest is the checkpoint: finished files are skipped)
- * until the copy is complete. Update re-runs only when the source changed; Delete leaves the data
- * unless RemoveOnDelete is 'true', and then removes only what the seed wrote.
+ * until the copy is complete, or fails it once the deploy's time limit (TimeLimitSeconds from
+ * onEvent's start) has run out, every slice stopping by then. Update re-runs only when the source
+ * changed; Delete leaves the data unless RemoveOnDelete is 'true', and then removes only what the
+ * seed wrote, in slices with the same limit.
  */
 export interface SeedEvent {
   readonly RequestType: 'Create' | 'Update' | 'Delete';
   readonly LogicalResourceId?: string;
-  readonly ResourceProperties: SeedResourceProperties;
+  readonly ResourceProperties: SeedResourceProperties & TimeLimitProperties;
   readonly OldResourceProperties?: SeedResourceProperties;
   readonly PhysicalResourceId?: string;
-  /** onEvent's Data, seen by isComplete. */
-  readonly Data?: { Complete?: string };
+  /** onEvent's Data, seen by isComplete: whether it finished, and when the whole run must be over (ms). */
+  readonly Data?: { Complete?: string; Deadline?: number };
 }
 
 export interface SeedDeps {
@@ -32,16 +36,16 @@ export interface SeedDeps {
   readonly remainingMs: () => number;
 }
 
-/** Stop starting files this long before the function times out: in-flight writes must finish. */
-export const SAFETY_MARGIN_MS = 60_000;
-
 type Data = Record<string, string | number>;
 
 export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
+  // An older version's resource, on Delete, has no limit of its own: it gets the one this version sets.
+  const runDeadline = Date.now() + (timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS) * 1000;
   if (event.RequestType === 'Delete') {
     // Nothing to remove needs no properties: a resource an older version wrote is deleted whatever they hold.
-    const complete = event.ResourceProperties?.RemoveOnDelete !== 'true' || await removeSlice(checkSeedProperties(event.ResourceProperties), deps);
-    return { PhysicalResourceId: event.PhysicalResourceId ?? 'seed', Data: { Complete: String(complete) } };
+    const complete = event.ResourceProperties?.RemoveOnDelete !== 'true'
+      || await removeSlice(checkSeedProperties(event.ResourceProperties), sliceDeadline(deps.remainingMs(), runDeadline));
+    return { PhysicalResourceId: event.PhysicalResourceId ?? 'seed', Data: { Complete: String(complete), Deadline: runDeadline } };
   }
   const props = checkSeedProperties(event.ResourceProperties);
   const physicalId = `seed:${targetOf(props)}`;
@@ -50,16 +54,32 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
     console.log(JSON.stringify({ message: 'source and target unchanged: nothing to copy' }));
     return { PhysicalResourceId: physicalId, Data: { Complete: 'true' } };
   }
-  const summary = await runSlice(event, deps);
-  return { PhysicalResourceId: physicalId, Data: dataOf(summary) };
+  const summary = await runSlice(event, deps, sliceDeadline(deps.remainingMs(), runDeadline));
+  return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
 }
 
 export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ IsComplete: boolean; Data?: Data }> {
   if (event.Data?.Complete === 'true') return { IsComplete: true };
+  const runDeadline = event.Data?.Deadline;
+  if (typeof runDeadline !== 'number') throw new Error('seed: no Deadline from onEvent; cannot bound the run.');
+  if (Date.now() >= runDeadline) throw new Error(timeLimitMessage(event));
   // A removal goes on in slices, like a copy: each invocation stops before its time runs out.
-  if (event.RequestType === 'Delete') return { IsComplete: await removeSlice(checkSeedProperties(event.ResourceProperties), deps) };
-  const summary = await runSlice(event, deps);
+  const deadline = sliceDeadline(deps.remainingMs(), runDeadline);
+  if (event.RequestType === 'Delete') return { IsComplete: await removeSlice(checkSeedProperties(event.ResourceProperties), deadline) };
+  const summary = await runSlice(event, deps, deadline);
   return summary.complete ? { IsComplete: true, Data: dataOf(summary) } : { IsComplete: false };
+}
+
+/** Why the resource fails when the deploy's time limit runs out, and what stays. */
+function timeLimitMessage(event: SeedEvent): string {
+  const limit = describeSeconds(timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS);
+  const why = `within the deploy's time limit of ${limit} (CloudFormation waits at most an hour for a custom resource)`;
+  if (event.RequestType === 'Delete') {
+    return `seed: removing what the seed wrote did not finish ${why}; what is left is listed in the seed's manifest, and deleting again resumes where this stopped.`;
+  }
+  return `seed: the copy did not finish ${why}. The files copied so far stay (unless removeOnDelete removes them as the stack rolls back), `
+    + 'and the next deploy resumes where this one stopped. For content that takes longer, copy S3 objects with SeedEngine.distributedMap() '
+    + 'or SeedEngine.dataSync() and waitForCompletion: false.';
 }
 
 /** Where the seed writes (checked properties only: the sub-path is a normal relative path). */
@@ -72,10 +92,7 @@ function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boo
   return old.Fingerprint !== now.Fingerprint || old.MountPath !== now.MountPath || old.TargetSubPath !== now.TargetSubPath || old.Prune !== now.Prune;
 }
 
-/** When a slice stops starting work: the safety margin before the function's own timeout. */
-const deadlineOf = (deps: SeedDeps) => Date.now() + deps.remainingMs() - SAFETY_MARGIN_MS;
-
-async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> {
+async function runSlice(event: SeedEvent, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
   const props = checkSeedProperties(event.ResourceProperties);
   const concurrency = Number(props.Concurrency);
   // The sub-path's directories are the file system's, which other clients write: none may be a link.
@@ -88,7 +105,7 @@ async function runSlice(event: SeedEvent, deps: SeedDeps): Promise<SeedSummary> 
       concurrency,
       workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
-      deadline: deadlineOf(deps),
+      deadline,
       onProgress: (p) => {
         if (Date.now() - lastLog < 10_000) return;
         lastLog = Date.now();
@@ -116,14 +133,13 @@ function dataOf(summary: SeedSummary): Data {
 }
 
 /**
- * One slice of removing what the seed wrote (removeOnDelete), until `deps`' deadline: what
+ * One slice of removing what the seed wrote (removeOnDelete), until `deadline`: what
  * interrupted seeds left (staging directories, temporary files), the files the manifest lists, the
  * directories seeds made once nothing else is in them, then the seed's state; nothing else, and never
  * through a link. A slice that runs out of time saves what is left in the manifest for the next one.
  * A file that cannot be removed is logged and left. True once everything is done.
  */
-async function removeSlice(props: SeedResourceProperties, deps: SeedDeps): Promise<boolean> {
-  const deadline = deadlineOf(deps);
+async function removeSlice(props: SeedResourceProperties, deadline: number): Promise<boolean> {
   const target = await directoryBelow(props.MountPath, props.TargetSubPath, false);
   if (!target) return true; // nothing there to remove
   const manifest = await loadManifest(target);

@@ -1,35 +1,42 @@
 import * as fs from 'fs';
 import { close, fchown, futimes, lstat, mkdir, open, read, readdir, readlink, rename, symlink, unlink, write } from '../shared/fs-calls';
 
-/** A call slower than this did not come from memory; this many in a row mean the file system is slow. */
+/** A call slower than this did not come from memory. */
 const SLOW_CALL_NS = 1_000_000n;
-const SLOW_CALLS_IN_A_ROW = 3;
+/** This many slow calls, once they are more than one call in a hundred, mean the file system is slow. */
+const SLOW_CALLS = 3;
+const SLOW_SHARE = 0.01;
 
 /**
  * One file system's calls, as the seed makes them (it keeps one for its source and one for its
  * target): synchronous while they take microseconds (the page cache, tmpfs), because handing each to
  * libuv's thread pool costs the JS thread 10-25 us (a queue lock and a thread woken), more than the
- * call itself, and that thread is what limits a small-file copy. A few slow calls in a row (a cold
- * disk, a network mount such as EFS; one alone may be the scheduler) move every later call to the
- * thread pool, where many run at once and hide the round trips, so a slow file system stalls the
- * copy for a few milliseconds at most.
+ * call itself, and that thread is what limits a small-file copy. Once slow calls are not rare (a cold
+ * disk; a network mount such as EFS, where a write to the page cache still takes microseconds
+ * between an open and a close that take milliseconds), every later call goes to the thread pool,
+ * where many run at once and hide the round trips: a slow file system stalls the copy for a few
+ * milliseconds at most, and a page fault or the scheduler now and then changes nothing.
+ * CDK_EFS_KIT_SYNC_CALLS=0 sends every call to the thread pool from the start.
  */
 export class FileSystemCalls {
-  private slowInARow = 0;
+  private calls = 0;
+  private slow = 0;
+  private async = process.env.CDK_EFS_KIT_SYNC_CALLS === '0';
 
   /** Whether calls still run synchronously. */
   get fast(): boolean {
-    return this.slowInARow < SLOW_CALLS_IN_A_ROW;
+    return !this.async;
   }
 
   /** The synchronous call's value while calls are fast (no promise to settle), else the asynchronous call's promise. */
   run<T>(syncCall: () => T, asyncCall: () => Promise<T>): T | Promise<T> {
-    if (!this.fast) return asyncCall();
+    if (this.async) return asyncCall();
     const started = process.hrtime.bigint();
     try {
       return syncCall();
     } finally {
-      this.slowInARow = process.hrtime.bigint() - started > SLOW_CALL_NS ? this.slowInARow + 1 : 0;
+      this.calls++;
+      if (process.hrtime.bigint() - started > SLOW_CALL_NS && ++this.slow >= SLOW_CALLS && this.slow > this.calls * SLOW_SHARE) this.async = true;
     }
   }
 

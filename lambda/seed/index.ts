@@ -10,4 +10,4 @@ const deps = (context: Context) => ({ s3, remainingMs: () => context.getRemainin
 
 export const onEvent = (event: SeedEvent, context: Context) => start(event, deps(context));
 export const isComplete = (event: SeedEvent, context: Context) => resume(event, deps(context));
-export const copyBatch = (event: BatchEvent) => copy(event, s3);
+export const copyBatch = (event: BatchEvent, context: Context) => copy(event, deps(context));

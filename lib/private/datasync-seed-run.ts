@@ -13,8 +13,11 @@ import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
 import { deployTimeRun } from './deploy-time-run';
 import { handlerCode } from './handler-code';
 import { acknowledgeWildcard, nagRef, nagResource } from './nag';
+import { dependOnRulesBetween } from './security-group-rules';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
+  /** Wait for the execution within the deploy's time limit, or only start it. */
+  readonly waitForCompletion: boolean;
   readonly fileSystem: efs.IFileSystem;
   readonly accessPoint: efs.IAccessPoint;
   /** A subnet with a mount target, where DataSync puts its network interfaces. */
@@ -31,7 +34,7 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
 
 /**
  * An S3 -> EFS DataSync task (locations, roles, logging) and a custom resource that runs it at
- * deploy time and waits for it.
+ * deploy time and waits for it, or only starts it.
  */
 export class DataSyncSeedRun extends Construct {
   public readonly task: datasync.CfnTask;
@@ -64,6 +67,13 @@ export class DataSyncSeedRun extends Construct {
       destinationLocationArn: destination.attrLocationArn,
       cloudWatchLogGroupArn: this.logGroup.logGroupArn,
       options: {
+        // The destination is an access point that enforces a POSIX user, and "the transferred files
+        // and folders are set to the access point's user and group IDs. When this happens, task
+        // verification fails" if the task copies ownership (INT_VALUE, the default): so it must not
+        // (https://docs.aws.amazon.com/datasync/latest/userguide/create-efs-location.html). S3 objects
+        // carry no owner anyway. Permissions and times are still copied, and verified.
+        uid: 'NONE',
+        gid: 'NONE',
         verifyMode: props.verifyMode ?? DataSyncVerifyMode.ONLY_FILES_TRANSFERRED,
         transferMode: props.transferAll ? 'ALL' : 'CHANGED',
         preserveDeletedFiles: props.removeDeletedFiles ? 'REMOVE' : 'PRESERVE',
@@ -121,11 +131,16 @@ export class DataSyncSeedRun extends Construct {
     props.bucket.encryptionKey?.grantDecrypt(role);
     acknowledgeWildcard(role, nagResource(this, props.bucket.arnForObjects(`${props.prefix}*`)),
       'DataSync reads every object under the seed prefix, and only those.');
-    return new datasync.CfnLocationS3(this, 'Source', {
+    const location = new datasync.CfnLocationS3(this, 'Source', {
       s3BucketArn: props.bucket.bucketArn,
       s3Config: { bucketAccessRoleArn: role.roleArn },
       subdirectory: `/${props.prefix}`,
     });
+    // CreateLocationS3 tests access with the role ("could not perform s3:ListObjectsV2" when it
+    // cannot), so the role's policies must exist first; the location names only the role, whose
+    // policies CloudFormation would otherwise create alongside it.
+    location.node.addDependency(role);
+    return location;
   }
 
   private efsLocation(props: DataSyncSeedRunProps): datasync.CfnLocationEFS {
@@ -139,6 +154,10 @@ export class DataSyncSeedRun extends Construct {
       assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
       description: 'DataSync mounts the file system through the seed access point',
     });
+    // No ClientRootAccess, which AWS's example policy includes: DataSync mounts as root, but the
+    // access point enforces a non-root POSIX user (FileSystemSeed refuses one that does not), and
+    // only an identity of uid or gid 0 needs it
+    // (https://docs.aws.amazon.com/efs/latest/ug/enforce-identity-access-points.html).
     role.addToPolicy(new iam.PolicyStatement({
       actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
       resources: [props.fileSystem.fileSystemArn],
@@ -161,29 +180,35 @@ export class DataSyncSeedRun extends Construct {
     });
     location.node.addDependency(props.fileSystem.mountTargetsAvailable);
     location.node.addDependency(role);
+    dependOnRulesBetween(location, securityGroup, props.fileSystem);
     return location;
   }
 
   private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
-    const waitForCompletion = props.waitForCompletion ?? true;
     const code = handlerCode('datasync-run');
-    return deployTimeRun(this, {
+    const executions = `${this.task.attrTaskArn}/execution/*`;
+    const run = deployTimeRun(this, {
       newFunction: (id, handler) => {
         const fn = new lambda.Function(this, id, {
           runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
         });
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution'], resources: [this.task.attrTaskArn] }));
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [`${this.task.attrTaskArn}/execution/*`] }));
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [executions] }));
         acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
         return fn;
       },
       onEventId: 'StartExecution',
-      isCompleteId: waitForCompletion ? 'WaitForExecution' : undefined,
-      queryInterval: waitForCompletion ? Duration.seconds(30) : undefined,
-      totalTimeout: waitForCompletion ? Duration.hours(2) : undefined,
+      isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
+      queryInterval: Duration.seconds(30),
       resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
       properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger },
-    }).resource;
+    });
+    // Start an execution tagged with its source (tagging at start needs TagResource, DataSync's
+    // tag-on-create rule), unless the task's latest one is for the same source and still going.
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution', 'datasync:DescribeTask'], resources: [this.task.attrTaskArn] }));
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:TagResource', 'datasync:ListTagsForResource'], resources: [executions] }));
+    // Cancel the execution when the deploy's time limit runs out.
+    run.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:CancelTaskExecution'], resources: [executions] }));
+    return run.resource;
   }
 }

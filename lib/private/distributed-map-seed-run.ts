@@ -8,6 +8,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
+import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
 import { deployTimeRun } from './deploy-time-run';
@@ -27,18 +28,25 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   /** Each worker function's memory, and the environment that tells it how many copy threads to run. */
   readonly workerSize: SeedFunctionSize;
   readonly trigger: string;
+  /** Wait for the execution within the deploy's time limit, or only start it. */
+  readonly waitForCompletion: boolean;
 }
 
-/**
- * A Step Functions state machine whose Distributed Map lists the S3 prefix, batches the keys, and
- * runs the seed worker on each batch in parallel; plus a custom resource that runs it at deploy time.
- */
 /** A seed function's memory (MiB) and the environment that goes with its vCPUs. */
 export interface SeedFunctionSize {
   readonly memorySize: number;
   readonly environment: Record<string, string>;
 }
 
+/**
+ * A Step Functions state machine whose Distributed Map lists the S3 prefix, batches the keys, and
+ * runs the seed worker on each batch in parallel; plus a custom resource that runs it at deploy time.
+ *
+ * A batch is retried when it can still succeed: on Lambda's service errors and throttling, when the
+ * worker stopped before its timeout with keys left (each retry goes on from what is written), and
+ * once or twice when keys failed or the worker crashed. Only then does it count as failed, against
+ * `toleratedFailurePercentage` (of items: every item of a failed batch counts).
+ */
 export class DistributedMapSeedRun extends Construct {
   public readonly stateMachine: sfn.StateMachine;
   public readonly worker: lambda.Function;
@@ -73,7 +81,8 @@ export class DistributedMapSeedRun extends Construct {
     const copy = new sfn.DistributedMap(this, 'CopyObjects', {
       itemReader: props.inventory
         ? new sfn.S3ManifestItemReader({ bucket: props.inventory.bucket, key: props.inventory.manifestKey })
-        : new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: props.prefix || undefined }),
+        // The prefix as the worker reads it: without one (the whole bucket) the reader sends none.
+        : new sfn.S3ObjectsItemReader({ bucket: props.bucket, prefix: folderPrefix(props.prefix) || undefined }),
       itemBatcher: new sfn.ItemBatcher({
         maxItemsPerBatch: props.maxItemsPerBatch ?? 1000,
         maxInputBytesPerBatch: 256 * 1024,
@@ -86,11 +95,7 @@ export class DistributedMapSeedRun extends Construct {
       resultWriter: new sfn.ResultWriter({ bucket: this.resultsBucket, prefix: 'seed-results' }),
       resultWriterV2: new sfn.ResultWriterV2({ bucket: this.resultsBucket, prefix: 'seed-results' }),
     });
-    copy.itemProcessor(new tasks.LambdaInvoke(this, 'CopyBatch', {
-      lambdaFunction: this.worker,
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: true,
-    }), { mode: sfn.ProcessorMode.DISTRIBUTED, executionType: sfn.ProcessorType.STANDARD });
+    copy.itemProcessor(this.copyBatch(), { mode: sfn.ProcessorMode.DISTRIBUTED, executionType: sfn.ProcessorType.STANDARD });
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
@@ -100,15 +105,44 @@ export class DistributedMapSeedRun extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL },
     });
 
-    // The Distributed Map reader may list the whole bucket; keep it to the seed's prefix.
-    this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
-      effect: iam.Effect.DENY,
-      actions: ['s3:ListBucket'],
-      resources: [props.bucket.bucketArn],
-      conditions: { StringNotLike: { 's3:prefix': [`${props.prefix}*`] } },
-    }));
+    // aws-cdk lets the reader list the whole bucket: keep it to the seed's prefix. Not for the whole
+    // bucket: its listing sends no Prefix, and StringNotLike on an absent key is true, so the Deny
+    // would refuse the very listing it is for (IAM condition operators, "...the condition is true").
+    const folder = folderPrefix(props.prefix);
+    if (folder) {
+      this.stateMachine.addToRolePolicy(new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringNotLike: { 's3:prefix': [`${folder}*`] } },
+      }));
+    }
     this.acknowledgeStateMachineFindings(props);
     this.resource = this.runAtDeploy(props);
+  }
+
+  /** The worker invoked on one batch, with the retries a batch deserves before it counts as failed. */
+  private copyBatch(): tasks.LambdaInvoke {
+    const invoke = new tasks.LambdaInvoke(this, 'CopyBatch', {
+      lambdaFunction: this.worker,
+      payloadResponseOnly: true,
+      // Lambda.ServiceException and its kin, 6 attempts from 2 s, doubling (AWS's recommended retrier,
+      // https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
+      retryOnServiceExceptions: true,
+    });
+    // Throttled: many workers against the account's or function's concurrency; back off, spread out.
+    invoke.addRetry({
+      errors: ['Lambda.TooManyRequestsException'], interval: Duration.seconds(5), maxAttempts: 8, backoffRate: 2,
+      maxDelay: Duration.minutes(2), jitterStrategy: sfn.JitterType.FULL,
+    });
+    // Stopped before its timeout with keys left: every attempt goes on from what is written, so a batch
+    // gets about 10 worker lifetimes.
+    invoke.addRetry({ errors: ['SeedBatchUnfinished'], interval: Duration.seconds(1), maxAttempts: 10, backoffRate: 1 });
+    // Some keys failed (S3 or EFS errors), or the worker crashed (out of memory, a hung call: Lambda.Unknown,
+    // https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html): a transient
+    // cause passes on a retry, which rewrites nothing already written; a lasting one fails twice more.
+    invoke.addRetry({ errors: ['SeedBatchFailed', 'Lambda.Unknown'], interval: Duration.seconds(10), maxAttempts: 2, backoffRate: 3 });
+    return invoke;
   }
 
   private acknowledgeStateMachineFindings(props: DistributedMapSeedRunProps): void {
@@ -142,17 +176,22 @@ export class DistributedMapSeedRun extends Construct {
         runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
       }),
       onEventId: 'StartExecution',
-      isCompleteId: 'WaitForExecution',
+      isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
       queryInterval: Duration.seconds(30),
-      // CloudFormation waits at most one hour for a custom resource.
-      totalTimeout: Duration.hours(1),
       resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
       properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger },
     });
     this.stateMachine.grantStartExecution(run.onEvent);
-    run.isComplete!.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
-    acknowledgeWildcard(run.isComplete!, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    // Running executions: one for the same source is followed, not started again.
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:ListExecutions'], resources: [this.stateMachine.stateMachineArn] }));
+    if (run.isComplete) {
+      run.isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
+      acknowledgeWildcard(run.isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    }
+    // The execution starts child executions and reads S3 with the role's policies, which aws-cdk
+    // keeps apart from the state machine (they name it): they must exist before the first run.
+    run.resource.node.addDependency(this.stateMachine);
     return run.resource;
   }
 }

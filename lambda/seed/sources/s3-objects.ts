@@ -2,6 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { Readable } from 'stream';
 import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from '../entry';
 import type { S3Location } from './s3-client';
+import { folderPrefix } from './s3-prefix';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */
 export class S3ObjectsSource implements EntrySource {
@@ -12,8 +13,7 @@ export class S3ObjectsSource implements EntrySource {
    *   with a client of its own, and the S3 work (HTTP, TLS) spreads over the workers' vCPUs too
    */
   constructor(private readonly client: S3Client, private readonly bucket: string, prefix: string, private readonly location?: S3Location) {
-    // 'site' means the folder 'site/', not every key that starts with 'site'.
-    this.prefix = prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix;
+    this.prefix = folderPrefix(prefix);
   }
 
   get description(): string {
