@@ -1,8 +1,9 @@
 /**
  * Throughput comparison ("AWS EFS Elastic vs Burstable throughput (benchmark)", Dzhuneyt): two
  * file systems side by side, Elastic and Bursting, each with a benchmark probe (the same Lambda
- * code), both on one dashboard. Invoke both probes with the same request and compare the results,
- * as that benchmark did by hand:
+ * code), both on one dashboard, where each one's spend row shows price next to speed: Elastic's data
+ * access per hour and per day, Bursting's storage only, against a daily budget of $10 each. Invoke
+ * both probes with the same request and compare the results, as that benchmark did by hand:
  *
  *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
  *   REQUEST='{"scenarios":["write-sizes"],"rounds":5,"pauseSeconds":10,"label":"elastic"}'
@@ -17,7 +18,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
-import { SharedFileSystem } from '../lib';
+import { AlarmThreshold, EfsPricing, SharedFileSystem } from '../lib';
 
 export class ThroughputComparisonStack extends Stack {
   constructor(scope: Construct, id: string, props?: StackProps) {
@@ -33,7 +34,12 @@ export class ThroughputComparisonStack extends Stack {
       }
       // A canary every 15 minutes keeps both latency lines on the dashboard between manual runs.
       const probe = files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
-      files.addMonitoring('Monitoring', { dashboard, title: `${name} throughput` });
+      files.addMonitoring('Monitoring', {
+        dashboard, title: `${name} throughput`,
+        // The spend row's prices (the default); EfsPricing.custom({...}) for another Region.
+        pricing: EfsPricing.US_EAST_1,
+        alarms: { dailySpendLimit: AlarmThreshold.usd(10) },
+      });
       new CfnOutput(this, `${name}ProbeName`, { value: probe.function.functionName });
     }
   }

@@ -6,12 +6,14 @@ enum ThresholdUnit {
   COUNT = 'count',
   DURATION = 'duration',
   SIZE = 'size',
+  USD = 'usd',
+  STANDARD_DEVIATIONS = 'standardDeviations',
 }
 
 /**
  * The threshold of one of {@link FileSystemMonitoring}'s alarms, or `off()` for no alarm. Each alarm
- * takes the unit its documentation names (`percent`, `count`, `duration` or `size`); another is an
- * error at synth time.
+ * takes the unit its documentation names (`percent`, `count`, `duration`, `size`, `usd` or
+ * `standardDeviations`); another is an error at synth time.
  */
 export class AlarmThreshold {
   /** No alarm. */
@@ -39,6 +41,16 @@ export class AlarmThreshold {
     return new AlarmThreshold(ThresholdUnit.SIZE, value);
   }
 
+  /** An amount of money in US dollars, e.g. a daily budget. */
+  public static usd(value: number): AlarmThreshold {
+    return new AlarmThreshold(ThresholdUnit.USD, value);
+  }
+
+  /** The width of a CloudWatch anomaly detection band, in standard deviations of the metric's expected value. */
+  public static standardDeviations(value: number): AlarmThreshold {
+    return new AlarmThreshold(ThresholdUnit.STANDARD_DEVIATIONS, value);
+  }
+
   private constructor(private readonly unit: ThresholdUnit | undefined, private readonly value: number | Duration | Size | undefined) {}
 
   /** @internal Whether this threshold turns its alarm on. */
@@ -64,6 +76,16 @@ export class AlarmThreshold {
   /** @internal The size, undefined when off; throws naming `prop` when of another unit. */
   public _size(where: string, prop: string): Size | undefined {
     return this.valueIn(ThresholdUnit.SIZE, where, prop) as Size | undefined;
+  }
+
+  /** @internal The dollars, undefined when off; throws naming `prop` when of another unit. */
+  public _usd(where: string, prop: string): number | undefined {
+    return this.valueIn(ThresholdUnit.USD, where, prop) as number | undefined;
+  }
+
+  /** @internal The band's width, undefined when off; throws naming `prop` when of another unit. */
+  public _standardDeviations(where: string, prop: string): number | undefined {
+    return this.valueIn(ThresholdUnit.STANDARD_DEVIATIONS, where, prop) as number | undefined;
   }
 
   /** `AlarmThreshold.percent(80)`, as written. */

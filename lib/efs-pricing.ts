@@ -42,7 +42,7 @@ export interface EfsPricingProps {
 
 /**
  * A price list for Amazon EFS, as data: every estimate of this library (`cdk-efs-kit advise`, the
- * probe's cost columns) takes its prices from one. Use `EfsPricing.US_EAST_1`, or
+ * probe's cost columns, FileSystemMonitoring's spend row) takes its prices from one. Use `EfsPricing.US_EAST_1`, or
  * `EfsPricing.custom({...})` for another Region or negotiated rates.
  */
 export class EfsPricing {

@@ -1,4 +1,4 @@
-import { Annotations, Duration, Size } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -11,6 +11,11 @@ import { BenchmarkProbe, LatencyPercentile } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
 import { AlarmThreshold } from './alarm-threshold';
 import { SeedEngineKind } from './seed-engine';
+import { EfsPricing } from './efs-pricing';
+import type { SpendModel } from './private/spend-math';
+import { addSpendRow, SpendAlarmSettings } from './private/spend-row';
+import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './private/dashboard-widgets';
+import type { ThroughputMode as BilledMode } from './private/efs-cost';
 import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
 
@@ -70,6 +75,24 @@ export interface FileSystemAlarmOptions {
    * @default true
    */
   readonly probeFailures?: boolean;
+  /**
+   * Alarm when the projected daily spend is above this budget in 2 of the last 3 hours, as
+   * `AlarmThreshold.usd(n)`: the last hour's data access (Elastic) 24 times, plus a day of
+   * Provisioned throughput and of storage by class, at the monitoring's `pricing`. A spend alarm:
+   * not part of `unhealthyAlarm`, but of `spendAlarm`.
+   * @default AlarmThreshold.off() - the budget is yours to give
+   */
+  readonly dailySpendLimit?: AlarmThreshold;
+  /**
+   * Elastic only: alarm when MeteredIOBytes per hour is above the upper edge of its CloudWatch
+   * anomaly detection band in 2 of 3 hours, as `AlarmThreshold.standardDeviations(n)` (the band's
+   * width). CloudWatch learns the band from the file system's own history (up to two weeks, daily
+   * and weekly patterns included), so there is no budget to choose: it fires when access is far
+   * above normal, e.g. a job re-reading the same files in a loop. A spend alarm, as `dailySpendLimit`.
+   * Bursting and Provisioned do not bill access per GB: setting it for them is an error.
+   * @default AlarmThreshold.standardDeviations(3) with Elastic throughput, else off
+   */
+  readonly dataAccessAnomaly?: AlarmThreshold;
 }
 
 /** What {@link SharedFileSystem.addMonitoring} takes: a {@link FileSystemMonitoring}'s settings, the file system aside. */
@@ -110,6 +133,11 @@ export interface MonitoringOptions {
    * @default - none; `SharedFileSystem.addMonitoring` passes the probes added so far
    */
   readonly probes?: BenchmarkProbe[];
+  /**
+   * The prices of the spend row and the daily spend alarm.
+   * @default EfsPricing.US_EAST_1 (with a synth warning when the stack is in another Region)
+   */
+  readonly pricing?: EfsPricing;
 }
 
 /** Properties of a {@link FileSystemMonitoring}. */
@@ -126,10 +154,20 @@ export interface FileSystemMonitoringProps extends MonitoringOptions {
    * @default - read from the file system when it is defined in this app, else GENERAL_PURPOSE
    */
   readonly performanceMode?: efs.PerformanceMode;
+  /**
+   * Its provisioned throughput (throughputMode PROVISIONED only), which the spend row bills.
+   * @default - read from the file system when it is defined in this app; required for imported Provisioned ones
+   */
+  readonly provisionedThroughputPerSecond?: Size;
+  /**
+   * Whether it is a One Zone file system, whose storage has One Zone prices.
+   * @default - read from the file system when it is defined in this app, else false
+   */
+  readonly oneZone?: boolean;
 }
 
 /** The alarm settings with their defaults applied and checked: undefined is off. */
-interface AlarmSettings {
+interface AlarmSettings extends SpendAlarmSettings {
   readonly throughputUtilization?: number;
   readonly percentIOLimit?: number;
   readonly creditsRunOutWithin?: Duration;
@@ -140,15 +178,12 @@ interface AlarmSettings {
   readonly probeFailures: boolean;
 }
 
-const WIDTH = 24;
-const TEXT_WIDTH = 6;
-const GRAPH_HEIGHT = 6;
-
 /**
  * A CloudWatch dashboard and alarms for an EFS file system, built on the metrics and the metric math
  * AWS documents: throughput by kind, IOPS and I/O size, permitted throughput used, PercentIOLimit,
- * burst credits and the time until they run out (Bursting), connections and storage by class, and
- * the seeds' progress. Each row starts with a note on how to read it. A composite alarm ORs the rest.
+ * burst credits and the time until they run out (Bursting), connections and storage by class, what
+ * it costs (spend per hour and per day at an {@link EfsPricing}), and the seeds' progress. Each row
+ * starts with a note on how to read it. A composite alarm ORs the health alarms, another the spend alarms.
  */
 export class FileSystemMonitoring extends Construct {
   /** Whether `x` is a FileSystemMonitoring, made by any copy of this package. */
@@ -158,10 +193,12 @@ export class FileSystemMonitoring extends Construct {
 
   /** The dashboard the rows were added to (new, or the one given). */
   public readonly dashboard: cloudwatch.Dashboard;
-  /** Every alarm this construct created, by name (e.g. `throughputUtilization`). */
+  /** Every alarm this construct created, by name (e.g. `throughputUtilization`, `dailySpend`). */
   public readonly alarms: Record<string, cloudwatch.Alarm> = {};
-  /** ALARM when any alarm in `alarms` is (none when every alarm is off). */
+  /** ALARM when any alarm in `alarms` but the spend alarms is (none when every such alarm is off). */
   public readonly unhealthyAlarm?: cloudwatch.CompositeAlarm;
+  /** ALARM when a spend alarm (`dailySpend`, `dataAccessAnomaly`) is (none when both are off). */
+  public readonly spendAlarm?: cloudwatch.CompositeAlarm;
   /** The throughput mode the widgets and alarms were chosen for. */
   public readonly throughputMode: efs.ThroughputMode;
   /** The performance mode the widgets and alarms were chosen for. */
@@ -174,7 +211,7 @@ export class FileSystemMonitoring extends Construct {
     brand(this, 'FileSystemMonitoring');
     const where = `FileSystemMonitoring(${this.node.path})`;
     this.fileSystemId = props.fileSystem.fileSystemId;
-    const declared = declaredModes(props.fileSystem);
+    const declared = declaredSettings(props.fileSystem);
     const throughputMode = props.throughputMode ?? declared.throughputMode;
     if (!throughputMode) {
       throw new Error(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`);
@@ -182,6 +219,7 @@ export class FileSystemMonitoring extends Construct {
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
     const alarms = alarmSettings(where, props.alarms ?? {}, this.throughputMode, this.performanceMode);
+    const spendModel = this.spendModel(where, props, declared);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -192,18 +230,50 @@ export class FileSystemMonitoring extends Construct {
     this.addActivityRow();
     this.addLimitsRow(alarms);
     this.addClientsAndStorageRow(alarms);
+    const spend = addSpendRow(this, this.dashboard, spendModel, alarms);
     (props.seeds ?? []).forEach((seed, i) => this.addSeedRow(seed, i, alarms));
     (props.probes ?? []).forEach((probe, i) => this.addProbeRow(probe, i, alarms));
 
-    if (Object.keys(this.alarms).length === 0) return;
-    this.unhealthyAlarm = new cloudwatch.CompositeAlarm(this, 'Unhealthy', {
-      alarmDescription: `EFS ${title}: one of its alarms is in ALARM.`,
-      alarmRule: cloudwatch.AlarmRule.anyOf(...Object.values(this.alarms)),
-    });
-    if (props.alarmTopic) {
-      this.unhealthyAlarm.addAlarmAction(new cw_actions.SnsAction(props.alarmTopic));
-      this.unhealthyAlarm.addOkAction(new cw_actions.SnsAction(props.alarmTopic));
+    const health = Object.values(this.alarms);
+    Object.assign(this.alarms, spend);
+    this.unhealthyAlarm = this.anyOf('Unhealthy', `EFS ${title}: one of its alarms is in ALARM.`, health, props.alarmTopic);
+    this.spendAlarm = this.anyOf('Spend', `EFS ${title}: a spend alarm (${Object.keys(spend).join(', ')}) is in ALARM.`, Object.values(spend), props.alarmTopic);
+  }
+
+  /** A composite alarm of `alarms` that notifies `topic` (none when `alarms` is empty). */
+  private anyOf(id: string, description: string, alarms: cloudwatch.Alarm[], topic?: sns.ITopic): cloudwatch.CompositeAlarm | undefined {
+    if (alarms.length === 0) return undefined;
+    const composite = new cloudwatch.CompositeAlarm(this, id, { alarmDescription: description, alarmRule: cloudwatch.AlarmRule.anyOf(...alarms) });
+    if (topic) {
+      composite.addAlarmAction(new cw_actions.SnsAction(topic));
+      composite.addOkAction(new cw_actions.SnsAction(topic));
     }
+    return composite;
+  }
+
+  /** The throughput mode's billing, the prices and the provisioned throughput; the prices warn when they are not the stack's Region's. */
+  private spendModel(where: string, props: FileSystemMonitoringProps, declared: DeclaredSettings): SpendModel {
+    const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
+    const given = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
+    if (given !== undefined && !provisioned) {
+      throw new Error(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`);
+    }
+    const provisionedMibps = given ?? (provisioned ? declared.provisionedMibps : undefined);
+    if (provisioned && provisionedMibps === undefined) {
+      throw new Error(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`);
+    }
+    const region = Stack.of(this).region;
+    if (!props.pricing && !Token.isUnresolved(region) && region !== 'us-east-1') {
+      Annotations.of(this).addWarningV2('cdk-efs-kit:spendPricing',
+        `The spend row and alarm use us-east-1 prices, but the stack is in ${region}: pass pricing: EfsPricing.custom({...}) with ${region}'s.`);
+    }
+    return {
+      fileSystemId: this.fileSystemId,
+      pricing: props.pricing ?? EfsPricing.US_EAST_1,
+      throughputMode: this.throughputMode as BilledMode,
+      oneZone: props.oneZone ?? declared.oneZone,
+      provisionedMibps,
+    };
   }
 
   /** What the file system is doing: throughput by kind, operations by kind, and their size. */
@@ -384,25 +454,24 @@ export class FileSystemMonitoring extends Construct {
   }
 }
 
-function note(markdown: string): cloudwatch.TextWidget {
-  return new cloudwatch.TextWidget({ markdown, width: TEXT_WIDTH, height: GRAPH_HEIGHT });
+/** What a file system defined in this app (SharedFileSystem or efs.FileSystem) declares, if visible. */
+interface DeclaredSettings {
+  readonly throughputMode?: efs.ThroughputMode;
+  readonly performanceMode?: efs.PerformanceMode;
+  readonly provisionedMibps?: number;
+  readonly oneZone: boolean;
 }
 
-function graph(title: string, metrics: cloudwatch.IMetric[], axis: { label: string; stacked?: boolean; max?: number }): cloudwatch.GraphWidget {
-  return new cloudwatch.GraphWidget({
-    title, left: metrics, stacked: axis.stacked, width: TEXT_WIDTH, height: GRAPH_HEIGHT,
-    leftYAxis: { label: axis.label, showUnits: false, min: 0, max: axis.max },
-  });
-}
-
-/** The modes of a file system defined in this app (SharedFileSystem or efs.FileSystem), if visible. */
-function declaredModes(fileSystem: efs.IFileSystem): { throughputMode?: efs.ThroughputMode; performanceMode?: efs.PerformanceMode } {
+function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
   const cfn = fileSystem.node.defaultChild;
-  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return {};
+  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return { oneZone: false };
   return {
     // CloudFormation's default is Bursting.
     throughputMode: (cfn.throughputMode as efs.ThroughputMode | undefined) ?? efs.ThroughputMode.BURSTING,
     performanceMode: (cfn.performanceMode as efs.PerformanceMode | undefined) ?? efs.PerformanceMode.GENERAL_PURPOSE,
+    provisionedMibps: cfn.provisionedThroughputInMibps,
+    // A One Zone file system names its Availability Zone.
+    oneZone: cfn.availabilityZoneName !== undefined,
   };
 }
 
@@ -417,6 +486,9 @@ function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode:
     if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
       throw new Error(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`);
     }
+  }
+  if (given(o.dataAccessAnomaly) && throughputMode !== efs.ThroughputMode.ELASTIC) {
+    throw new Error(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`);
   }
   if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
     throw new Error(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`);
@@ -436,6 +508,11 @@ function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode:
     check(Number.isInteger(minimumClientConnections) && minimumClientConnections >= 1 && minimumClientConnections <= 25000,
       where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)');
   }
+  const above0 = (name: string, value: number | undefined, problem: string) => {
+    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem);
+    return value;
+  };
+  const elastic = throughputMode === efs.ThroughputMode.ELASTIC;
   return {
     throughputUtilization: percent('throughputUtilization', o.throughputUtilization ?? AlarmThreshold.percent(80)),
     percentIOLimit: percent('percentIOLimit', o.percentIOLimit ?? AlarmThreshold.percent(95)),
@@ -445,5 +522,9 @@ function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode:
     seedFailures: o.seedFailures ?? true,
     probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
     probeFailures: o.probeFailures ?? true,
+    dailySpendLimitUsd: above0('dailySpendLimit', (o.dailySpendLimit ?? AlarmThreshold.off())._usd(where, prop('dailySpendLimit')), 'must be a budget in US dollars above 0'),
+    dataAccessAnomalyStdDevs: above0('dataAccessAnomaly',
+      (o.dataAccessAnomaly ?? (elastic ? AlarmThreshold.standardDeviations(3) : AlarmThreshold.off()))._standardDeviations(where, prop('dataAccessAnomaly')),
+      'must be a band width above 0 standard deviations'),
   };
 }

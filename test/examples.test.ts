@@ -30,3 +30,13 @@ describe.each(examples)('examples/%s', (file) => {
     for (const stack of stacks) expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
   });
 });
+
+test('examples/throughput-comparison.ts puts a spend row per file system on its dashboard, price next to speed', () => {
+  const { createApp } = require(path.join(examplesDir, 'throughput-comparison.ts')) as { createApp: (app: App) => App };
+  const stack = createApp(new App()).node.findChild('EfsKitThroughputComparison') as Stack;
+  const template = Template.fromStack(stack);
+  const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+  expect(body.match(/Spend per day \(USD\/day\)/g)).toHaveLength(2);
+  expect(body.match(/Data access spend \(USD\/hour\)/g)).toHaveLength(1); // Elastic's; Bursting does not bill access
+  expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('DailySpend'))).toHaveLength(2);
+});

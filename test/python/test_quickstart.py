@@ -5,11 +5,13 @@ import os
 import pytest
 from aws_cdk import App, Stack
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_efs as efs
 from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Match, Template
 from cdk_efs_kit import (
     AccessPointPreset,
     AlarmThreshold,
+    EfsPricing,
     FileSystemAlarmOptions,
     SeedEngine,
     SeedSource,
@@ -152,3 +154,27 @@ def test_a_threshold_in_the_wrong_unit_fails_with_the_prop_name():
     files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
     with pytest.raises(Exception, match=r"alarms.throughputUtilization takes AlarmThreshold.percent"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(throughput_utilization=AlarmThreshold.count(3)))
+
+
+def test_spend_alarms_a_daily_budget_and_an_anomaly_band():
+    stack = Stack(App(), "Spend")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
+    monitoring = files.add_monitoring("Monitoring", pricing=EfsPricing.US_EAST_1, alarms=FileSystemAlarmOptions(
+        daily_spend_limit=AlarmThreshold.usd(20),
+        data_access_anomaly=AlarmThreshold.standard_deviations(4),
+    ))
+    assert {"dailySpend", "dataAccessAnomaly"} <= set(monitoring.alarms.keys())
+    assert monitoring.spend_alarm is not None
+    template = Template.from_stack(stack)
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {"Threshold": 20, "ComparisonOperator": "GreaterThanThreshold"})
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {
+        "ComparisonOperator": "GreaterThanUpperThreshold",
+        "Metrics": Match.array_with([Match.object_like({"Expression": "ANOMALY_DETECTION_BAND(m0, 4)"})]),
+    })
+
+
+def test_an_anomaly_band_on_bursting_fails_with_the_prop_name():
+    stack = Stack(App(), "NoAnomaly")
+    files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2), throughput_mode=efs.ThroughputMode.BURSTING)
+    with pytest.raises(Exception, match=r"alarms.dataAccessAnomaly applies to throughputMode ELASTIC only"):
+        files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(data_access_anomaly=AlarmThreshold.standard_deviations(3)))
