@@ -1,7 +1,8 @@
 /**
- * Migration (seeds 001 and 003): copy an existing S3 prefix onto a SharedFileSystem with AWS
- * DataSync at deploy time, then mount it on an EC2 instance with the mount helper. DataSync verifies
- * every file it transfers, copies only what changed on a re-run, and never deletes from EFS.
+ * Migration (as in "Faster data transfer with AWS EFS" and the AWS EFS performance lab): copy an
+ * existing S3 prefix onto a SharedFileSystem with AWS DataSync at deploy time, then mount it on an
+ * EC2 instance with the mount helper. DataSync verifies every file it transfers, copies only what
+ * changed on a re-run, and never deletes from EFS.
  *
  *   npx cdk synth  --app 'npx tsx examples/migration.ts' -c sourceBucket=my-bucket -c sourcePrefix=www/
  *   npx cdk deploy --app 'npx tsx examples/migration.ts' -c sourceBucket=my-bucket -c sourcePrefix=www/

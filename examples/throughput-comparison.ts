@@ -1,9 +1,9 @@
 /**
- * Throughput comparison (seed 004): two file systems side by side, Elastic and Bursting, each with a
- * benchmark probe (the same Lambda code), both on one dashboard, where each one's spend row shows
- * price next to speed: Elastic's data access per hour and per day, Bursting's storage only, against
- * a daily budget of $10 each. Invoke both probes with the same request and compare the results, as
- * seed 004 did by hand:
+ * Throughput comparison ("AWS EFS Elastic vs Burstable throughput (benchmark)", Dzhuneyt): two
+ * file systems side by side, Elastic and Bursting, each with a benchmark probe (the same Lambda
+ * code), both on one dashboard, where each one's spend row shows price next to speed: Elastic's data
+ * access per hour and per day, Bursting's storage only, against a daily budget of $10 each. Invoke
+ * both probes with the same request and compare the results, as that benchmark did by hand:
  *
  *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
  *   REQUEST='{"scenarios":["write-sizes"],"rounds":5,"pauseSeconds":10,"label":"elastic"}'

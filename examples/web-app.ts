@@ -1,7 +1,8 @@
 /**
- * Web app (seed 000): three Fargate tasks behind a load balancer share one SharedFileSystem. Their web
- * content is seeded onto it at deploy time, in parallel and atomically, and the service starts only
- * once the content is there: no first-boot untar racing the health check.
+ * Web app (the ownCloud setup of "The Challenges of EFS"): three Fargate tasks behind a load
+ * balancer share one SharedFileSystem. Their web content is seeded onto it at deploy time, in
+ * parallel and atomically, and the service starts only once the content is there: no first-boot
+ * untar racing the health check.
  *
  *   npx cdk synth  --app 'npx tsx examples/web-app.ts'
  *   npx cdk deploy --app 'npx tsx examples/web-app.ts'

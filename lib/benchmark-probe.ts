@@ -121,8 +121,8 @@ export interface ProbeSearchOptions {
 const MOUNT_PATH = '/mnt/probe';
 
 /**
- * A Lambda function that measures what applications feel on an EFS file system: the scenarios of
- * the source documents (file sizes, creates across directories, block size x sync, parallel writers,
+ * A Lambda function that measures what applications feel on an EFS file system: the experiments of
+ * published EFS benchmarks (file sizes, creates across directories, block size x sync, parallel writers,
  * small-file trees, 80/20 reads, metadata, locking), invoked with a JSON request and returning the
  * JSON result, with latency percentiles and throughput published as metrics; optionally on a schedule.
  */

@@ -2,12 +2,13 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { renderCompareTable, renderCostTable } from '../bin/report/compare-table';
-import { efsSimUsable, withEfsSim } from '../tools/efs-sim/mount';
+import type { OperationSummary, ProbeResult } from '../lambda/probe/result';
+import { COST_COLUMNS, costCells, figure, operationsAcross, pricesOf } from '../bin/report/compare-table';
+import { withEfsSim } from '../tools/efs-sim/mount';
 
 /**
- * A quick probe on efs-sim with EFS General Purpose latencies and with none (the `local` profile,
- * where FUSE is available), printed side by side as `cdk-efs-kit compare` prints it.
+ * A quick probe on efs-sim twice, with EFS General Purpose latencies and with none (the `local`
+ * profile), printed as how many times slower each operation is on EFS, and what EFS would charge.
  */
 const CLI = path.join(__dirname, '..', 'dist', 'bin', 'cdk-efs-kit.js');
 const SETTINGS = ['--scenarios', 'write-sizes,create-files,metadata', '--set', 'write-sizes.files=5', '--set', 'write-sizes.sizesBytes=1KiB,1MiB',
@@ -18,20 +19,65 @@ function probeOn(profile: string, out: string): void {
     execFileSync(process.execPath, [CLI, 'probe', '--dir', mount, ...SETTINGS, '--label', profile, '--json', out], { stdio: 'ignore' }));
 }
 
-export function runProbeDemo(): void {
-  if (!efsSimUsable()) {
-    console.log('\n== Probe: skipped (efs-sim needs root and /dev/fuse); try `npx cdk-efs-kit probe --dir <a mounted EFS>`');
-    return;
+/** EFS-like ÷ local, as "12x slower"; where the local run was the slower one, a marked label instead of a ratio below 1. */
+function slowdown(efs: number | undefined, local: number | undefined): { text: string; localSlower: boolean } {
+  if (efs === undefined || local === undefined || local === 0) return { text: '-', localSlower: false };
+  const ratio = efs / local;
+  if (ratio < 1) return { text: 'local slower *', localSlower: true };
+  return { text: `${ratio < 10 ? ratio.toFixed(1) : ratio.toFixed(0)}x slower`, localSlower: false };
+}
+
+/** The two runs side by side: latency percentiles with EFS's slowdown, and throughput in MB/s and ops/s, each in its own columns. */
+export function renderSlowdownTable(efs: ProbeResult, local: ProbeResult): string {
+  const lines = [
+    'Each operation ran on efs-sim with EFS General Purpose latencies (EFS) and with none (local). p50 is the',
+    'typical operation, p99 the slowest in a hundred; "x slower" is the EFS time divided by the local one.',
+    'MB/s is shown where an operation moves file data, ops/s for every operation.',
+    '',
+    '| scenario | operation | p50 ms EFS | p50 ms local | p50 on EFS | p99 ms EFS | p99 ms local | p99 on EFS | MB/s EFS | MB/s local | ops/s EFS | ops/s local |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const ms = (v: number | undefined) => (v === undefined ? '-' : figure(v));
+  const mbps = (o?: OperationSummary) => (o && o.bytesPerSecond.mean > 0 ? figure(o.bytesPerSecond.mean / 1e6) : '-');
+  const opsps = (o?: OperationSummary) => (o ? figure(o.opsPerSecond.mean) : '-');
+  let marked = false;
+  const scenarios = [...new Set([...efs.scenarios, ...local.scenarios].map((s) => s.scenario))];
+  for (const scenario of scenarios) {
+    const runs = [efs, local].map((r) => r.scenarios.find((s) => s.scenario === scenario));
+    for (const { operation, summaries: [e, l] } of operationsAcross(runs)) {
+      const [p50, p99] = [slowdown(e?.latencyMs.p50.mean, l?.latencyMs.p50.mean), slowdown(e?.latencyMs.p99.mean, l?.latencyMs.p99.mean)];
+      marked ||= p50.localSlower || p99.localSlower;
+      lines.push(`| ${scenario} | ${operation} | ${ms(e?.latencyMs.p50.mean)} | ${ms(l?.latencyMs.p50.mean)} | ${p50.text} | ${ms(e?.latencyMs.p99.mean)} | ${ms(l?.latencyMs.p99.mean)} | ${p99.text} | ${mbps(e)} | ${mbps(l)} | ${opsps(e)} | ${opsps(l)} |`);
+    }
   }
-  console.log('\n== Probing efs-sim with EFS General Purpose latencies (efs-gp) and with none (local)');
+  if (marked) {
+    lines.push('', '* local slower: not an EFS effect. A few dozen operations make this percentile, so one pause of this machine',
+      '  (another process, the scheduler) outweighs the emulated round trip; run it again and the figure changes.');
+  }
+  return lines.join('\n');
+}
+
+/** What EFS would charge for the EFS run's timed operations, per scenario (the local run meters the same bytes, faster). */
+function renderEfsCost(efs: ProbeResult): string {
+  const lines = [
+    `What the EFS run's timed operations would cost on EFS (${pricesOf([efs])}): the MiB EFS meters for them,`,
+    'Elastic\'s charge, Provisioned at the throughput the run reached (and that throughput for a month), and',
+    'Bursting, which charges nothing but spends credits:', '',
+    `| scenario | ${COST_COLUMNS.join(' | ')} |`, '|---|---:|---:|---:|---:|---:|'];
+  for (const s of efs.scenarios) lines.push(`| ${s.scenario} | ${costCells(s.cost).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+export function runProbeDemo(): void {
+  console.log('\n== Probing efs-sim with EFS General Purpose latencies and with none');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-probe-'));
   try {
-    const [gp, local] = ['efs-gp', 'local'].map((profile) => {
+    const [efs, local] = ['efs-gp', 'local'].map((profile) => {
       const out = path.join(work, `${profile}.json`);
       probeOn(profile, out);
-      return JSON.parse(fs.readFileSync(out, 'utf8'));
+      return JSON.parse(fs.readFileSync(out, 'utf8')) as ProbeResult;
     });
-    console.log(`${renderCompareTable(gp, local)}\n\n${renderCostTable(gp, local)}`);
+    console.log(`${renderSlowdownTable(efs, local)}\n\n${renderEfsCost(efs)}\n`);
     console.log('Every create, open and small write pays a round trip on EFS: spread them over threads and directories (create-many-directories).');
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

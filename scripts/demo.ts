@@ -1,10 +1,15 @@
 /**
  * `npm run demo`: what cdk-efs-kit does, run locally. Synthesizes the quick start and summarises
  * what a deploy would create, seeds a generated tree onto the EFS latency emulator, and probes it.
+ * On a machine where efs-sim cannot run (and, as root, cannot be installed), it seeds onto a local
+ * directory and says in one line what it left out and the command that brings it back.
  */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../examples/quickstart';
+import { efsSimBlocker, EfsSimBlocker } from '../tools/efs-sim/mount';
 import { runProbeDemo } from './demo-probe';
 import { runSeedDemo } from './demo-seed';
 
@@ -28,9 +33,12 @@ function summarizeQuickstart(): void {
       const a = ap.Properties;
       console.log(`    access point ${a.RootDirectory.Path} as ${a.PosixUser.Uid}:${a.PosixUser.Gid}, created with mode ${a.RootDirectory.CreationInfo.Permissions}`);
     }
+    const mounts = new Map<string, number>();
     for (const fn of resources.filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.FileSystemConfigs)) {
-      console.log(`    Lambda mounts it at ${fn.Properties.FileSystemConfigs[0].LocalMountPath} with UV_THREADPOOL_SIZE=${fn.Properties.Environment.Variables.UV_THREADPOOL_SIZE}`);
+      const mount = `at ${fn.Properties.FileSystemConfigs[0].LocalMountPath} with UV_THREADPOOL_SIZE=${fn.Properties.Environment.Variables.UV_THREADPOOL_SIZE}`;
+      mounts.set(mount, (mounts.get(mount) ?? 0) + 1);
     }
+    for (const [mount, n] of mounts) console.log(`    ${n === 1 ? 'a Lambda function mounts' : `${n} Lambda functions mount`} it ${mount}`);
     for (const td of resources.filter((r) => r.Type === 'AWS::ECS::TaskDefinition' && r.Properties.Volumes)) {
       const v = td.Properties.Volumes[0].EFSVolumeConfiguration;
       console.log(`    ECS tasks mount it with TransitEncryption ${v.TransitEncryption}, IAM ${v.AuthorizationConfig.IAM}`);
@@ -38,14 +46,41 @@ function summarizeQuickstart(): void {
   }
 }
 
-async function main(): Promise<void> {
-  console.log('cdk-efs-kit demo');
-  summarizeQuickstart();
-  await runSeedDemo();
-  runProbeDemo();
+/** The command (or machine) that lets efs-sim run, by what stops it. */
+const REMEDY: Record<EfsSimBlocker['kind'], string> = {
+  'no-fuse': 'use a machine with FUSE (in Docker: --device /dev/fuse --cap-add SYS_ADMIN)',
+  'not-root': 'run it as root: sudo npm run demo',
+  'build': 'install what efs-sim builds with, as root, and run it again: bash tools/setup.sh efs-sim && npm run demo',
+};
+
+/**
+ * Whether efs-sim runs here. Where the packages it builds with are what is missing, they are
+ * installed as `npm test` installs them (tools/setup.sh, as root: the only case that reaches the
+ * build); otherwise one line says what the demo leaves out and the command that brings it back.
+ */
+function prepareEfsSim(): boolean {
+  let blocker = efsSimBlocker();
+  if (blocker?.kind === 'build') {
+    const setup = spawnSync('bash', [path.join(__dirname, '..', 'tools', 'setup.sh'), 'efs-sim'], { stdio: 'inherit' });
+    if (setup.status === 0) blocker = efsSimBlocker();
+  }
+  if (blocker) {
+    console.log(`\nefs-sim skipped (${blocker.reason}): the seed runs on a local directory, without EFS latency, and the probe is left out; to run both on emulated EFS, ${REMEDY[blocker.kind]}`);
+  }
+  return blocker === undefined;
 }
 
-main().catch((err) => {
+function main(): void {
+  console.log('cdk-efs-kit demo');
+  summarizeQuickstart();
+  const efsSim = prepareEfsSim();
+  runSeedDemo(efsSim);
+  if (efsSim) runProbeDemo();
+}
+
+try {
+  main();
+} catch (err) {
   console.error(err);
   process.exitCode = 1;
-});
+}

@@ -5,7 +5,7 @@ import { TEST_PRICES } from './helpers/test-prices';
 
 // The price model: the cited defaults, custom prices, and bad prices refused with the field named.
 
-test('US_EAST_1 holds the us-east-1 list prices the README cites, with their date', () => {
+test('US_EAST_1 holds the us-east-1 list prices docs/cost.md cites, with their date', () => {
   const p = EfsPricing.US_EAST_1;
   expect(p.label).toBe('us-east-1 list prices, Regional, checked 2026-11-24');
   expect(p.source).toContain('https://aws.amazon.com/efs/pricing/');

@@ -7,16 +7,66 @@ import * as path from 'path';
 // Needs `npm run build` first (npm test does it).
 const root = path.join(__dirname, '..');
 
-test('the npm tarball holds the compiled library, the CLI and the bundled handlers, not sources or tests', () => {
+function packedFiles(): string[] {
   const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
-  const files: string[] = pack.files.map((f: { path: string }) => f.path);
-  expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/bin/cdk-efs-kit.js', '.jsii', 'package.json', 'README.md', 'API.md']));
-  expect(files.filter((f) => /^(test|examples|lib|bin|lambda|tools|bench|scripts)\//.test(f))).toEqual([]);
-  expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-  expect(files).not.toContain('dist/API.md'); // the build's copy, for the API.md test
-  for (const handler of fs.readdirSync(path.join(root, 'dist', 'handlers'))) {
-    expect(files).toContain(`dist/handlers/${handler}/index.js`);
-  }
+  return pack.files.map((f: { path: string }) => f.path);
+}
+
+describe('npm pack --dry-run', () => {
+  let files: string[];
+  beforeAll(() => { files = packedFiles(); });
+
+  test('holds the compiled library, the assembly, README, LICENSE and API.md', () => {
+    expect(files).toEqual(expect.arrayContaining(['dist/lib/index.js', 'dist/lib/index.d.ts', '.jsii', 'package.json', 'README.md', 'LICENSE', 'API.md']));
+    expect(files).not.toContain('dist/API.md'); // the build's copy, for the API.md test
+  });
+
+  test('holds the command line and every handler bundle, each with the worker threads it starts', () => {
+    const built = (dir: string) => fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)));
+    expect(built('dist/bin')).toEqual(expect.arrayContaining(['dist/bin/cdk-efs-kit.js', 'dist/bin/copy-thread.js']));
+    expect(files).toEqual(expect.arrayContaining([...built('dist/bin'), ...built('dist/handlers')]));
+  });
+
+  test('holds no tests, sources, tools or benchmarks', () => {
+    expect(files.filter((f) => /^(test|examples|lib|bin|lambda|tools|bench|scripts|docs)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.endsWith('.map') || /\.test\./.test(f))).toEqual([]);
+  });
+
+  test('holds no dist/lambda module the library does not load: the bundles carry the handlers\' code', () => {
+    // The library imports a few constants and checks from lambda/ (jsii compiles them into
+    // dist/lambda); every other handler module lives only inside the bundles.
+    const loaded = JSON.parse(execFileSync(process.execPath, ['-e', `
+      require(${JSON.stringify(path.join(root, 'dist', 'lib', 'index.js'))});
+      console.log(JSON.stringify(Object.keys(require.cache)));`], { encoding: 'utf8' }))
+      .map((f: string) => path.relative(root, f)).filter((f: string) => f.startsWith('dist/lambda/'));
+    expect(files.filter((f) => f.startsWith('dist/lambda/') && f.endsWith('.js')).sort()).toEqual(loaded.sort());
+    // A declaration file goes with a module the library loads, or one its declarations import.
+    const needed = new Set<string>();
+    const visit = (file: string) => {
+      if (needed.has(file)) return;
+      needed.add(file);
+      for (const [, spec] of fs.readFileSync(path.join(root, file), 'utf8').matchAll(/from '(\.[^']+)'/g)) visit(path.join(path.dirname(file), `${spec}.d.ts`));
+    };
+    files.filter((f) => f.startsWith('dist/lib/') && f.endsWith('.d.ts')).forEach(visit);
+    loaded.forEach((f: string) => visit(f.replace(/\.js$/, '.d.ts')));
+    expect(files.filter((f) => f.startsWith('dist/lambda/') && f.endsWith('.d.ts')).sort())
+      .toEqual([...needed].filter((f) => f.startsWith('dist/lambda/')).sort());
+  });
+});
+
+test('LICENSE is the Apache License 2.0 that package.json names', () => {
+  expect(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).license).toBe('Apache-2.0');
+  const license = fs.readFileSync(path.join(root, 'LICENSE'), 'utf8');
+  expect(license).toContain('Apache License\n                           Version 2.0, January 2004');
+  expect(license).toContain('END OF TERMS AND CONDITIONS');
+});
+
+test('package.json names one source repository for repository, homepage and bugs', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const repo = pkg.repository.url.replace(/\.git$/, '');
+  expect(pkg.homepage).toBe(`${repo}#readme`);
+  expect(pkg.bugs.url).toBe(`${repo}/issues`);
 });
 
 test('API.md is what jsii-docgen makes of this build\'s assembly (run `npm run docgen` after an API change)', () => {

@@ -74,7 +74,7 @@ test('--list shows every scenario with what it reproduces and its parameters', (
   const r = cli('probe', '--list');
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('write-sizes\n');
-  expect(r.stdout).toContain('Reproduces seed 004');
+  expect(r.stdout).toContain('Reproduces "AWS EFS Elastic vs Burstable throughput (benchmark)" (Dzhuneyt, 2022): 10 files');
   expect(r.stdout).toContain('write-sizes.sizesBytes = [1024,1048576,104857600] (integer[] 1-1073741824): file sizes in bytes');
 });
 

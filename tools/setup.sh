@@ -6,17 +6,22 @@
 # run the bundled handlers on it, and for the Python package: a venv with aws-cdk-lib and pytest
 # (.venv-python) and the wheels jsii-pacmak builds with (.wheelhouse), so that building and testing
 # the wheel needs no network.
+#
+#   bash tools/setup.sh           everything above (npm test runs it first)
+#   bash tools/setup.sh efs-sim   only the Debian packages efs-sim builds with (npm run demo runs it as root)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(fuse3 libfuse3-dev pkg-config rsync parallel fpart cpio rclone chromium zip bc)
+EFS_SIM_PACKAGES=(fuse3 libfuse3-dev pkg-config gcc libc6-dev)
+APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" rsync parallel fpart cpio rclone chromium zip bc)
 PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+install_debian_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing Debian packages (${missing[*]}); install them as root: apt-get install ${missing[*]}" >&2
   else
@@ -25,7 +30,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq >/dev/null
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
+}
+
+if [ "${1:-}" = efs-sim ]; then
+  install_debian_packages "${EFS_SIM_PACKAGES[@]}"
+  exit 0
 fi
+install_debian_packages "${APT_PACKAGES[@]}"
 
 if [ ! -x .venv/bin/cfn-lint ] || [ ! -x .venv/bin/moto_server ]; then
   echo "setup: creating .venv with ${PIP_PACKAGES[*]}"

@@ -11,12 +11,12 @@ import { terminalBar } from '../terminal-bar';
 /** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */
 export function register(program: Command): void {
   program.command('probe')
-    .description('measure what applications feel on a mounted file system: latency percentiles and throughput of the scenarios from the source documents')
+    .description('measure what applications feel on a mounted file system: latency percentiles and throughput of the experiments published EFS benchmarks ran (--list names them)')
     .option('--dir <path>', 'the directory to probe, e.g. /mnt/efs (scratch files go in a subdirectory, removed afterwards)')
     .option('--scenarios <names>', `comma-separated scenarios (default: all): ${SCENARIOS.map((s) => s.name).join(', ')}`, (v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
-    .option('--rounds <n>', 'times every scenario runs (seed 004: 5)', integer)
-    .option('--pause <seconds>', 'pause between rounds (seed 004: 10)', integer)
+    .option('--rounds <n>', 'times every scenario runs (the Elastic vs Bursting benchmark ran 5)', integer)
+    .option('--pause <seconds>', 'seconds between rounds (that benchmark paused 10)', integer)
     .option('--max-bytes <n>', `refuse a run that would move more bytes (default ${DEFAULT_MAX_BYTES / 1024 ** 3} GiB)`, integer)
     .option('--max-seconds <n>', 'refuse a run estimated to take longer', integer)
     .option('--label <name>', 'a name for this run, shown by compare and the HTML report')

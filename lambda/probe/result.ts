@@ -47,7 +47,7 @@ export type FindingValue = string | number | boolean | null;
 
 export interface ScenarioResult {
   readonly scenario: string;
-  /** The source document the scenario reproduces and its figure. */
+  /** The published benchmark the scenario reproduces and its figure. */
   readonly reproduces: string;
   readonly params: Record<string, unknown>;
   readonly rounds: ScenarioRound[];

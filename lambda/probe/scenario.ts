@@ -30,10 +30,10 @@ export interface ScenarioContext<P> {
   readonly finding: (key: string, value: FindingValue) => void;
 }
 
-/** One experiment of the probe, reproducing a measurement from the source documents. */
+/** One experiment of the probe, reproducing a measurement of a published EFS benchmark. */
 export interface Scenario<P = any> {
   readonly name: string;
-  /** The source document and figure it reproduces. */
+  /** The published benchmark and figure it reproduces. */
   readonly reproduces: string;
   /** What it does and what the result means for an application. */
   readonly description: string;

@@ -42,6 +42,27 @@ export function efsSimUsable(): boolean {
   }
 }
 
+/** What keeps efs-sim from running here: its kind, and the reason in a few words. */
+export interface EfsSimBlocker {
+  /** 'no-fuse': no /dev/fuse; 'not-root': mounting needs root; 'build': the daemon does not build (`bash tools/setup.sh efs-sim` installs what it needs). */
+  readonly kind: 'no-fuse' | 'not-root' | 'build';
+  readonly reason: string;
+}
+
+/** Why efs-sim cannot run on this machine, or undefined when it can: /dev/fuse, root, and the daemon built (this builds it). */
+export function efsSimBlocker(): EfsSimBlocker | undefined {
+  if (!fs.existsSync('/dev/fuse')) return { kind: 'no-fuse', reason: 'this machine has no /dev/fuse' };
+  if (!efsSimUsable()) return { kind: 'not-root', reason: 'mounting a FUSE file system needs root' };
+  try {
+    run('build');
+    return undefined;
+  } catch (err: any) {
+    // efs-sim says "efs-sim: libfuse3 is missing: apt-get install ..."; the reason is the middle part.
+    const said = String(err.stderr || err.message).trim().split('\n').pop()!;
+    return { kind: 'build', reason: said.replace(/^efs-sim: /, '').replace(/: apt-get install .*$/, '') };
+  }
+}
+
 function run(...args: string[]): string {
   return execFileSync(SCRIPT, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }

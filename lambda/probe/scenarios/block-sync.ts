@@ -32,7 +32,7 @@ export function writeInBlocks(file: string, block: Buffer, fileBytes: number, sy
 /** Seed 003, task 3: block size x sync frequency. */
 export const blockSync: Scenario<BlockSyncParams> = {
   name: 'block-sync',
-  reproduces: 'seed 003 task 3: dd with 1 MB blocks and a sync after each block wrote 33 MB/s, with 16 MB blocks 83 MB/s; one sync per file reached the instance\'s limit (188 MB/s)',
+  reproduces: 'the AWS lab "Amazon Elastic File System (EFS) Performance", task 3: dd with 1 MB blocks and a sync after each block wrote 33 MB/s, with 16 MB blocks 83 MB/s; one sync per file reached the instance\'s limit (188 MB/s)',
   description: 'Writes one file per block size and sync frequency: synced after every block (O_SYNC, as `dd oflag=sync`) and once at the end '
     + '(as `dd conv=fsync`). Every synced block waits a round trip: an application that fsyncs often (databases, logs) should write large blocks, '
     + 'or sync less often.',

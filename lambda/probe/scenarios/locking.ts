@@ -43,7 +43,7 @@ process.stdout.write(JSON.stringify({ acquire, update }));
 /** Seed 000: ownCloud's SQLite database failed on EFS. Are locks honoured, and what does a commit cost? */
 export const locking: Scenario<LockingParams> = {
   name: 'locking',
-  reproduces: 'seed 000: "SQLite on EFS doesn\'t work": ownCloud\'s SQLite database failed under EFS\'s write latency',
+  reproduces: '"The Challenges of EFS" (Noah Zoschke, 2016): "SQLite on EFS doesn\'t work": ownCloud\'s SQLite database failed under EFS\'s write latency',
   description: '`processes` processes take turns on a lock file (O_CREAT|O_EXCL) to increment a shared counter: a lost update means locks '
     + 'or close-to-open consistency are broken. Then, where Node has SQLite (node:sqlite, Node 22.13+, the Lambda runtime), '
     + '`transactions` SQLite commits in rollback-journal mode, a second connection that must be refused the write lock, and an '

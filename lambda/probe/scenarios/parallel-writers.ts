@@ -14,7 +14,7 @@ export interface ParallelWritersParams {
 /** Seed 003, task 4: the same bytes, synced per block, from 1, 4 and 16 writers at once. */
 export const parallelWriters: Scenario<ParallelWritersParams> = {
   name: 'parallel-writers',
-  reproduces: 'seed 003 task 4: 2 GB in 1 MB blocks with a sync after each block: 33 MB/s from one writer, 120 MB/s from 4, 196 MB/s from 16',
+  reproduces: 'the AWS lab "Amazon Elastic File System (EFS) Performance", task 4: 2 GB in 1 MB blocks with a sync after each block: 33 MB/s from one writer, 120 MB/s from 4, 196 MB/s from 16',
   description: 'Splits `totalBytes` over N writers, each writing its own file in `blockBytes` blocks synced after each (O_SYNC). '
     + 'EFS spreads data over many servers: throughput grows with the writers, so an application that must sync often should write from many threads.',
   params: {

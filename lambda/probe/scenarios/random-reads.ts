@@ -31,9 +31,9 @@ function readWholeFile(file: string, flags: number, bytes: number): Promise<void
 /** Seed 002: a web server's small-file reads, 16 readers with an 80/20 access pattern (fsperf). */
 export const randomReads: Scenario<RandomReadsParams> = {
   name: 'random-reads',
-  reproduces: 'seed 002: fsperf, 16 parallel readers over 10K small files with an 80/20 access pattern, read 9.4 MB/s (Bursting) and 10.1 MB/s (Provisioned)',
+  reproduces: '"Performance: Amazon EFS vs ObjectiveFS" (ObjectiveFS, 2020): fsperf, 16 parallel readers over 10K small files with an 80/20 access pattern, read 9.4 MB/s (Bursting) and 10.1 MB/s (Provisioned)',
   description: 'Writes a set of small files (before the clock), then `readers` readers read `reads` whole files, `hotReadsPercent` of the reads '
-    + 'going to the hottest `hotFilesPercent` of the files. With `bypassCache` the files are opened O_DIRECT, as after the seed\'s cache drop, '
+    + 'going to the hottest `hotFilesPercent` of the files. With `bypassCache` the files are opened O_DIRECT, as after that benchmark\'s cache drop, '
     + 'so every read reaches EFS: this is what a cold instance serving small files feels.',
   params: {
     files: { type: 'integer', default: 2000, min: 1, max: 1_000_000, doc: 'files in the set' },

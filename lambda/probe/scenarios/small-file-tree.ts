@@ -28,7 +28,7 @@ const ARCHIVED_MTIME = new Date(1_600_000_000_000);
 /** Seeds 000 and 002: an application's first boot untarring its tree onto EFS. */
 export const smallFileTree: Scenario<SmallFileTreeParams> = {
   name: 'small-file-tree',
-  reproduces: 'seed 000: untarring 11,000 files (98 MB) took 8 m 48 s, 48 ms per file; seed 002: the Linux tree (54K files, 762 MB) took 1,444 s',
+  reproduces: '"The Challenges of EFS" (Noah Zoschke, 2016): untarring 11,000 files (98 MB) took 8 m 48 s, 48 ms per file; "Performance: Amazon EFS vs ObjectiveFS" (ObjectiveFS, 2020): the Linux tree (54K files, 762 MB) took 1,444 s',
   description: 'Writes a tree of small files (sizes between `minFileBytes` and `maxFileBytes`, 8.7 KB on average by default, near the ownCloud tree\'s 8.9 KB) '
     + 'the way tar extracts it: directory by directory, each file created, written, given its times and closed. With `threads` 1 this is untar; '
     + 'with more, files go round-robin across directories as cdk-efs-kit seed writes them. Multiply the per-file latency by your file count '
