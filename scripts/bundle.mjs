@@ -4,8 +4,8 @@
 // - every lambda/<name>/index.ts into dist/handlers/<name>/index.js, the folder the constructs
 //   deploy with lambda.Code.fromAsset;
 // - the command line, bin/cdk-efs-kit.ts, into dist/bin/cdk-efs-kit.js (package.json `bin`).
-// Worker threads (lambda/<name>/*-thread.ts) are bundled beside every bundle that may start them:
-// their modules look for them next to themselves.
+// Worker threads (lambda/<name>/*-thread.ts) are bundled beside their handler; the command line
+// starts the seed's from there (dist/handlers/seed), so the package holds each once.
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -37,6 +37,6 @@ const bundle = (entryPoints, outdir) => build({
 
 await Promise.all([
   ...names.map((name) => bundle([entry(join('lambda', name, 'index.ts')), ...threadsOf(name)], join('dist', 'handlers', name))),
-  bundle([entry(join('bin', 'cdk-efs-kit.ts')), ...names.flatMap(threadsOf)], join('dist', 'bin')),
+  bundle([entry(join('bin', 'cdk-efs-kit.ts'))], join('dist', 'bin')),
 ]);
 console.log(`bundled ${names.length} handler(s): ${names.join(', ') || '(none)'}, and the cdk-efs-kit command`);

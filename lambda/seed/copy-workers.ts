@@ -46,8 +46,11 @@ export function defaultWorkerCount(): number {
   return copyWorkersFor(Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.round(memory / LAMBDA_MIB_PER_VCPU)) : Infinity));
 }
 
-/** The worker thread's script, next to this module in every build (tsc's output and each bundle). */
-export const WORKER_SCRIPT = path.join(__dirname, 'copy-thread.js');
+/**
+ * The worker thread's script: next to this module in the seed handler's bundle (the Lambda asset),
+ * which the CLI's bundle (dist/bin) uses too, from the package's dist/handlers/seed.
+ */
+const WORKER_SCRIPTS = [path.join(__dirname, 'copy-thread.js'), path.join(__dirname, '..', 'handlers', 'seed', 'copy-thread.js')];
 
 interface Lane {
   readonly worker: Worker;
@@ -60,8 +63,9 @@ export class CopyWorkers {
   /** `count` workers, or undefined for 0 (the engine writes on its own thread). */
   static start(count: number): CopyWorkers | undefined {
     if (count === 0) return undefined;
-    if (!fs.existsSync(WORKER_SCRIPT)) throw new Error(`the copy worker script ${WORKER_SCRIPT} is missing: build the package (npm run build), or run with 0 workers`);
-    return new CopyWorkers(count);
+    const script = WORKER_SCRIPTS.find((file) => fs.existsSync(file));
+    if (!script) throw new Error(`the copy worker script is missing (looked for ${WORKER_SCRIPTS.join(' and ')}): build the package (npm run build), or run with 0 workers`);
+    return new CopyWorkers(script, count);
   }
 
   private readonly lanes: Lane[];
@@ -69,10 +73,10 @@ export class CopyWorkers {
   private nextId = 0;
   private failure?: Error;
 
-  private constructor(count: number) {
+  private constructor(script: string, count: number) {
     this.lanes = Array.from({ length: count }, () => {
       // The engine's environment as it is now (AWS settings and credentials for the S3 clients).
-      const worker = new Worker(WORKER_SCRIPT, { env: { ...process.env } });
+      const worker = new Worker(script, { env: { ...process.env } });
       const lane: Lane = { worker, outbox: [], inFlight: 0, written: 0 };
       worker.on('message', (responses: CopyResponse[]) => this.settle(lane, responses));
       worker.on('error', (err) => this.broken(err));
