@@ -4,6 +4,7 @@
 # probe's accuracy. Needs root, /dev/fuse and the tools tools/setup.sh installs; about 15 minutes on 2 cores.
 #
 #   sudo bash bench/run-all.sh            # or: npm run bench
+#   SEED_BASELINE=<other build>/dist/bin/cdk-efs-kit.js npm run bench   # CPU per file of another build beside
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm run build >/dev/null
@@ -20,7 +21,7 @@ out=bench/RESULTS.md
   echo
   npx tsx bench/copy-tools.ts | sed 's/^# /## /; s/^## \(.*: \)/### \1/'
   echo
-  npx tsx bench/seed-cpu.ts | sed 's/^# /## /; s/^## \(Onto\|Worker\)/### \1/'
+  npx tsx bench/seed-cpu.ts ${SEED_BASELINE:+--baseline "$SEED_BASELINE"} | sed 's/^# /## /; s/^## \(Onto\|Worker\)/### \1/'
   echo
   echo '## Seeder memory (`npx tsx bench/seed-memory.ts`)'
   echo

@@ -18,14 +18,14 @@ describe('FileSystemCalls', () => {
   }
 
   test('fast calls stay synchronous', async () => {
-    const fast = new FileSystemCalls();
+    const fast = new FileSystemCalls(FileSystemCalls.SOURCE);
     const c = counting(0);
     for (let i = 0; i < 100; i++) await fast.run(c.sync, c.async);
     expect(c.calls).toEqual({ sync: 100, async: 0 });
   });
 
   test('three slow calls move every later call to the thread pool', async () => {
-    const fast = new FileSystemCalls();
+    const fast = new FileSystemCalls(FileSystemCalls.SOURCE);
     const slow = counting(2);
     for (let i = 0; i < 3; i++) await fast.run(slow.sync, slow.async);
     expect(fast.fast).toBe(false);
@@ -34,7 +34,7 @@ describe('FileSystemCalls', () => {
   });
 
   test('slow calls between fast ones, as on EFS (a write into the page cache between an open and a close that wait on the server), move later calls to the thread pool too', async () => {
-    const calls = new FileSystemCalls();
+    const calls = new FileSystemCalls(FileSystemCalls.SOURCE);
     const quick = counting(0);
     const slow = counting(2);
     for (let i = 0; i < 3; i++) {
@@ -46,7 +46,7 @@ describe('FileSystemCalls', () => {
   });
 
   test('a slow call now and then among many fast ones (the scheduler, a page fault) changes nothing', async () => {
-    const calls = new FileSystemCalls();
+    const calls = new FileSystemCalls(FileSystemCalls.SOURCE);
     const quick = counting(0);
     const slow = counting(2);
     for (let i = 0; i < 5; i++) {
@@ -60,7 +60,7 @@ describe('FileSystemCalls', () => {
   test('CDK_EFS_KIT_SYNC_CALLS=0 sends every call to the thread pool', async () => {
     process.env.CDK_EFS_KIT_SYNC_CALLS = '0';
     try {
-      const calls = new FileSystemCalls();
+      const calls = new FileSystemCalls(FileSystemCalls.SOURCE);
       const quick = counting(0);
       await calls.run(quick.sync, quick.async);
       expect(quick.calls).toEqual({ sync: 0, async: 1 });
@@ -70,7 +70,7 @@ describe('FileSystemCalls', () => {
   });
 
   test('a fast call gives its value itself, with no promise to settle; a failing one throws', () => {
-    const fast = new FileSystemCalls();
+    const fast = new FileSystemCalls(FileSystemCalls.SOURCE);
     expect(fast.run(() => 'sync', async () => 'async')).toBe('sync');
     expect(() => fast.run(() => { throw new Error('ENOENT'); }, async () => 'never')).toThrow('ENOENT');
   });

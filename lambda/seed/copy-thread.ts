@@ -10,8 +10,8 @@ import { FileSystemCalls } from './file-system-calls';
  * A copy worker (see copy-workers.ts): writes the files it is sent, each as the engine's own thread
  * would, and answers in batches, one message per turn of its event loop.
  */
-const source = new FileSystemCalls();
-const target = new FileSystemCalls();
+const source = new FileSystemCalls(FileSystemCalls.SOURCE);
+const target = new FileSystemCalls(FileSystemCalls.TARGET);
 let answers: CopyResponse[] = [];
 
 function answer(response: CopyResponse): void {

@@ -153,7 +153,7 @@ class CopyRun {
   private readonly links = new LinkGraph();
   private readonly linkJobs: Job[] = [];
 
-  private readonly calls = new FileSystemCalls();
+  private readonly calls = new FileSystemCalls(FileSystemCalls.TARGET);
   private readonly listings = new TargetListings(this.calls);
   private readonly directories: DirectoryMaker;
   private readonly unchanged: UnchangedEntries;

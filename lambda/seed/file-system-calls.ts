@@ -1,8 +1,6 @@
 import * as fs from 'fs';
 import { close, fchown, futimes, lstat, mkdir, open, read, readdir, readlink, rename, symlink, unlink, write } from '../shared/fs-calls';
 
-/** A call slower than this did not come from memory. */
-const SLOW_CALL_NS = 1_000_000n;
 /** This many slow calls, once they are more than one call in a hundred, mean the file system is slow. */
 const SLOW_CALLS = 3;
 const SLOW_SHARE = 0.01;
@@ -19,9 +17,24 @@ const SLOW_SHARE = 0.01;
  * CDK_EFS_KIT_SYNC_CALLS=0 sends every call to the thread pool from the start.
  */
 export class FileSystemCalls {
+  /** A source's call slower than this did not come from memory (a cold disk, the network). */
+  static readonly SOURCE = 1000;
+  /**
+   * A target's call slower than this is better made on the thread pool, beside others, than waited
+   * for: it costs the JS thread a hop (10-25 us) either way, and a FUSE or network round trip hides
+   * behind other calls there.
+   */
+  static readonly TARGET = 100;
+
+  private readonly slowCallNs: bigint;
   private calls = 0;
   private slow = 0;
   private async = process.env.CDK_EFS_KIT_SYNC_CALLS === '0';
+
+  /** @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET) */
+  constructor(slowCallMicros: number) {
+    this.slowCallNs = BigInt(slowCallMicros * 1000);
+  }
 
   /** Whether calls still run synchronously. */
   get fast(): boolean {
@@ -36,7 +49,7 @@ export class FileSystemCalls {
       return syncCall();
     } finally {
       this.calls++;
-      if (process.hrtime.bigint() - started > SLOW_CALL_NS && ++this.slow >= SLOW_CALLS && this.slow > this.calls * SLOW_SHARE) this.async = true;
+      if (process.hrtime.bigint() - started > this.slowCallNs && ++this.slow >= SLOW_CALLS && this.slow > this.calls * SLOW_SHARE) this.async = true;
     }
   }
 

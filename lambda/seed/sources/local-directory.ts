@@ -40,7 +40,7 @@ export class LocalDirectorySource implements EntrySource {
  */
 class TreeWalk {
   readonly totals: Promise<{ files: number; bytes: number }>;
-  private readonly fast = new FileSystemCalls();
+  private readonly fast = new FileSystemCalls(FileSystemCalls.SOURCE);
   private readonly found: SeedEntry[] = [];
   private done = false;
   private failure?: Error;
