@@ -53,7 +53,7 @@ const seeder = (name: string, cli: string, from: string, workers?: number): Tool
 });
 const TOOLS: Tool[] = [
   { name: 'cp -r', command: 'cp -r "$SRC"/. "$DST"/' },
-  { name: 'tar -c \| tar -x', command: 'tar -C "$SRC" -cf - . | tar -C "$DST" -xf -' },
+  { name: 'tar -c | tar -x', command: 'tar -C "$SRC" -cf - . | tar -C "$DST" -xf -' },
   { name: 'rclone copy (32)', command: 'rclone copy --transfers 32 --checkers 32 --local-no-set-modtime "$SRC" "$DST" 2>/dev/null' },
   seeder('cdk-efs-kit seed, 0 workers', CLI, '$SRC', 0),
   ...(BASELINE ? [seeder('cdk-efs-kit seed, baseline build', BASELINE, '$SRC')] : []),
@@ -107,7 +107,7 @@ function table(title: string, workloads: Workload[], target: (fn: (dst: string) 
       if (tool.name === 'tar -xzf') referenceArchive = perThousand;
       const base = tool.fromArchive ? referenceArchive : reference;
       const ratio = base ? `${(perThousand / base).toFixed(1)}x` : '-';
-      console.log(`| ${workload.name} (${workload.files} files) | ${tool.name} | ${run.cpu.toFixed(2)} | ${tool.seeder ? run.startup.toFixed(2) : '-'} | ${perThousand.toFixed(0)} | ${ratio} | ${run.wall.toFixed(2)} |`);
+      console.log(`| ${workload.name} (${workload.files} files) | ${tool.name.replace(/\|/g, '\\|')} | ${run.cpu.toFixed(2)} | ${tool.seeder ? run.startup.toFixed(2) : '-'} | ${perThousand.toFixed(0)} | ${ratio} | ${run.wall.toFixed(2)} |`);
       console.error(`  ${title}: ${workload.name} ${tool.name}: ${run.cpu.toFixed(2)} CPU-s, ${run.wall.toFixed(2)} s`);
     }
   }
