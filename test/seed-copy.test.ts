@@ -4,9 +4,8 @@ import * as path from 'path';
 import { TEMP_PREFIX } from '../lambda/seed/atomic-write';
 import { seed, SeedSummary } from '../lambda/seed/copy';
 import { EntrySource } from '../lambda/seed/entry';
-import { FileSystemCalls } from '../lambda/seed/file-system-calls';
 import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
-import { lieAboutZipSizes, makeTar, makeTree, makeZip, tempDir, treeDigest } from './helpers/seed-fixtures';
+import { lieAboutZipSizes, makeTar, makeTree, makeZip, recordPathCalls, tempDir, treeDigest } from './helpers/seed-fixtures';
 
 // The copy engine against real directories and real archives on the local disk.
 async function seedFrom(spec: string, target: string, options: Parameters<typeof seed>[2] = {}): Promise<SeedSummary> {
@@ -172,9 +171,10 @@ describe('from a directory', () => {
       onProgress: (p) => { if (p.written === 5) seenMidway.push(fs.readdirSync(dst).sort()); },
     });
     expect(summary).toMatchObject({ written: 31, failed: [], complete: true });
-    // Midway, every directory made is still under its staging name (which others are made by then depends on scheduling).
-    expect(seenMidway).toEqual([expect.arrayContaining(['.cdk-efs-kit-new-dir-0'])]);
-    expect(seenMidway[0].every((name) => name.startsWith('.cdk-efs-kit-new-dir-'))).toBe(true);
+    // Midway, every directory made is still under its staging name (which others are made by then depends on scheduling);
+    // the state directory holds the run's lock.
+    expect(seenMidway).toEqual([expect.arrayContaining(['.cdk-efs-kit', '.cdk-efs-kit-new-dir-0'])]);
+    expect(seenMidway[0].filter((name) => name !== '.cdk-efs-kit').every((name) => name.startsWith('.cdk-efs-kit-new-dir-'))).toBe(true);
     expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0', 'dir-1', 'dir-2']);
     expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
@@ -235,14 +235,14 @@ describe('from a directory', () => {
     const recorded = Object.keys(JSON.parse(fs.readFileSync(path.join(dst, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).files);
     expect(recorded.length).toBeGreaterThanOrEqual(5);
     fs.writeFileSync(path.join(src, recorded[0]), 'changed');
-    const renames = jest.spyOn(FileSystemCalls.prototype, 'rename');
+    const renames = recordPathCalls('rename');
     try {
       expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [], written: 20 - recorded.length + 1 });
       const [dir, name] = recorded[0].split('/');
-      const fileRenames = renames.mock.calls.filter(([from]) => path.basename(String(from)).startsWith(TEMP_PREFIX));
-      expect(fileRenames.map(([, to]) => String(to))).toEqual([path.join(dst, `.cdk-efs-kit-new-${dir}`, name)]);
+      const fileRenames = renames.calls.filter(([from]) => path.basename(from).startsWith(TEMP_PREFIX));
+      expect(fileRenames.map(([, to]) => to)).toEqual([path.join(fs.realpathSync(dst), `.cdk-efs-kit-new-${dir}`, name)]);
     } finally {
-      renames.mockRestore();
+      renames.restore();
     }
     expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
@@ -253,14 +253,14 @@ describe('from a directory', () => {
     const dst = path.join(work, 'dst');
     makeTree(src, 1, 30);
     fs.mkdirSync(path.join(dst, 'dir-0'), { recursive: true });
-    const renames = jest.spyOn(FileSystemCalls.prototype, 'rename');
+    const renames = recordPathCalls('rename');
     try {
       expect(await seedFrom(src, dst, { concurrency: 8 })).toMatchObject({ complete: true, failed: [], written: 30 });
-      const from = renames.mock.calls.filter(([tmp]) => path.basename(String(tmp)).startsWith(TEMP_PREFIX)).map(([tmp]) => path.relative(dst, path.dirname(String(tmp))));
+      const from = renames.calls.filter(([tmp]) => path.basename(tmp).startsWith(TEMP_PREFIX)).map(([tmp]) => path.relative(fs.realpathSync(dst), path.dirname(tmp)));
       expect(from).toHaveLength(30);
       expect(new Set(from)).toEqual(new Set(Array.from({ length: 8 }, (_, n) => `.cdk-efs-kit/scratch-${n}`)));
     } finally {
-      renames.mockRestore();
+      renames.restore();
     }
     expect(treeDigest(dst)).toEqual(treeDigest(src));
     // A complete run removes them.

@@ -26,7 +26,7 @@ describeWithFuse('seed on efs-sim', () => {
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  test('keeps the pool full across many directories, and an unchanged re-run makes no creates and no writes', async () => {
+  test('keeps the pool full across many directories, and an unchanged re-run writes nothing but its lock', async () => {
     const src = path.join(work, 'src');
     makeTree(src, 100, 20);
     // Round trips of 10 ms dwarf this 2-core machine's own overhead between them.
@@ -37,7 +37,7 @@ describeWithFuse('seed on efs-sim', () => {
     expect(first).toMatchObject({ files: 2000, written: 2000, failed: [] });
     const firstStats = await sim.stats();
     expect(firstStats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 64);
-    expect(firstStats.ops.create).toBe(2000 + 1); // the files, and the manifest
+    expect(firstStats.ops.create).toBe(2000 + 1 + 1); // the files, the manifest and the run's lock
     // Each new directory is filled unseen and renamed into place once: no rename per file.
     expect(firstStats.ops.rename).toBe(100 + 1);
 
@@ -45,11 +45,12 @@ describeWithFuse('seed on efs-sim', () => {
     const second = JSON.parse((await runSeed(src, target, '--concurrency', '64')).stdout);
     expect(second).toMatchObject({ written: 0, skipped: 2000 });
     const secondStats = await sim.stats();
-    expect(secondStats.ops).toMatchObject({ create: 0, write: 0, mkdir: 0, rename: 0, unlink: 0, setattr: 0 });
+    // Nothing but the run's lock: made (efs-sim sets its mode with the create), written (who holds it) and let go.
+    expect(secondStats.ops).toMatchObject({ create: 1, write: 1, mkdir: 0, rename: 0, unlink: 1, setattr: 1 });
     // One listing per directory instead of a lookup per file: 100 directories of 20 files, the
     // root, whose listing says which of them exist, and the seed's state directory (for scratch
-    // directories an interrupted run left).
-    expect(secondStats.ops.opendir).toBe(100 + 1 + 1);
+    // directories an interrupted run left); each is opened once to be held and once to be listed.
+    expect(secondStats.ops.opendir).toBe(2 * (100 + 1 + 1));
     expect(secondStats.ops.getattr).toBeLessThan(200);
   });
 
@@ -66,7 +67,7 @@ describeWithFuse('seed on efs-sim', () => {
     const summary = JSON.parse((await runSeed(src, target, '--prune', '--concurrency', '32')).stdout);
     expect(summary).toMatchObject({ written: 0, skipped: 10, pruned: 490, failed: [] });
     const stats = await sim.stats();
-    expect(stats.ops.unlink).toBe(490);
+    expect(stats.ops.unlink).toBe(490 + 1); // and the lock
     // 49 directories of 10 files each: one unlink at a time would keep one request in flight.
     expect(stats.peakInFlight).toBeGreaterThanOrEqual(0.9 * 32);
     // dir-7 keeps the user's file, so it stays; the 48 other directories the source dropped are gone.
@@ -95,7 +96,7 @@ describeWithFuse('seed on efs-sim', () => {
     // The next prune tries exactly those again.
     await sim.resetStats();
     await runSeed(src, target, '--prune').catch(() => undefined);
-    expect((await sim.stats()).ops.unlink).toBe(failedPaths.length);
+    expect((await sim.stats()).ops.unlink).toBe(failedPaths.length + 1); // and the lock
   });
 
   test('writes large files in 1 MiB requests', async () => {
@@ -106,7 +107,7 @@ describeWithFuse('seed on efs-sim', () => {
     await sim.resetStats();
     await runSeed(src, path.join(sim.mount, 'dst'));
     const stats = await sim.stats();
-    expect(stats.ops.write).toBe(8 + 1); // eight for the file, one for the manifest
+    expect(stats.ops.write).toBe(8 + 1 + 1); // eight for the file, one for the manifest, one for the lock
   });
 
   test('a run killed with SIGKILL mid-copy, then re-run, ends byte-identical with no temporary files', async () => {

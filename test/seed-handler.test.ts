@@ -124,15 +124,15 @@ describeWithFuse('on efs-sim', () => {
 
   test('every slice stops by the deploy\'s time limit, whatever time the function has left, and the next call then fails the resource saying why', async () => {
     await mountSim(['--latency-any=20']);
-    // A limit of 1 s from onEvent's start, with 15 minutes of function time: the limit is what stops the slice.
-    const limited = props({ Concurrency: '4', TimeLimitSeconds: '1' });
+    // A limit of 2 s from onEvent's start, with 15 minutes of function time: the limit is what stops the slice.
+    const limited = props({ Concurrency: '4', TimeLimitSeconds: '2' });
     const started = Date.now();
     const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: limited }, context(900_000));
     expect(first.Data.Complete).toBe('false');
-    expect(first.Data.Deadline).toBeGreaterThanOrEqual(started + 1000);
+    expect(first.Data.Deadline).toBeGreaterThanOrEqual(started + 2000);
     expect(first.Data.Deadline).toBeLessThanOrEqual(Date.now());
     await expect(handler.isComplete({ RequestType: 'Create', ResourceProperties: limited, ...first }, context(900_000))).rejects.toThrow(
-      'seed: the copy did not finish within the deploy\'s time limit of 1 second (CloudFormation waits at most an hour for a custom resource). '
+      'seed: the copy did not finish within the deploy\'s time limit of 2 seconds (CloudFormation waits at most an hour for a custom resource). '
       + 'The files copied so far stay (unless removeOnDelete removes them as the stack rolls back), and the next deploy resumes where this one stopped.');
     // What was written stays, and the next run skips it.
     const next = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ Concurrency: '4' }) }, context());

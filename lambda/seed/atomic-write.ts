@@ -1,11 +1,11 @@
 import { createHash } from 'crypto';
 import * as fs from 'fs';
-import * as path from 'path';
 import { Readable } from 'stream';
 import { threadId } from 'worker_threads';
 import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
+import { Directory } from './target-tree';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
 export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
@@ -35,30 +35,44 @@ export interface WriteOptions {
   readonly mtimeMs?: number;
 }
 
-let sequence = 0;
-
-/** A name no other writer uses: this process's and thread's ids and a counter (O_EXCL guards the rest). */
-function temporaryName(dir: string): string {
-  return path.join(dir, `${TEMP_PREFIX}${process.pid}-${threadId}-${(sequence++).toString(36)}`);
+/** What the seed records of each file it writes, to recognise it later as still the one it wrote. */
+export interface WrittenFile {
+  readonly bytes: number;
+  /** Its inode, size and modification time (see writtenIdentity). */
+  readonly identity: string;
 }
 
 /**
- * Writes `content` to `finalPath` so that no reader and no interrupted run ever sees a partial file:
- * a temporary file in the same directory (or in `tempDir`, on the same file system), then renamed
- * over the final name. On failure the temporary file is removed.
+ * A file's identity as the seed wrote it: inode, size and modification time in nanoseconds. Prune,
+ * removal and link replacement delete a name only while it still has this identity: a file someone
+ * rewrote since, or put there in its place, is kept.
  */
-export async function writeFileAtomically(calls: FileSystemCalls, finalPath: string, content: FileContent, options: WriteOptions, tempDir = path.dirname(finalPath)): Promise<number> {
-  const tmp = temporaryName(tempDir);
-  const written = await writeUnseenFile(calls, tmp, content, options, false);
-  await renameIntoPlace(calls, tmp, finalPath);
+export const writtenIdentity = (stats: fs.BigIntStats) => `${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+
+let sequence = 0;
+
+/** A name no other writer uses: this process's and thread's ids and a counter (O_EXCL guards the rest). */
+function temporaryName(): string {
+  return `${TEMP_PREFIX}${process.pid}-${threadId}-${(sequence++).toString(36)}`;
+}
+
+/**
+ * Writes `content` to `name` in `dir` so that no reader and no interrupted run ever sees a partial
+ * file: a temporary file in the same directory (or in `tempDir`, on the same file system), then
+ * renamed over the final name. On failure the temporary file is removed.
+ */
+export async function writeFileAtomically(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: WriteOptions, tempDir = dir): Promise<WrittenFile> {
+  const tmp = temporaryName();
+  const written = await writeUnseenFile(calls, tempDir, tmp, content, options, false);
+  await renameIntoPlace(calls, tempDir.at(tmp), dir.at(name));
   return written;
 }
 
-/** Makes a symlink at `finalPath` the same way: under a temporary name, then renamed over it. */
-export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, finalPath: string): Promise<void> {
-  const tmp = temporaryName(path.dirname(finalPath));
+/** Makes a symlink at `name` in `dir` the same way: under a temporary name, then renamed over it. */
+export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, dir: Directory, name: string): Promise<void> {
+  const tmp = dir.at(temporaryName());
   await calls.symlink(linkTarget, tmp);
-  await renameIntoPlace(calls, tmp, finalPath);
+  await renameIntoPlace(calls, tmp, dir.at(name));
 }
 
 async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: string): Promise<void> {
@@ -72,30 +86,34 @@ async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: s
 const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
 
 /**
- * Creates `file`, a name no reader looks at (a temporary name, or a file in a directory not yet
- * published), and writes `content` with open/write/close: no copyFile, which costs extra setattr
+ * Creates `name` in `dir`, a name no reader looks at (a temporary name, or a file in a directory not
+ * yet published), and writes `content` with open/write/close: no copyFile, which costs extra setattr
  * round trips. Always a new inode, never an existing one opened and truncated: a name in the target
  * may be a symlink or a hard link someone planted to lead the write elsewhere. With `replace`,
  * whatever is at the name (what an interrupted run left there) is unlinked first: an unlink removes a
  * name, never what a link points to. On failure the file is removed.
  */
-export async function writeUnseenFile(calls: FileSystemCalls, file: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<number> {
+export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
+  const file = dir.at(name);
   const fd = await calls.open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
     if (!replace || err.code !== 'EEXIST') throw err;
     await calls.unlink(file);
     return calls.open(file, CREATE_NEW, options.mode);
   });
   try {
-    let written: number;
+    let written: WrittenFile;
     try {
-      written = Buffer.isBuffer(content) ? await calls.writeAll(fd, content, WRITE_CHUNK_BYTES)
+      const bytes = Buffer.isBuffer(content) ? await calls.writeAll(fd, content, WRITE_CHUNK_BYTES)
         : content instanceof LocalFileContent ? await copyLocalFile(calls, fd, content)
         : await writeStream(calls, fd, content);
-      if (options.expectedSize !== undefined && written !== options.expectedSize) {
-        throw new Error(`the source said ${options.expectedSize} bytes but delivered ${written}`);
+      if (options.expectedSize !== undefined && bytes !== options.expectedSize) {
+        throw new Error(`the source said ${options.expectedSize} bytes but delivered ${bytes}`);
       }
       if (options.uid !== undefined || options.gid !== undefined) await calls.fchown(fd, options.uid ?? -1, options.gid ?? -1);
       if (options.mtimeMs !== undefined) await calls.futimes(fd, new Date(options.mtimeMs));
+      // Once its content is written (an NFS client sends the writes now rather than at close, and
+      // has the attributes back with them): what a later run checks before deleting it.
+      written = { bytes, identity: writtenIdentity(await calls.fstat(fd)) };
     } finally {
       await calls.close(fd);
     }

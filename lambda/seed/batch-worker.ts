@@ -6,7 +6,6 @@ import { publishSeedMetrics } from './metrics';
 import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
 import { sliceDeadline } from './slice-deadline';
 import { S3ObjectsSource } from './sources/s3-objects';
-import { directoryBelow } from './target-root';
 
 /**
  * The Distributed Map worker: copies one batch of S3 keys (Step Functions' ItemBatcher shape) into
@@ -96,8 +95,8 @@ export async function copyBatch(event: BatchEvent, deps: BatchDeps): Promise<Bat
     },
   };
   // The sub-path's directories are the file system's, which other clients write: none may be a link.
-  const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
-  const summary = await seed(source, target, {
+  const summary = await seed(source, props.MountPath, {
+    targetSubPath: props.TargetSubPath,
     concurrency: Number(props.Concurrency), manifest: false, workers: defaultWorkerCount(), deadline: sliceDeadline(deps.remainingMs()),
   });
   publishSeedMetrics(props.MetricsName ?? `${props.Bucket}/${props.Key}`, summary);

@@ -5,6 +5,7 @@ import { writeFileAtomically, writeUnseenFile } from './atomic-write';
 import type { CopyRequest, CopyResponse } from './copy-workers';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import { FileSystemCalls } from './file-system-calls';
+import { Directory } from './target-tree';
 
 /**
  * A copy worker (see copy-workers.ts): writes the files it is sent, each as the engine's own thread
@@ -45,10 +46,11 @@ async function contentOf(content: CopyRequest['content']): Promise<FileContent> 
 async function copy({ id, placement, write, content }: CopyRequest): Promise<void> {
   try {
     const data = await contentOf(content);
-    const bytes = placement.inPlace
-      ? await writeUnseenFile(target, placement.where, data, write, true)
-      : await writeFileAtomically(target, placement.where, data, write, placement.tempDir);
-    answer({ id, bytes });
+    const dir = new Directory(placement.dirFd);
+    const written = placement.inPlace
+      ? await writeUnseenFile(target, dir, placement.name, data, write, true)
+      : await writeFileAtomically(target, dir, placement.name, data, write, placement.tempDirFd === undefined ? dir : new Directory(placement.tempDirFd));
+    answer({ id, written });
   } catch (err) {
     answer({ id, error: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } });
   }

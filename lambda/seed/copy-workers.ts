@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../shared/lambda-cpu';
-import type { WriteOptions } from './atomic-write';
+import type { WriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './file-copy';
 
@@ -20,18 +20,21 @@ import type { Placement } from './file-copy';
  * Jobs and results cross in batches, one message per turn of the event loop, not one per file.
  */
 
-/** What a worker is asked to do. */
+/**
+ * What a worker is asked to do: the directories by descriptor (threads share them), which the
+ * engine's thread holds open until the answer comes.
+ */
 export interface CopyRequest {
   readonly id: number;
-  readonly placement: Placement;
+  readonly placement: { readonly dirFd: number; readonly name: string; readonly inPlace: boolean; readonly tempDirFd?: number };
   readonly write: WriteOptions;
   readonly content: { readonly path: string; readonly size: number } | { readonly bytes: Uint8Array } | { readonly remote: RemoteObject };
 }
 
-/** What it answers: the bytes written, or the error (its message and code, as Node gave them). */
+/** What it answers: the file written, or the error (its message and code, as Node gave them). */
 export interface CopyResponse {
   readonly id: number;
-  readonly bytes?: number;
+  readonly written?: WrittenFile;
   readonly error?: { readonly message: string; readonly code?: string };
 }
 
@@ -69,7 +72,7 @@ export class CopyWorkers {
   }
 
   private readonly lanes: Lane[];
-  private readonly waiting = new Map<number, { resolve: (bytes: number) => void; reject: (err: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (written: WrittenFile) => void; reject: (err: Error) => void }>();
   private nextId = 0;
   private failure?: Error;
 
@@ -90,15 +93,15 @@ export class CopyWorkers {
     return content instanceof LocalFileContent || Buffer.isBuffer(content);
   }
 
-  /** Has a worker write `content` (see canTake, or an S3 object) at `placement`; the bytes written. */
-  write(placement: Placement, write: WriteOptions, content: LocalFileContent | Buffer | RemoteObject): Promise<number> {
+  /** Has a worker write `content` (see canTake, or an S3 object) at `placement`; the file written. */
+  write({ dir, name, inPlace, tempDir }: Placement, write: WriteOptions, content: LocalFileContent | Buffer | RemoteObject): Promise<WrittenFile> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const lane = this.lanes.reduce((least, l) => (l.inFlight < least.inFlight ? l : least));
     const shipped = content instanceof LocalFileContent ? { path: content.path, size: content.size }
       : Buffer.isBuffer(content) ? { bytes: content } : { remote: content };
     if (lane.outbox.length === 0) setImmediate(() => this.flush(lane));
-    lane.outbox.push({ id, placement, write, content: shipped });
+    lane.outbox.push({ id, placement: { dirFd: dir.fd, name, inPlace, tempDirFd: tempDir?.fd }, write, content: shipped });
     lane.inFlight++;
     return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
   }
@@ -132,7 +135,7 @@ export class CopyWorkers {
         waiter.reject(Object.assign(new Error(response.error.message), { code: response.error.code }));
       } else {
         lane.written++;
-        waiter.resolve(response.bytes!);
+        waiter.resolve(response.written!);
       }
     }
   }

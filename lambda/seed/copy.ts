@@ -3,17 +3,20 @@ import * as path from 'path';
 import { MiB } from '../shared/sizes';
 import { CopyWorkers } from './copy-workers';
 import { EntrySource, LINK_IDENTITY } from './entry';
-import { FileCopier, Job } from './file-copy';
+import { Copied, FileCopier, Job } from './file-copy';
 import { FileSystemCalls } from './file-system-calls';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
-import { emptyManifest, loadManifest, Manifest, saveManifest, STATE_DIR, tidyStateDirectory } from './manifest';
+import { emptyManifest, Manifest } from './manifest';
 import { PendingWork } from './pending-work';
-import { parentsOf, removeFiles, removeMadeDirectories } from './removal';
+import { parentsOf, removeMadeDirectories, removeWritten, Written } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
-import { checkLinkTargetShape, LinkGraph, safeEntryPath, UnsafeEntryError } from './safety';
+import { checkLinkTargetShape, LinkGraph, PathKind, safeEntryPath, UnsafeEntryError } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
-import { DirectoryMaker, TargetListings } from './target-directories';
+import { STATE_DIR, StateDirectory } from './state-directory';
+import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
+import { HEARTBEAT_MS, LockHolder, newHolderId, TargetLock } from './target-lock';
 import { checkTarget } from './target-root';
+import { TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
 
 /**
@@ -54,7 +57,29 @@ export interface CopyOptions {
    * @default 0
    */
   readonly workers?: number;
+  /**
+   * A directory below `target` to fill, named by someone the seed does not trust (a custom
+   * resource's property): each part is opened without following a link, and made where missing.
+   * `target` itself is the caller's (it may be reached through links, as /mnt/efs often is).
+   * @default '' - the target itself
+   */
+  readonly targetSubPath?: string;
+  /**
+   * Who this run is for the target's lock: the same id lets a later invocation of one request (a
+   * Lambda seed's next slice) take over the lock an earlier one left.
+   * @default - an id of its own
+   */
+  readonly lockHolder?: string;
+  /** How long to wait for another run to let go of the target's lock. @default 60 s */
+  readonly lockWaitMs?: number;
+  /** Told once when the run starts waiting for another run's lock. */
+  readonly onLockWait?: (holder: Partial<LockHolder>) => void;
 }
+
+/** How long a run waits for another to let go of the target's lock, by default. */
+export const DEFAULT_LOCK_WAIT_MS = 60_000;
+/** A run saves its progress in the manifest this often (or when a save took long, less often). */
+const CHECKPOINT_MS = 30_000;
 
 export interface SeedProgress {
   readonly files: number;
@@ -96,6 +121,8 @@ export interface SeedSummary {
   readonly warnings: string[];
   /** Files each worker thread wrote (empty where the engine's thread wrote them all). */
   readonly filesByWorker: number[];
+  /** Files and links the source no longer has that are kept because they changed since a seed wrote them (prune). */
+  readonly kept: string[];
 }
 
 /**
@@ -110,12 +137,45 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
     throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
   }
   const root = path.resolve(target);
+  const subPath = options.targetSubPath ?? '';
   const dryRun = options.dryRun ?? false;
-  checkTarget(root, source.localDirectory);
-  const rootDevice = dryRun ? undefined : await ensureRoot(root);
+  checkTarget(path.join(root, subPath), source.localDirectory);
+  // The caller's own path is made as mkdir -p would; below it, each part is opened without following a link.
+  if (!dryRun && !subPath) await fs.promises.mkdir(root, { recursive: true });
+  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun);
+  if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;
-  const manifest = useManifest ? await loadManifest(root) : emptyManifest();
-  return new CopyRun(source, root, options, { concurrency, dryRun, useManifest, rootDevice }, manifest).run();
+  let lock: TargetLock | undefined;
+  try {
+    const state = useManifest ? await StateDirectory.open(tree, !dryRun) : undefined;
+    // A dry run writes nothing and takes no lock: it reports what a run would do now.
+    lock = state && !dryRun
+      ? await state.lock({ holder: options.lockHolder ?? newHolderId(), waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, onWait: options.onLockWait })
+      : undefined;
+    const manifest = state ? await state.readManifest(lock?.uid) : emptyManifest();
+    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest }, manifest, state, lock).run();
+  } finally {
+    await lock?.release();
+    await tree.close();
+  }
+}
+
+/** A dry run into a target that does not exist yet: every entry would be written. */
+async function dryRunWithoutTarget(source: EntrySource): Promise<SeedSummary> {
+  const started = Date.now();
+  const counts = { files: 0, bytes: 0, directories: 0 };
+  for await (const entry of source.entries()) {
+    if (entry.type === 'file') {
+      entry.discard?.();
+      counts.bytes += entry.size;
+    }
+    if (entry.type === 'file' || entry.type === 'symlink') counts.files++;
+    if (entry.type === 'directory') counts.directories++;
+  }
+  return {
+    ...counts, written: counts.files, writtenBytes: counts.bytes, skipped: 0, pruned: 0, failed: [], complete: true,
+    seconds: (Date.now() - started) / 1000, peakConcurrency: 0, specialFiles: [], warnings: [], filesByWorker: [], kept: [],
+  };
 }
 
 /** The options a run settled on (the caller's `CopyOptions` are read as the run goes: a deadline may move). */
@@ -123,15 +183,14 @@ interface RunSettings {
   readonly concurrency: number;
   readonly dryRun: boolean;
   readonly useManifest: boolean;
-  /** The target root's device, where the run writes (for the scratch directories). */
-  readonly rootDevice?: number;
 }
 
 /**
  * One run of the copy: it lists the source and queues each entry, schedules the pool (directories
  * made first, files spread across directories), publishes staged directories as they are done, then
- * prunes and saves the manifest. What it does to each file is FileCopier's; what it does to
- * directories is DirectoryMaker's.
+ * judges the links it wrote, prunes and saves the manifest (and a checkpoint of it as it goes). What
+ * it does to each file is FileCopier's; what it does to directories is DirectoryMaker's; every
+ * operation on the target is in a directory it holds open (TargetTree).
  */
 class CopyRun {
   private readonly started = Date.now();
@@ -143,18 +202,25 @@ class CopyRun {
   private manifestChanged: boolean;
   /** False once the deadline stops the run. */
   private complete = true;
+  /** Set when the run lost its lock (taken over as stale): it writes nothing more, the manifest included. */
+  private lostLock = false;
   /** Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end). */
   private totals?: { files: number; bytes: number };
+  /** Files and links of the source, by path. */
   private readonly seen = new Set<string>();
+  /** Every directory the source's entries are in, and their parents: no file may have one of these paths. */
+  private readonly directoryPaths = new Set<string>(['.']);
   /** Directories the source has, and those its files and symlinks are in: the difference has to be made on its own. */
   private readonly declared: string[] = [];
   private readonly holdingEntries = new Set<string>();
   /** Symlinks wait for the whole listing: where one resolves depends on the links it leads through. */
-  private readonly links = new LinkGraph();
+  private readonly sourceLinks = new Map<string, string>();
   private readonly linkJobs: Job[] = [];
+  /** Links this run wrote, judged again once they are all in place. */
+  private readonly writtenLinks: string[] = [];
 
-  private readonly calls = new FileSystemCalls(FileSystemCalls.TARGET);
-  private readonly listings = new TargetListings(this.calls);
+  private readonly calls: FileSystemCalls;
+  private readonly listings: TargetListings;
   private readonly directories: DirectoryMaker;
   private readonly unchanged: UnchangedEntries;
   private readonly scratch?: ScratchDirectories;
@@ -165,26 +231,36 @@ class CopyRun {
   private readonly pool: RoundRobinPool<Task>;
   private workers?: CopyWorkers;
   private copier?: FileCopier;
+  /** Saved (with the running mark) before the run first replaces a file the manifest records. */
+  private markedRunning?: Promise<void>;
+  private saving: Promise<void> = Promise.resolve();
+  private keepingAlive?: Promise<void>;
+  private lastSave = Date.now();
+  private lastSaveMs = 0;
 
   constructor(
     private readonly source: EntrySource,
-    private readonly root: string,
+    private readonly tree: TargetTree,
     private readonly options: CopyOptions,
     private readonly settings: RunSettings,
     private readonly manifest: Manifest,
+    private readonly state?: StateDirectory,
+    private readonly lock?: TargetLock,
   ) {
     this.warnings = [...manifest.problems];
     this.manifestChanged = manifest.problems.length > 0;
     const { dryRun, useManifest } = settings;
     const { uid, gid } = options;
+    this.calls = tree.calls;
+    this.listings = new TargetListings(tree);
     // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
     this.directories = new DirectoryMaker({
-      root, calls: this.calls, listings: this.listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid, gid,
+      tree, listings: this.listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid, gid,
       fail: (relative, err) => this.fail(relative, err), made: (relative) => this.recordDirectory(relative),
     });
-    this.unchanged = new UnchangedEntries(this.listings, this.directories);
+    this.unchanged = new UnchangedEntries(tree, this.listings, this.directories, manifest.written);
     // Not for workers sharing a target: they could remove each other's files in flight there.
-    if (settings.rootDevice !== undefined && useManifest) this.scratch = new ScratchDirectories(root, settings.rootDevice);
+    if (state && !dryRun) this.scratch = new ScratchDirectories(tree, state);
     this.pool = new RoundRobinPool<Task>({
       concurrency: settings.concurrency,
       maxQueuedJobs: Math.max(10_000, settings.concurrency * 16),
@@ -203,27 +279,49 @@ class CopyRun {
     const { dryRun, useManifest } = this.settings;
     // Stopped in the `finally`: a worker left running keeps the process alive.
     this.workers = dryRun ? undefined : CopyWorkers.start(this.options.workers ?? 0);
-    this.copier = new FileCopier(this.calls, { dryRun, uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers });
+    this.copier = new FileCopier(this.calls, { uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers });
+    const timer = this.lock ? setInterval(() => void this.keepAlive(), HEARTBEAT_MS) : undefined;
+    let sourceFailure: unknown;
     try {
       await this.list();
+    } catch (err) {
+      sourceFailure = err;
     } finally {
       // Even when the source fails, let writes in flight finish or clean up their temporary files.
       await this.pool.drain();
+      clearInterval(timer);
+      await this.keepingAlive;
       await this.workers?.close();
-      if (useManifest && !dryRun) await tidyStateDirectory(this.root, SCRATCH_NAME);
+    }
+    if (this.lostLock) return this.summary(0, []);
+    if (sourceFailure !== undefined) {
+      // What was written is whole and recorded: the next run goes on from there.
+      await this.finish();
+      throw sourceFailure;
     }
     if (this.complete && !dryRun) await this.directories.publish();
-    const pruned = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : 0;
-    // An unchanged re-run writes nothing at all, not even the manifest.
-    if (!dryRun && useManifest && this.manifestChanged) {
+    if (!dryRun) await this.judgeWrittenLinks();
+    const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
+    await this.finish();
+    return this.summary(pruned, kept);
+  }
+
+  /** Saves the manifest where it changed (an unchanged re-run writes nothing but its lock) and tidies the state directory. */
+  private async finish(): Promise<void> {
+    if (this.settings.dryRun || !this.state) return;
+    if (this.manifestChanged || this.manifest.running) {
       // The files are in place either way; without the manifest the next run re-checks and rewrites them.
-      await saveManifest(this.root, this.manifest).catch((err) => this.fail(`${STATE_DIR}/seed-manifest.json`, err));
+      await this.save(false).catch((err) => this.fail(`${STATE_DIR}/seed-manifest.json`, err));
     }
+    await this.state.tidy(SCRATCH_NAME);
+  }
+
+  private summary(pruned: number, kept: string[]): SeedSummary {
     this.progress();
     return {
-      ...this.counts, pruned, failed: this.failed, complete: this.complete, seconds: (Date.now() - this.started) / 1000,
+      ...this.counts, pruned, failed: this.failed, complete: this.complete && !this.lostLock, seconds: (Date.now() - this.started) / 1000,
       peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles, warnings: this.warnings,
-      filesByWorker: this.workers?.filesWritten ?? [],
+      filesByWorker: this.workers?.filesWritten ?? [], kept,
     };
   }
 
@@ -239,6 +337,7 @@ class CopyRun {
         relative = safeEntryPath(raw.path);
         if (relative === '' && raw.type !== 'directory') throw new UnsafeEntryError(raw.path, 'the name is empty');
         if (raw.type === 'symlink') checkLinkTargetShape(relative, raw.target);
+        if (raw.type !== 'special') this.refuseConflicts(raw.path, relative, raw.type === 'directory');
       } catch (err) {
         if (raw.type === 'file') raw.discard?.();
         this.fail(raw.path, err);
@@ -261,7 +360,7 @@ class CopyRun {
         continue;
       }
       this.seen.add(relative);
-      if (this.pastDeadline()) {
+      if (this.stopping()) {
         if (raw.type === 'file') raw.discard?.();
         this.complete = false;
         break;
@@ -271,7 +370,7 @@ class CopyRun {
         this.counts.bytes += raw.size;
         await this.queue({ kind: 'file', path: relative, entry: raw });
       } else {
-        this.links.add(relative, raw.target);
+        this.sourceLinks.set(relative, raw.target);
         this.linkJobs.push({ kind: 'symlink', path: relative, entry: raw });
       }
     }
@@ -284,6 +383,20 @@ class CopyRun {
     for (const directory of this.declared) if (!this.holdingEntries.has(directory)) this.enqueue(directory, { kind: 'directory', directory });
     this.listed = true;
     this.publishDone(this.directories.stagedDirectories().filter((directory) => this.pending.idle(directory)));
+  }
+
+  /**
+   * A path can be a file (or link) or a directory, not both: S3 keys `a` and `a/b`, or an archive
+   * with both, would leave one of them unwritable. The first one the source lists wins; a later one
+   * that conflicts fails alone.
+   */
+  private refuseConflicts(raw: string, relative: string, isDirectory: boolean): void {
+    const parent = path.posix.dirname(relative);
+    if (!isDirectory && this.directoryPaths.has(relative)) throw new UnsafeEntryError(raw, 'the source also has entries below this path, so it is a directory');
+    for (let dir = isDirectory ? relative : parent; dir !== '.' && !this.directoryPaths.has(dir); dir = path.posix.dirname(dir)) {
+      if (this.seen.has(dir)) throw new UnsafeEntryError(raw, `the source also has a file or link at ${JSON.stringify(dir)}, so it cannot be a directory`);
+    }
+    for (let dir = isDirectory ? relative : parent; dir !== '.' && !this.directoryPaths.has(dir); dir = path.posix.dirname(dir)) this.directoryPaths.add(dir);
   }
 
   /** Queues a file or link: its own job, or (unchanged since the last seed) only a look at its directory's listing. */
@@ -308,21 +421,15 @@ class CopyRun {
 
   /**
    * Judges every link the target will hold (the source's, and those earlier seeds wrote that are
-   * still there) and queues the source's safe ones. A refused link is not written; one an earlier
-   * seed wrote is removed, so that no link the seed leaves resolves outside the target.
+   * still recorded) against the target as it is, and queues the source's safe ones. A refused link
+   * is not written; one an earlier seed wrote is removed (while it is still the link it wrote), so
+   * that no link the seed leaves resolves outside the target.
    */
   private async queueLinks(): Promise<void> {
-    for (const [relative, identity] of this.manifest.files) {
-      if (!this.seen.has(relative) && identity.startsWith(LINK_IDENTITY)) this.links.add(relative, identity.slice(LINK_IDENTITY.length));
-    }
-    const refused = this.links.refusals();
-    const written = [...refused.keys()].filter((relative) => this.manifest.files.has(relative));
-    if (written.length > 0 && !this.settings.dryRun) {
-      const removed = await removeFiles(this.root, written, this.settings.concurrency, (relative, err) => this.fail(relative, err));
-      removed.forEach((relative) => this.manifest.files.delete(relative));
-      this.manifestChanged ||= removed.length > 0;
-      for (const relative of removed) this.warnings.push(`removed the link ${JSON.stringify(relative)} an earlier seed wrote: ${refused.get(relative)!.message.replace(/^refused "[^"]*": /, '')}`);
-    }
+    const earlier = this.recordedLinks().filter((relative) => !this.seen.has(relative));
+    const graph = new LinkGraph((key) => this.plannedKind(key));
+    const refused = await graph.refusals([...this.sourceLinks.keys(), ...earlier]);
+    await this.removeEarlierLinks([...refused].filter(([relative]) => !this.seen.has(relative)));
     for (const [relative, err] of refused) if (this.seen.has(relative)) this.fail(relative, err);
     for (const job of this.linkJobs) {
       if (refused.has(job.path)) this.counts.files--;
@@ -330,21 +437,85 @@ class CopyRun {
     }
   }
 
+  /**
+   * Once every link is written (or failed): each is judged again against the target as it really is
+   * now (a link whose write failed left whatever won the name; a directory may have been swapped
+   * meanwhile), and one that leaves the target is removed, while it is still the link written.
+   */
+  private async judgeWrittenLinks(): Promise<void> {
+    const links = [...new Set([...this.writtenLinks, ...this.recordedLinks()])];
+    if (links.length === 0) return;
+    const refused = [...await new LinkGraph((key) => this.actualKind(key)).refusals(links)];
+    await this.removeEarlierLinks(refused.filter(([relative]) => !this.seen.has(relative)));
+    const own = refused.filter(([relative]) => this.seen.has(relative));
+    if (own.length === 0) return;
+    const { gone } = await removeWritten(this.tree, own.map(([relative]) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err));
+    for (const [relative, err] of own) {
+      this.fail(relative, new UnsafeEntryError(relative, `${err.message.replace(/^refused "[^"]*": /, '')}, as the target is now${gone.includes(relative) ? '; removed' : ''}`));
+      if (gone.includes(relative)) this.forget(relative);
+    }
+  }
+
+  /** Removes links an earlier seed wrote that now lead out of the target (and reports them). */
+  private async removeEarlierLinks(refused: Array<[string, UnsafeEntryError]>): Promise<void> {
+    if (refused.length === 0 || this.settings.dryRun) return;
+    const { gone, kept } = await removeWritten(this.tree, refused.map(([relative]) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err));
+    const reasons = new Map(refused);
+    for (const relative of gone) {
+      this.forget(relative);
+      this.warnings.push(`removed the link ${JSON.stringify(relative)} an earlier seed wrote: ${reasons.get(relative)!.message.replace(/^refused "[^"]*": /, '')}`);
+    }
+    for (const relative of kept) {
+      this.forget(relative);
+      this.warnings.push(`kept ${JSON.stringify(relative)}: an earlier seed wrote a link there that would now lead out of the target, but it has changed since, so it is not the seed's any more`);
+    }
+  }
+
+  /** The links the manifest records as written (and still knows). */
+  private recordedLinks(): string[] {
+    return [...this.manifest.files].filter(([, identity]) => identity.startsWith(LINK_IDENTITY)).map(([relative]) => relative);
+  }
+
+  private writtenEntry(relative: string): Written {
+    const source = this.manifest.files.get(relative);
+    return { path: relative, identity: source?.startsWith(LINK_IDENTITY) ? source : this.manifest.written.get(relative) };
+  }
+
+  /** What will be at `key` once this run is done: the source's link or file there, else what the target has. */
+  private plannedKind(key: string): Promise<PathKind> | PathKind {
+    const link = this.sourceLinks.get(key);
+    if (link !== undefined) return { kind: 'link', target: link };
+    if (this.seen.has(key)) return OTHER;
+    return this.actualKind(key);
+  }
+
+  /** What the target has at `key` now: a link (and its target), or something else, or nothing. */
+  private async actualKind(key: string): Promise<PathKind> {
+    const parent = keyOf(path.posix.dirname(key));
+    if (await this.tree.find(parent).catch(() => 'missing') !== 'real') return OTHER;
+    return this.tree.using(parent, async (dir) => {
+      const at = dir.at(path.posix.basename(key));
+      const stats = await this.calls.lstat(at).catch(() => undefined);
+      return stats?.isSymbolicLink() ? { kind: 'link' as const, target: await this.calls.readlink(at) } : OTHER;
+    }).catch(() => OTHER);
+  }
+
   private async runTask(task: Task): Promise<void> {
     if (task.kind === 'directory') {
-      if (this.pastDeadline()) this.complete = false;
+      if (this.stopping()) this.complete = false;
       else await this.directories.make(task.directory).catch((err) => this.fail(task.directory, err));
       return;
     }
     if (task.kind === 'check') {
-      const { present, gone } = await this.unchanged.settle(task.directory);
+      const { present, gone, identities } = await this.unchanged.settle(task.directory, this.manifest.running);
       this.pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
+      for (const [relative, identity] of identities) this.record(relative, this.manifest.files.get(relative)!, identity);
       present.forEach((job) => this.skip(job));
-      // Entries no longer on the target (deleted since) are written again.
+      // Entries no longer on the target (deleted or changed since) are written again.
       for (const job of gone) this.enqueue(task.directory, job, bytesHeld(job));
       return;
     }
-    if (this.pastDeadline()) {
+    if (this.stopping()) {
       // Queued but not started: leave it to the next run.
       if (task.kind === 'file') {
         task.entry.discard?.();
@@ -361,30 +532,49 @@ class CopyRun {
   private async copy(job: Job): Promise<void> {
     const relative = job.path;
     const directory = path.posix.dirname(relative);
-    let inPlaceAt: string | undefined;
+    const name = path.posix.basename(relative);
+    let inPlace = false;
     try {
       await this.directories.make(directory);
-      const where = path.join(this.directories.pathOf(directory), path.posix.basename(relative));
+      // A file the manifest records is about to be replaced: a run that does not end cleanly from here
+      // on leaves the manifest saying otherwise, so it is marked as running first.
+      if (this.manifest.files.has(relative) && !this.settings.dryRun) await this.markRunning();
       // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
       // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
-      if (job.kind === 'file' && this.directories.unpublished(directory) && !this.manifest.files.has(relative)) inPlaceAt = where;
-      // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.
-      const tempDir = job.kind === 'file' && !inPlaceAt && this.scratch && this.pool.alone(directory)
-        ? await this.scratch.for(this.directories.pathOf(directory)) : undefined;
-      const done = await this.copier!.copy(job, { where, inPlace: inPlaceAt !== undefined, tempDir }, () => this.directories.sweepBeforeWriting(directory));
+      inPlace = job.kind === 'file' && this.directories.unpublished(directory) && !this.manifest.files.has(relative);
+      const done = this.settings.dryRun ? await this.copier!.copy(job, undefined, async () => undefined) : await this.place(job, keyOf(directory), name, inPlace);
       if (done.written) {
         this.counts.written++;
         this.counts.writtenBytes += done.bytes;
+        if (job.kind === 'symlink') this.writtenLinks.push(relative);
       } else {
         this.counts.skipped++;
       }
-      if (!this.settings.dryRun && this.settings.useManifest) this.record(relative, job.entry.identity);
+      if (!this.settings.dryRun && this.settings.useManifest) this.record(relative, job.entry.identity, done.identity);
     } catch (err) {
       if (job.kind === 'file') job.entry.discard?.();
       this.fail(relative, err);
-      if (inPlaceAt) await this.directories.withholdIfLeft(directory, relative, inPlaceAt);
+      if (inPlace) await this.directories.withholdIfLeft(directory, relative, name).catch(() => undefined);
     }
     this.progress();
+  }
+
+  /** Copies `job` to `name` in the directory `key`, held open (with its scratch directory) until the copy settles. */
+  private async place(job: Job, key: string, name: string, inPlace: boolean): Promise<Copied> {
+    const dir = await this.tree.pin(key);
+    let scratch: string | undefined;
+    try {
+      // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.
+      scratch = job.kind === 'file' && !inPlace && this.scratch && this.pool.alone(path.posix.dirname(job.path)) ? await this.scratch.for(key) : undefined;
+      const tempDir = scratch === undefined ? undefined : await this.tree.pin(scratch).catch(() => {
+        scratch = undefined;
+        return undefined;
+      });
+      return await this.copier!.copy(job, { dir, name, inPlace, tempDir }, () => this.directories.sweepBeforeWriting(key));
+    } finally {
+      if (scratch !== undefined) this.tree.unpin(scratch);
+      this.tree.unpin(key);
+    }
   }
 
   /** Staged directories with nothing left to do are renamed into place; directories still to be made go first. */
@@ -397,26 +587,70 @@ class CopyRun {
     this.finished.clear();
   }
 
-  /** Deletes files an earlier seed wrote that the source no longer has, then the directories a seed made that it no longer has; how many files went. */
-  private async prune(): Promise<number> {
+  /**
+   * Deletes files and links an earlier seed wrote that the source no longer has, while they are still
+   * as written (the others are kept, reported, and are no longer the seed's), then the directories a
+   * seed made that it no longer has.
+   */
+  private async prune(): Promise<{ pruned: number; kept: string[] }> {
     const stale = [...this.manifest.files.keys()].filter((relative) => !this.seen.has(relative));
     // A dry run only counts them (and saves no manifest).
-    if (this.settings.dryRun) return stale.length;
-    const gone = await removeFiles(this.root, stale, this.settings.concurrency, (relative, err) => this.fail(relative, err));
+    if (this.settings.dryRun) return { pruned: stale.length, kept: [] };
+    const { gone, kept } = await removeWritten(this.tree, stale.map((relative) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err));
     // A file whose unlink failed stays in the manifest, for the next prune.
-    gone.forEach((relative) => this.manifest.files.delete(relative));
+    [...gone, ...kept].forEach((relative) => this.forget(relative));
+    if (kept.length > 0) {
+      this.warnings.push(`kept ${kept.length} file${kept.length === 1 ? '' : 's'} changed since seeded (${kept.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')}${kept.length > 5 ? ', ...' : ''}): `
+        + 'the source no longer has them, but they are not as the seed wrote them, so they are left, and no longer recorded as the seed\'s');
+    }
     // Then the directories, once nothing else is left in them.
-    const kept = withParents([...this.declared, ...this.holdingEntries]);
-    const dropped = [...this.manifest.directories].filter((directory) => !kept.has(directory));
-    const removed = await removeMadeDirectories(this.root, dropped, this.manifest.directories);
+    const keep = withParents([...this.declared, ...this.holdingEntries]);
+    const dropped = [...this.manifest.directories].filter((directory) => !keep.has(directory));
+    const removed = await removeMadeDirectories(this.tree, dropped, this.manifest.directories);
     removed.forEach((directory) => this.manifest.directories.delete(directory));
-    this.manifestChanged ||= gone.length + removed.length > 0;
-    return gone.length;
+    this.manifestChanged ||= removed.length > 0;
+    return { pruned: gone.length, kept };
   }
 
-  private pastDeadline(): boolean {
+  /** Whether to start no more work: the deadline passed, or the run lost its lock. */
+  private stopping(): boolean {
     const { deadline } = this.options;
-    return deadline !== undefined && Date.now() >= deadline;
+    return this.lostLock || (deadline !== undefined && Date.now() >= deadline);
+  }
+
+  /** Every HEARTBEAT_MS: keeps the lock alive (a run that lost it stops), and saves a checkpoint when one is due. */
+  private keepAlive(): Promise<void> {
+    this.keepingAlive ??= (async () => {
+      if (this.lostLock) return;
+      if (!await this.lock!.heartbeat()) {
+        this.lostLock = true;
+        this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
+        return;
+      }
+      const due = Date.now() - this.lastSave >= Math.max(CHECKPOINT_MS, this.lastSaveMs * 20);
+      if (due && this.manifestChanged) await this.save(true).catch((err) => this.warnings.push(`a checkpoint of the manifest failed: ${(err as Error).message}`));
+    })().finally(() => { this.keepingAlive = undefined; });
+    return this.keepingAlive;
+  }
+
+  /** Saves the manifest once before the first file it records is replaced, marked as a run under way. */
+  private markRunning(): Promise<void> {
+    this.markedRunning ??= this.manifest.running ? Promise.resolve() : this.save(true);
+    return this.markedRunning;
+  }
+
+  /** Saves the manifest (one save at a time; the last one wins). */
+  private save(running: boolean): Promise<void> {
+    const save = this.saving.then(async () => {
+      if (this.lostLock) return;
+      const started = Date.now();
+      await this.state!.saveManifest(this.manifest, running);
+      this.manifest.running = running;
+      this.lastSave = Date.now();
+      this.lastSaveMs = this.lastSave - started;
+    });
+    this.saving = save.catch(() => undefined);
+    return save;
   }
 
   private skip(job: Job): void {
@@ -426,9 +660,17 @@ class CopyRun {
   }
 
   /** What an earlier seed wrote, updated as files are written: each path is looked up before its own update. */
-  private record(relative: string, identity: string): void {
-    if (this.manifest.files.get(relative) === identity) return;
+  private record(relative: string, identity: string, written?: string): void {
+    if (this.manifest.files.get(relative) === identity && this.manifest.written.get(relative) === written) return;
     this.manifest.files.set(relative, identity);
+    if (written === undefined) this.manifest.written.delete(relative);
+    else this.manifest.written.set(relative, written);
+    this.manifestChanged = true;
+  }
+
+  private forget(relative: string): void {
+    this.manifest.files.delete(relative);
+    this.manifest.written.delete(relative);
     this.manifestChanged = true;
   }
 
@@ -439,7 +681,7 @@ class CopyRun {
   }
 
   private fail(entryPath: string, err: unknown): void {
-    this.failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${(err as Error).message}` });
+    this.failed.push({ path: entryPath, error: err instanceof UnsafeEntryError ? err.message : `${entryPath}: ${errorMessage(err)}` });
   }
 
   private progress(): void {
@@ -449,6 +691,17 @@ class CopyRun {
       totalFiles: totals?.files, totalBytes: totals?.bytes, elapsedSeconds: (Date.now() - this.started) / 1000,
     });
   }
+}
+
+const OTHER: PathKind = { kind: 'other' };
+
+/**
+ * An error's message for a failure of `path`: a system call's without the path it was given (every
+ * target path is /proc/<pid>/fd/<fd>/<name>, which says nothing to a reader), which the failure names.
+ */
+export function errorMessage(err: unknown): string {
+  const { message, path: at } = err as NodeJS.ErrnoException;
+  return at?.startsWith('/proc/') ? message.replace(/ '\/proc\/[^']*'( -> '[^']*')?$/, '') : String(message);
 }
 
 const directoryOf = (task: Task) => (task.kind === 'file' || task.kind === 'symlink' ? path.posix.dirname(task.path) : task.directory);
@@ -478,12 +731,3 @@ function withParents(directories: Iterable<string>): Set<string> {
 
 /** Files up to this size are read whole by streamed sources, and written in one write. */
 export const SMALL_FILE_BYTES = MiB;
-
-/** Makes the target root if it is missing; its device number. */
-async function ensureRoot(root: string): Promise<number> {
-  await fs.promises.mkdir(root, { recursive: true });
-  // The root is the caller's choice and may be a symlink (/mnt/efs -> ...); below it, nothing is followed.
-  const stat = await fs.promises.stat(root);
-  if (!stat.isDirectory()) throw new Error(`the target ${root} is not a directory`);
-  return stat.dev;
-}

@@ -1,16 +1,18 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
-import { loadManifest, saveManifest, STATE_DIR } from './manifest';
 import { publishSeedMetrics } from './metrics';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
-import { parentsOf, RealDirectories, removeFiles, removeLeftovers, removeMadeDirectories } from './removal';
+import { FileSystemCalls } from './file-system-calls';
+import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
 import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import { LINK_IDENTITY } from './entry';
 import { sliceDeadline } from './slice-deadline';
 import { openSource, SourceFormat } from './sources/open-source';
-import { directoryBelow } from './target-root';
+import { StateDirectory } from './state-directory';
+import { newHolderId } from './target-lock';
+import { TargetTree } from './target-tree';
 
 /**
  * The FileSystemSeed custom resource (Provider framework). onEvent copies until the function's time
@@ -95,13 +97,14 @@ function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boo
 async function runSlice(event: SeedEvent, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
   const props = checkSeedProperties(event.ResourceProperties);
   const concurrency = Number(props.Concurrency);
-  // The sub-path's directories are the file system's, which other clients write: none may be a link.
-  const target = (await directoryBelow(props.MountPath, props.TargetSubPath, true))!;
+  const target = targetOf(props);
   const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
   let lastLog = 0;
   try {
-    summary = await seed(opened.source, target, {
+    // The sub-path's directories are the file system's, which other clients write: none may be a link.
+    summary = await seed(opened.source, props.MountPath, {
+      targetSubPath: props.TargetSubPath,
       concurrency,
       workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
@@ -134,32 +137,48 @@ function dataOf(summary: SeedSummary): Data {
 
 /**
  * One slice of removing what the seed wrote (removeOnDelete), until `deadline`: what
- * interrupted seeds left (staging directories, temporary files), the files the manifest lists, the
- * directories seeds made once nothing else is in them, then the seed's state; nothing else, and never
- * through a link. A slice that runs out of time saves what is left in the manifest for the next one.
- * A file that cannot be removed is logged and left. True once everything is done.
+ * interrupted seeds left (staging directories, temporary files), the files and links the manifest
+ * lists while they are still as the seed wrote them, the directories seeds made once nothing else is
+ * in them, then the seed's state; nothing else, and never through a link. A slice that runs out of
+ * time saves what is left in the manifest for the next one. A file that cannot be removed, or that
+ * changed since the seed wrote it, is logged and left. True once everything is done.
  */
 async function removeSlice(props: SeedResourceProperties, deadline: number): Promise<boolean> {
-  const target = await directoryBelow(props.MountPath, props.TargetSubPath, false);
-  if (!target) return true; // nothing there to remove
-  const manifest = await loadManifest(target);
-  for (const problem of manifest.problems) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
-  const files = [...manifest.files.keys()];
-  const real = new RealDirectories(target);
-  const concurrency = Number(props.Concurrency);
-  const leftoversGone = await removeLeftovers(target, [...manifest.directories, ...files.flatMap((file) => [...parentsOf(file)])], { concurrency, deadline, real });
-  const failures: string[] = [];
-  const gone = await removeFiles(target, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), real, deadline);
-  if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
-  gone.forEach((file) => manifest.files.delete(file));
-  const timeLeft = leftoversGone && Date.now() < deadline && gone.length + failures.length === files.length;
-  if (timeLeft) {
-    (await removeMadeDirectories(target, manifest.directories, manifest.directories, real)).forEach((dir) => manifest.directories.delete(dir));
-    await fs.promises.rm(path.join(target, STATE_DIR), { recursive: true, force: true });
-    console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, failed: failures.length }));
-    return true;
+  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), props.MountPath, props.TargetSubPath, false);
+  if (!tree) return true; // nothing there to remove
+  try {
+    const state = await StateDirectory.open(tree, false);
+    const lock = await state?.lock({ holder: newHolderId(), waitMs: Math.max(0, deadline - Date.now()) });
+    try {
+      const manifest = state ? await state.readManifest(lock?.uid) : undefined;
+      for (const problem of manifest?.problems ?? []) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
+      const files = [...manifest?.files ?? []].map(([file, source]) => ({ path: file, identity: source.startsWith(LINK_IDENTITY) ? source : manifest!.written.get(file) }));
+      const concurrency = Number(props.Concurrency);
+      const directories = [...manifest?.directories ?? [], ...files.flatMap((file) => [...parentsOf(file.path)])];
+      const leftoversGone = await removeLeftovers(tree, directories, concurrency, deadline);
+      const failures: string[] = [];
+      const { gone, kept } = await removeWritten(tree, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), deadline);
+      if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
+      if (kept.length > 0) console.warn(JSON.stringify({ message: 'kept files that changed since the seed wrote them', count: kept.length, kept: kept.slice(0, 20) }));
+      if (!manifest || !state) return leftoversGone;
+      for (const file of [...gone, ...kept]) {
+        manifest.files.delete(file);
+        manifest.written.delete(file);
+      }
+      const timeLeft = leftoversGone && Date.now() < deadline && gone.length + kept.length + failures.length === files.length;
+      if (timeLeft) {
+        (await removeMadeDirectories(tree, manifest.directories, manifest.directories, deadline)).forEach((dir) => manifest.directories.delete(dir));
+        await state.remove();
+        console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, kept: kept.length, failed: failures.length }));
+        return true;
+      }
+      await state.saveManifest(manifest, false);
+      console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size }));
+      return false;
+    } finally {
+      await lock?.release();
+    }
+  } finally {
+    await tree.close();
   }
-  await saveManifest(target, manifest);
-  console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size }));
-  return false;
 }

@@ -2,25 +2,31 @@ import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './
 import { CopyWorkers } from './copy-workers';
 import { FileEntry, SymlinkEntry } from './entry';
 import { FileSystemCalls } from './file-system-calls';
+import { Directory } from './target-tree';
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
 export type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };
 
-/** Where and how one entry goes: its path on disk, and for a file, in place or through a temporary name (in `tempDir`). */
+/**
+ * Where and how one entry goes: its name in a directory the seed holds open, and for a file, in place
+ * or through a temporary name (in `tempDir`). The directories stay open until the copy settles.
+ */
 export interface Placement {
-  readonly where: string;
+  readonly dir: Directory;
+  readonly name: string;
   /** In a directory no reader sees yet: written at its name, with no temporary name. */
   readonly inPlace: boolean;
-  readonly tempDir?: string;
+  readonly tempDir?: Directory;
 }
 
 export interface Copied {
   readonly written: boolean;
   readonly bytes: number;
+  /** A written file's identity (see writtenIdentity); links are recognised by their target. */
+  readonly identity?: string;
 }
 
 export interface FileCopierOptions {
-  readonly dryRun: boolean;
   /** Owner of written files. @default the process's */
   readonly uid?: number;
   readonly gid?: number;
@@ -43,43 +49,43 @@ const FILE_MODE_BITS = 0o777;
 export class FileCopier {
   constructor(private readonly calls: FileSystemCalls, private readonly options: FileCopierOptions) {}
 
-  /** Writes `job` at `placement` once `beforeWrite` (the directory's sweep) is done. */
-  copy(job: Job, placement: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
-    return job.kind === 'file' ? this.file(job.entry, placement, beforeWrite) : this.symlink(job.entry, placement.where, beforeWrite);
+  /** Writes `job` at `placement` once `beforeWrite` (the directory's sweep) is done; a dry run has no placement. */
+  copy(job: Job, placement: Placement | undefined, beforeWrite: () => Promise<void>): Promise<Copied> {
+    if (!placement) {
+      if (job.kind === 'file') job.entry.discard?.();
+      return Promise.resolve({ written: true, bytes: job.kind === 'file' ? job.entry.size : 0 });
+    }
+    return job.kind === 'file' ? this.file(job.entry, placement, beforeWrite) : this.symlink(job.entry, placement, beforeWrite);
   }
 
-  private async file(entry: FileEntry, { where, inPlace, tempDir }: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
+  private async file(entry: FileEntry, placement: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
+    const { dir, name, inPlace, tempDir } = placement;
     const byTime = this.options.byTime && entry.mtimeMs !== undefined;
     if (byTime) {
-      const stat = await this.calls.lstat(where).catch(() => undefined);
+      const stat = await this.calls.lstat(dir.at(name)).catch(() => undefined);
       if (stat?.isFile() && stat.size === entry.size && Math.trunc(stat.mtimeMs) === Math.trunc(entry.mtimeMs!)) {
         entry.discard?.();
         return { written: false, bytes: 0 };
       }
-    }
-    if (this.options.dryRun) {
-      entry.discard?.();
-      return { written: true, bytes: entry.size };
     }
     await beforeWrite();
     const { uid, gid } = this.options;
     const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
     const { workers } = this.options;
     // An S3 object a worker can fetch itself is not opened here at all.
-    if (workers && entry.remote) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, entry.remote) };
+    if (workers && entry.remote) return { written: true, ...await workers.write(placement, writeOptions, entry.remote) };
     const content = await entry.open();
-    if (workers && CopyWorkers.canTake(content)) return { written: true, bytes: await workers.write({ where, inPlace, tempDir }, writeOptions, content) };
+    if (workers && CopyWorkers.canTake(content)) return { written: true, ...await workers.write(placement, writeOptions, content) };
     // In place, an interrupted run (or anyone who can write the target) may have left something at the name: replaced, never written through.
-    const bytes = inPlace
-      ? await writeUnseenFile(this.calls, where, content, writeOptions, true)
-      : await writeFileAtomically(this.calls, where, content, writeOptions, tempDir);
-    return { written: true, bytes };
+    const written = inPlace
+      ? await writeUnseenFile(this.calls, dir, name, content, writeOptions, true)
+      : await writeFileAtomically(this.calls, dir, name, content, writeOptions, tempDir);
+    return { written: true, ...written };
   }
 
-  private async symlink(entry: SymlinkEntry, where: string, beforeWrite: () => Promise<void>): Promise<Copied> {
-    if (this.options.dryRun) return { written: true, bytes: 0 };
+  private async symlink(entry: SymlinkEntry, { dir, name }: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
     await beforeWrite();
-    await writeSymlinkAtomically(this.calls, entry.target, where);
+    await writeSymlinkAtomically(this.calls, entry.target, dir, name);
     return { written: true, bytes: 0 };
   }
 }

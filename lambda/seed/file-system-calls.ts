@@ -1,5 +1,5 @@
 import * as fs from 'fs';
-import { close, fchown, futimes, lstat, mkdir, open, read, readdir, readlink, rename, symlink, unlink, write } from '../shared/fs-calls';
+import { close, fchmod, fchown, fstat, fsync, futimes, link, utimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../shared/fs-calls';
 
 /** This many slow calls, once they are more than one call in a hundred, mean the file system is slow. */
 const SLOW_CALLS = 3;
@@ -106,6 +106,35 @@ export class FileSystemCalls {
 
   lstat(file: string): Promise<fs.Stats> {
     return this.call(() => fs.lstatSync(file), () => lstat(file));
+  }
+
+  /** lstat with 64-bit inode numbers and nanosecond times: what identifies a file the seed wrote. */
+  lstatExact(file: string): Promise<fs.BigIntStats> {
+    return this.call(() => fs.lstatSync(file, { bigint: true }), () => lstat(file, { bigint: true }) as Promise<fs.BigIntStats>);
+  }
+
+  fstat(fd: number): Promise<fs.BigIntStats> {
+    return this.call(() => fs.fstatSync(fd, { bigint: true }), () => fstat(fd, { bigint: true }) as Promise<fs.BigIntStats>);
+  }
+
+  fsync(fd: number): Promise<void> {
+    return this.call(() => fs.fsyncSync(fd), () => fsync(fd));
+  }
+
+  link(existing: string, file: string): Promise<void> {
+    return this.call(() => fs.linkSync(existing, file), () => link(existing, file));
+  }
+
+  fchmod(fd: number, mode: number): Promise<void> {
+    return this.call(() => fs.fchmodSync(fd, mode), () => fchmod(fd, mode));
+  }
+
+  utimes(file: string, time: Date): Promise<void> {
+    return this.call(() => fs.utimesSync(file, time, time), () => utimes(file, time, time));
+  }
+
+  rmdir(dir: string): Promise<void> {
+    return this.call(() => fs.rmdirSync(dir), () => rmdir(dir));
   }
 
   readdir(dir: string): Promise<fs.Dirent[]> {

@@ -1,77 +1,86 @@
-import * as fs from 'fs';
 import * as path from 'path';
-import { lstat, unlink } from '../shared/fs-calls';
-import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX } from './atomic-write';
+import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX, writtenIdentity } from './atomic-write';
+import { LINK_IDENTITY } from './entry';
 import { RoundRobinPool } from './round-robin-pool';
 import { UnsafeEntryError } from './safety';
+import { TargetTree } from './target-tree';
 
 /**
- * Deleting what seeds wrote (prune, removeOnDelete). The paths come from the manifest, which anyone
- * who can write the target can edit, and the target's directories may have been replaced by links
- * since: every deletion goes through directories checked to be real ones, never through a link, and
- * only directories a seed made are ever removed.
+ * Deleting what seeds wrote (prune, removeOnDelete, replaced links) and what interrupted seeds left.
+ * The paths come from the manifest, which anyone who can write the target can edit, and the target
+ * may have changed since: every deletion happens in a directory the seed holds open, reached through
+ * real directories only (never through a link), and a name is deleted only while it still is what
+ * the seed wrote there (the same inode, size and modification time; a link to the same target).
+ * Anything else is kept and reported. The check and the unlink are two calls: in between, only
+ * someone who can write that directory could change the name, and could delete what is there anyway.
  */
 
-/** What a path below the root is, as far as deleting through it goes. */
-type DirectoryState = 'real' | 'missing' | 'not a directory';
-
-/** Whether a directory below `root` is reached through real directories only (each part lstat'ed once). */
-export class RealDirectories {
-  private readonly checked = new Map<string, Promise<DirectoryState>>([['.', Promise.resolve('real')]]);
-
-  constructor(private readonly root: string) {}
-
-  /** 'real' when `relative` ('.' for the root) and every directory above it are real directories, not links. */
-  state(relative: string): Promise<DirectoryState> {
-    let known = this.checked.get(relative);
-    if (!known) {
-      known = this.state(path.posix.dirname(relative)).then((parent) => (parent !== 'real' ? parent
-        : lstat(path.join(this.root, relative)).then((s): DirectoryState => (s.isDirectory() ? 'real' : 'not a directory'),
-          (err: NodeJS.ErrnoException): DirectoryState => (err.code === 'ENOENT' ? 'missing' : 'not a directory'))));
-      this.checked.set(relative, known);
-    }
-    return known;
-  }
-
-  async isReal(relative: string): Promise<boolean> {
-    return await this.state(relative) === 'real';
-  }
+/** A file or link to delete: its path and what the seed wrote there. */
+export interface Written {
+  readonly path: string;
+  /** The file's identity as written (see writtenIdentity), or `link:<target>` for a link. */
+  readonly identity?: string;
 }
 
+export interface Removed {
+  /** Deleted, or gone already. */
+  readonly gone: string[];
+  /** Still there but not what the seed wrote (changed since, or replaced): kept. */
+  readonly kept: string[];
+}
+
+/** The directory key of `file` ('' for the target root). */
+const directoryKey = (file: string) => {
+  const dir = path.posix.dirname(file);
+  return dir === '.' ? '' : dir;
+};
+
 /**
- * Deletes files a seed wrote (paths relative to `root`) `concurrency` at a time, spread across
- * directories as the writes are: unlinks in one directory are serial on EFS, as creates are. Returns
- * the files now gone (deleted, or gone already, directory and all); any other failure goes to `fail` and the file stays.
- * A file whose directory is no longer a real directory (a link put there since) is left, and reported.
- * Past `deadline` no unlink starts: the files left are neither gone nor failed.
+ * Deletes the files and links a seed wrote, `concurrency` at a time, spread across directories as the
+ * writes are (unlinks in one directory are serial on EFS, as creates are). A failure goes to `fail`
+ * and the file stays; past `deadline` no deletion starts, and the files left are in neither list.
  */
-export async function removeFiles(root: string, files: Iterable<string>, concurrency: number, fail: (relative: string, err: unknown) => void, real = new RealDirectories(root), deadline = Infinity): Promise<string[]> {
+export async function removeWritten(tree: TargetTree, files: Iterable<Written>, concurrency: number, fail: (relative: string, err: unknown) => void, deadline = Infinity): Promise<Removed> {
   const gone: string[] = [];
-  const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (relative) => {
+  const kept: string[] = [];
+  const pool = new RoundRobinPool<Written>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (file) => {
     if (Date.now() >= deadline) return; // left for the next slice
     try {
-      const directory = await real.state(path.posix.dirname(relative));
-      if (directory === 'not a directory') {
-        throw new UnsafeEntryError(relative, 'not removed: a directory on its path is not a real directory any more (a symlink is never followed)');
-      }
+      const key = directoryKey(file.path);
+      const state = await tree.find(key);
+      if (state === 'not a directory') throw new UnsafeEntryError(file.path, 'not removed: a directory on its path is not a real directory any more (a symlink is never followed)');
       // A directory that is gone took the file with it.
-      if (directory === 'real') await unlink(path.join(root, relative));
-      gone.push(relative);
+      if (state === 'missing') return void gone.push(file.path);
+      const name = path.posix.basename(file.path);
+      const outcome = await tree.using(key, async (dir) => {
+        if (!await isAsWritten(tree, dir.at(name), file.identity)) return 'kept';
+        await tree.calls.unlink(dir.at(name));
+        return 'gone';
+      });
+      (outcome === 'gone' ? gone : kept).push(file.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') gone.push(relative);
-      else fail(relative, err);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') gone.push(file.path);
+      else fail(file.path, err);
     }
   });
-  for (const relative of files) pool.enqueue(path.posix.dirname(relative), relative);
+  for (const file of files) pool.enqueue(directoryKey(file.path), file);
   await pool.drain();
-  return gone;
+  return { gone, kept };
+}
+
+/** Whether `at` is still what the seed wrote: the same link target, or the same inode, size and modification time. */
+async function isAsWritten(tree: TargetTree, at: string, identity: string | undefined): Promise<boolean> {
+  if (identity === undefined) return false; // recorded by a version that kept no identity: not provably the seed's
+  const stats = await tree.calls.lstatExact(at);
+  if (identity.startsWith(LINK_IDENTITY)) return stats.isSymbolicLink() && await tree.calls.readlink(at) === identity.slice(LINK_IDENTITY.length);
+  return stats.isFile() && writtenIdentity(stats) === identity;
 }
 
 /**
  * Removes the directories among `candidates` that a seed made (`made`), deepest first, where nothing
  * else is left in them (rmdir leaves a directory that holds anything); returns those now gone.
  */
-export async function removeMadeDirectories(root: string, candidates: Iterable<string>, made: ReadonlySet<string>, real = new RealDirectories(root)): Promise<string[]> {
+export async function removeMadeDirectories(tree: TargetTree, candidates: Iterable<string>, made: ReadonlySet<string>, deadline = Infinity): Promise<string[]> {
   const byDepth = new Map<number, string[]>();
   for (const dir of new Set(candidates)) {
     if (!made.has(dir)) continue;
@@ -81,55 +90,87 @@ export async function removeMadeDirectories(root: string, candidates: Iterable<s
   const gone: string[] = [];
   for (const depth of [...byDepth.keys()].sort((a, b) => b - a)) {
     await Promise.all(byDepth.get(depth)!.map(async (dir) => {
-      if (!await real.isReal(path.posix.dirname(dir))) return;
+      if (Date.now() >= deadline) return;
+      const parent = directoryKey(dir);
+      if (await tree.find(parent) !== 'real') return;
       // rmdir removes a link's name, never what it points to, and fails on anything but an empty directory.
-      const removed = await fs.promises.rmdir(path.join(root, dir)).then(() => true, (err: NodeJS.ErrnoException) => err.code === 'ENOENT');
-      if (removed) gone.push(dir);
+      const removed = await tree.using(parent, (at) => tree.calls.rmdir(at.at(path.posix.basename(dir)))).then(() => true, (err: NodeJS.ErrnoException) => err.code === 'ENOENT');
+      if (removed) {
+        tree.forget(dir);
+        gone.push(dir);
+      }
     }));
   }
   return gone;
 }
 
-export interface LeftoverRemoval {
-  readonly concurrency: number;
-  /** No unlink starts after this (epoch ms). */
-  readonly deadline: number;
-  readonly real: RealDirectories;
+/**
+ * Removes what interrupted seeds left in `directories` (keys, '' the root): staging directories never
+ * published, whole, and temporary files never renamed (names only the seed makes). True when nothing
+ * is left; false when the deadline stopped it (the next call goes on).
+ */
+export async function removeLeftovers(tree: TargetTree, directories: Iterable<string>, concurrency: number, deadline: number): Promise<boolean> {
+  const removal = new TreeRemoval(tree, concurrency, deadline);
+  await Promise.all([...new Set(['', ...directories])].map(async (key) => {
+    if (await tree.find(key) !== 'real') return;
+    const names = await tree.using(key, (dir) => tree.calls.readdir(dir.path)).catch(() => []);
+    await Promise.all(names.filter((d) => d.name.startsWith(NEW_DIRECTORY_PREFIX) || d.name.startsWith(TEMP_PREFIX))
+      .map((d) => removal.remove(key, d.name, d.isDirectory())));
+  }));
+  return removal.finish();
+}
+
+/** Removes the directory `name` in the known directory `parent`, whole; a link or file there is unlinked, never followed. */
+export async function removeTree(tree: TargetTree, parent: string, name: string, concurrency = 16): Promise<void> {
+  const removal = new TreeRemoval(tree, concurrency, Infinity);
+  await removal.remove(parent, name, true);
+  await removal.finish();
 }
 
 /**
- * Removes what interrupted seeds left in `root` and in `directories` (relative): staging directories
- * never published, whole, and temporary files never renamed (names only the seed makes), never
- * following a link (a link is unlinked, not entered). True when nothing is left; false when the
- * deadline stopped it (the next call goes on).
+ * Removal of whole trees: each directory opened relative to its parent without following a link,
+ * its entries unlinked through it (in parallel across directories), then removed from its parent.
  */
-export async function removeLeftovers(root: string, directories: Iterable<string>, { concurrency, deadline, real }: LeftoverRemoval): Promise<boolean> {
-  const tops: string[] = [];
-  await Promise.all([...new Set(['.', ...directories])].map(async (dir) => {
-    if (!await real.isReal(dir)) return;
-    const names = await fs.promises.readdir(path.join(root, dir)).catch(() => [] as string[]);
-    for (const name of names) if (name.startsWith(NEW_DIRECTORY_PREFIX) || name.startsWith(TEMP_PREFIX)) tops.push(path.join(root, dir, name));
-  }));
-  let complete = true;
-  const pool = new RoundRobinPool<string>({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (file) => {
-    if (Date.now() >= deadline) complete = false;
-    else await unlink(file).catch(() => undefined);
-  });
-  // Depth first: a directory's files are unlinked (in parallel, across directories), then it is removed.
-  const removeTree = async (where: string): Promise<void> => {
-    const stats = await lstat(where).catch(() => undefined);
-    if (!stats?.isDirectory()) {
-      if (stats) pool.enqueue(path.dirname(where), where);
+class TreeRemoval {
+  private readonly pool: RoundRobinPool<() => Promise<void>>;
+  private complete = true;
+
+  constructor(private readonly tree: TargetTree, concurrency: number, private readonly deadline: number) {
+    this.pool = new RoundRobinPool({ concurrency, maxQueuedJobs: Infinity, maxQueuedBytes: Infinity }, async (job) => {
+      if (Date.now() >= this.deadline) this.complete = false;
+      else await job().catch(() => undefined);
+    });
+  }
+
+  /** Removes `name` in the directory `parent` (a key the tree knows): a directory with all it holds. */
+  async remove(parent: string, name: string, isDirectory: boolean): Promise<void> {
+    const unlink = () => this.tree.using(parent, (dir) => this.tree.calls.unlink(dir.at(name)));
+    if (!isDirectory) {
+      this.pool.enqueue(parent, unlink);
       return;
     }
-    const names = await fs.promises.readdir(where).catch(() => [] as string[]);
-    await Promise.all(names.map((name) => removeTree(path.join(where, name))));
-    await pool.drain();
-    if (Date.now() < deadline) await fs.promises.rmdir(where).catch(() => undefined);
-  };
-  await Promise.all(tops.map(removeTree));
-  await pool.drain();
-  return complete && Date.now() < deadline;
+    const key = parent === '' ? name : `${parent}/${name}`;
+    const opened = await this.tree.adopt(key, parent, name).then(() => true, (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOTDIR' || err.code === 'ELOOP') this.pool.enqueue(parent, unlink); // swapped for a link or a file: its name goes
+      return false;
+    });
+    if (!opened) return;
+    const entries = await this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).catch(() => []);
+    await Promise.all(entries.map((d) => this.remove(key, d.name, d.isDirectory())));
+    await this.pool.drain();
+    if (Date.now() >= this.deadline) {
+      this.complete = false;
+      return;
+    }
+    await this.tree.using(parent, (dir) => this.tree.calls.rmdir(dir.at(name))).catch(() => undefined);
+    this.tree.forget(key);
+  }
+
+  /** True when everything asked for is gone (no deadline stopped it). */
+  async finish(): Promise<boolean> {
+    await this.pool.drain();
+    return this.complete && Date.now() < this.deadline;
+  }
 }
 
 /** The directories `file` (relative) is in, innermost first, up to but not including the root. */

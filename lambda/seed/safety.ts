@@ -13,6 +13,8 @@ export class UnsafeEntryError extends Error {
 
 const MAX_NAME_BYTES = 255; // EFS (and most file systems) limit a name to 255 bytes
 const MAX_DEPTH = 1000; // EFS's directory depth limit
+/** Linux's PATH_MAX: no entry's path is longer (it bounds what judging links and removing can cost). */
+const MAX_PATH_BYTES = 4096;
 /** Linux's limit on a symlink's target (PATH_MAX, 4 KiB, less the terminating NUL). */
 export const MAX_LINK_TARGET_BYTES = 4095;
 /** Links followed in one resolution before giving up, as Linux does (ELOOP). */
@@ -32,7 +34,9 @@ const RESERVED_PART = /^\.cdk-efs-kit($|-)/;
 
 /** The entry's path, normalised to 'a/b/c' (no leading './', no trailing '/'; '' for the root itself), or an UnsafeEntryError. */
 export function safeRelativePath(raw: string): string {
-  if (raw.length < 2 * MAX_DEPTH && NORMAL.test(raw)) return raw;
+  // At most 3 bytes per UTF-16 unit: short enough for the limit whatever it holds.
+  if (raw.length <= MAX_PATH_BYTES / 3 && NORMAL.test(raw)) return raw;
+  if (Buffer.byteLength(raw) > MAX_PATH_BYTES) throw new UnsafeEntryError(raw.slice(0, 200), `the path is longer than ${MAX_PATH_BYTES} bytes (Linux's limit)`);
   if (raw.includes('\0')) throw new UnsafeEntryError(raw, 'the name contains a NUL byte');
   const unified = raw.replace(/\\/g, '/');
   if (unified.startsWith('/') || /^[A-Za-z]:\//.test(unified)) throw new UnsafeEntryError(raw, 'absolute paths are not allowed');
@@ -73,71 +77,110 @@ export function checkLinkTargetShape(linkPath: string, target: string): void {
   if (path.posix.isAbsolute(target)) throw new UnsafeEntryError(linkPath, `the link points to an absolute path (${target})`);
 }
 
+/** What is at a path of the target, as far as resolving a link through it goes. */
+export type PathKind = { readonly kind: 'link'; readonly target: string } | { readonly kind: 'other' };
+
+/** Tells what is at a path (a key relative to the target, '/'-separated): a link with its target, or anything else. */
+export type PathLookup = (key: string) => PathKind | Promise<PathKind>;
+
+/** A path in the tree of names a resolution walks, with its parent for '..'. */
+class PathNode {
+  private children?: Map<string, PathNode>;
+  kind?: PathKind | Promise<PathKind>;
+
+  constructor(readonly key: string, readonly parent?: PathNode) {}
+
+  child(name: string): PathNode {
+    this.children ??= new Map();
+    let node = this.children.get(name);
+    if (!node) {
+      node = new PathNode(this.key === '' ? name : `${this.key}/${name}`, this);
+      this.children.set(name, node);
+    }
+    return node;
+  }
+}
+
+type Resolution = PathNode | UnsafeEntryError;
+
 /**
- * The symlinks a seed leaves in its target (those it writes, and those earlier seeds wrote), to
- * judge where each resolves as a reader would: following every link on the way, chains included, not
- * name by name (`a/l -> ..` makes `x -> a/l/a/l/../../etc` climb out although each name looks harmless).
- * The target's directories are taken to be real directories: the seed never writes through a link.
+ * Judges where symlinks resolve, as a reader of the target would: following every link on the way,
+ * chains included, not name by name (`a/l -> ..` makes `x -> a/l/a/l/../../etc` climb out although
+ * each name looks harmless), against what `lookup` says is at each path: the links the seed writes
+ * and the target's own (read from it), never an assumed directory. A name that is not a link is
+ * taken as one that could be a directory (a file or a missing name could become one), so `..` after
+ * it climbs lexically: the judgment errs on the side of refusing.
+ *
+ * A link is refused when it resolves above the target root, into the seed's own state, through more
+ * than 40 nested links or a loop, or through a refused link. Each link's resolution is worked out
+ * once and reused, so judging costs time linear in the total length of the link targets.
  */
 export class LinkGraph {
-  private readonly links = new Map<string, string>();
+  private readonly root = new PathNode('');
+  private readonly resolved = new Map<PathNode, Resolution | 'resolving'>();
 
-  /** Records the link at `linkPath` (normal, relative to the target) pointing to `target`. */
-  add(linkPath: string, target: string): void {
-    this.links.set(linkPath, target);
-  }
+  constructor(private readonly lookup: PathLookup) {}
 
-  has(linkPath: string): boolean {
-    return this.links.has(linkPath);
-  }
-
-  /**
-   * The links that resolve outside the target or into the seed's own state, with the reason. Each
-   * refused link is left out and the rest judged again (a link may be safe only through another).
-   */
-  refusals(): Map<string, UnsafeEntryError> {
+  /** The links among `links` that must not stay in the target, with the reason. */
+  async refusals(links: Iterable<string>): Promise<Map<string, UnsafeEntryError>> {
     const refused = new Map<string, UnsafeEntryError>();
-    for (let changed = true; changed;) {
-      changed = false;
-      for (const linkPath of this.links.keys()) {
-        try {
-          this.check(linkPath);
-        } catch (err) {
-          refused.set(linkPath, err as UnsafeEntryError);
-          this.links.delete(linkPath);
-          changed = true;
-        }
-      }
+    for (const linkPath of links) {
+      const result = await this.resolveLink(this.nodeOf(linkPath), linkPath, 0);
+      if (result instanceof UnsafeEntryError) refused.set(linkPath, result);
     }
     return refused;
   }
 
-  private check(linkPath: string): void {
-    const target = this.links.get(linkPath)!;
-    checkLinkTargetShape(linkPath, target);
-    let hops = 0;
-    const resolve = (from: string[], linkTarget: string): string[] => {
-      if (path.posix.isAbsolute(linkTarget)) throw new UnsafeEntryError(linkPath, `the link leads through a link to an absolute path (${linkTarget})`);
-      const parts = [...from];
-      for (const part of linkTarget.split('/')) {
-        if (part === '' || part === '.') continue;
-        if (part === '..') {
-          if (parts.length === 0) throw new UnsafeEntryError(linkPath, `the link points outside the target (${target})`);
-          parts.pop();
-          continue;
-        }
-        if (RESERVED_PART.test(part)) throw new UnsafeEntryError(linkPath, `the link points into the seed's own state (${target})`);
-        parts.push(part);
-        const next = this.links.get(parts.join('/'));
-        if (next !== undefined) {
-          if (++hops > MAX_LINK_HOPS) throw new UnsafeEntryError(linkPath, `the link leads through more than ${MAX_LINK_HOPS} links (a loop?)`);
-          parts.pop();
-          parts.splice(0, parts.length, ...resolve(parts, next));
-        }
+  private nodeOf(key: string): PathNode {
+    let node = this.root;
+    for (const part of key.split('/')) node = node.child(part);
+    return node;
+  }
+
+  private async kindOf(node: PathNode): Promise<PathKind> {
+    node.kind ??= this.lookup(node.key);
+    return node.kind;
+  }
+
+  /** Where the link at `node` leads (memoized), or why it is refused; `judged` is the link being judged, for messages. */
+  private async resolveLink(node: PathNode, judged: string, depth: number): Promise<Resolution> {
+    const known = this.resolved.get(node);
+    if (known === 'resolving') return new UnsafeEntryError(judged, 'the link leads through a loop of links');
+    if (known) return known instanceof UnsafeEntryError && node.key !== judged ? this.through(judged, node.key) : known;
+    const kind = await this.kindOf(node);
+    if (kind.kind !== 'link') return node;
+    if (depth > MAX_LINK_HOPS) return new UnsafeEntryError(judged, `the link leads through more than ${MAX_LINK_HOPS} links (a loop?)`);
+    this.resolved.set(node, 'resolving');
+    let result: Resolution;
+    try {
+      checkLinkTargetShape(node.key, kind.target);
+      result = await this.walk(node.parent!, kind.target, node.key, depth);
+    } catch (err) {
+      result = err instanceof UnsafeEntryError ? err : new UnsafeEntryError(node.key, (err as Error).message);
+    }
+    this.resolved.set(node, result);
+    return result instanceof UnsafeEntryError && node.key !== judged ? this.through(judged, node.key) : result;
+  }
+
+  private through(judged: string, refusedLink: string): UnsafeEntryError {
+    return new UnsafeEntryError(judged, `the link leads through the link ${JSON.stringify(refusedLink)}, which leaves the target or is refused`);
+  }
+
+  /** Resolves `target` from the directory `from`, as the link `linkPath` would. */
+  private async walk(from: PathNode, target: string, linkPath: string, depth: number): Promise<Resolution> {
+    let node = from;
+    for (const part of target.split('/')) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        if (!node.parent) return new UnsafeEntryError(linkPath, `the link points outside the target (${target})`);
+        node = node.parent;
+        continue;
       }
-      return parts;
-    };
-    const parent = path.posix.dirname(linkPath);
-    resolve(parent === '.' ? [] : parent.split('/'), target);
+      if (RESERVED_PART.test(part)) return new UnsafeEntryError(linkPath, `the link points into the seed's own state (${target})`);
+      const next = await this.resolveLink(node.child(part), linkPath, depth + 1);
+      if (next instanceof UnsafeEntryError) return next;
+      node = next;
+    }
+    return node;
   }
 }

@@ -1,11 +1,10 @@
-import * as path from 'path';
-import { lstat, mkdir, readdir, unlink } from '../shared/fs-calls';
 import { TEMP_PREFIX } from './atomic-write';
-import { makeStateDirectory } from './manifest';
+import { StateDirectory } from './state-directory';
+import { TargetTree } from './target-tree';
 
 /** Scratch directories, so creates in them rarely queue on one lock (a rename holds its source's too). */
 const SCRATCH_DIRECTORIES = 8;
-/** The scratch directories' names in the state directory: a complete run removes them (tidyStateDirectory). */
+/** The scratch directories' names in the state directory: a complete run removes them (StateDirectory.tidy). */
 export const SCRATCH_NAME = /^scratch-\d+$/;
 
 /**
@@ -19,18 +18,17 @@ export const SCRATCH_NAME = /^scratch-\d+$/;
  */
 export class ScratchDirectories {
   private readonly made = new Map<number, Promise<string | undefined>>();
-  /** Per target directory: whether a rename from the scratch directories can reach it (same file system). */
+  /** Per target directory (key): whether a rename from the scratch directories can reach it (same file system). */
   private readonly reachable = new Map<string, Promise<boolean>>();
   private next = 0;
-  private stateMade?: Promise<string>;
 
-  constructor(private readonly root: string, private readonly rootDevice: number) {}
+  constructor(private readonly tree: TargetTree, private readonly state: StateDirectory) {}
 
-  /** A scratch directory for a temporary file bound for `directory` (on disk); undefined where a rename could not cross. */
+  /** A scratch directory's key for a temporary file bound for `directory` (a key); undefined where a rename could not cross. */
   async for(directory: string): Promise<string | undefined> {
     let reachable = this.reachable.get(directory);
     if (!reachable) {
-      reachable = lstat(directory).then((s) => s.dev === this.rootDevice, () => false);
+      reachable = this.tree.using(directory, (dir) => this.tree.calls.fstat(dir.fd)).then((s) => s.dev === this.tree.device, () => false);
       this.reachable.set(directory, reachable);
     }
     if (!await reachable) return undefined;
@@ -45,17 +43,12 @@ export class ScratchDirectories {
   }
 
   private async make(n: number): Promise<string> {
-    this.stateMade ??= makeStateDirectory(this.root);
-    const dir = path.join(await this.stateMade, `scratch-${n}`);
-    try {
-      await mkdir(dir, 0o700);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} exists and is not a directory`);
-      // A killed run's temporary files.
-      const names = (await readdir(dir)).filter((name) => name.startsWith(TEMP_PREFIX));
-      await Promise.all(names.map((name) => unlink(path.join(dir, name)).catch(() => undefined)));
-    }
-    return dir;
+    const key = await this.state.subdirectory(`scratch-${n}`);
+    // A killed run's temporary files.
+    await this.tree.using(key, async (dir) => {
+      const names = (await this.tree.calls.readdir(dir.path)).filter((d) => d.name.startsWith(TEMP_PREFIX));
+      await Promise.all(names.map((d) => this.tree.calls.unlink(dir.at(d.name)).catch(() => undefined)));
+    });
+    return key;
   }
 }

@@ -4,6 +4,8 @@ import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE } from './entry';
 import { UnsafeEntryError } from './safety';
 import { FileSystemCalls } from './file-system-calls';
+import { removeTree } from './removal';
+import { TargetTree } from './target-tree';
 
 /**
  * The target's directories: listed once each, made once each (parents first, new ones under a
@@ -23,19 +25,20 @@ export type Listing = ReadonlyMap<string, fs.Dirent>;
  */
 export class TargetListings {
   private readonly listings = new Map<string, Promise<Listing>>();
-  /** Staging directories seen in the listings (see DirectoryMaker). */
-  readonly staging: string[] = [];
+  /** Staging directories seen in the listings, as [directory key, name] (see DirectoryMaker). */
+  readonly staging: Array<[string, string]> = [];
 
-  constructor(private readonly calls: FileSystemCalls) {}
+  constructor(private readonly tree: TargetTree) {}
 
-  list(dir: string): Promise<Listing> {
-    let listing = this.listings.get(dir);
+  /** The listing of the directory `key` (known to the tree). */
+  list(key: string): Promise<Listing> {
+    let listing = this.listings.get(key);
     if (!listing) {
-      listing = this.calls.readdir(dir).then((dirents) => {
-        for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push(path.join(dir, d.name));
+      listing = this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).then((dirents) => {
+        for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push([key, d.name]);
         return new Map(dirents.map((d) => [d.name, d]));
       }, () => new Map<string, fs.Dirent>());
-      this.listings.set(dir, listing);
+      this.listings.set(key, listing);
     }
     return listing;
   }
@@ -50,7 +53,7 @@ export class TargetListings {
 export const keyOf = (relative: string) => (relative === '.' ? '' : relative);
 
 /** A directory this run made (or an interrupted run began) under a staging name, to rename into place once filled. */
-interface Unpublished { readonly relative: string; readonly staged: string; readonly final: string; withheld?: string; publishing?: Promise<void> }
+interface Unpublished { readonly relative: string; readonly parent: string; readonly staged: string; readonly final: string; withheld?: string; publishing?: Promise<void> }
 
 /**
  * Creates each directory once, parents first, refusing any path component that exists but is not a
@@ -69,8 +72,7 @@ interface Unpublished { readonly relative: string; readonly staged: string; read
  * unchanged re-run writes nothing. A dry run only looks.
  */
 export interface DirectoryMakerOptions {
-  readonly root: string;
-  readonly calls: FileSystemCalls;
+  readonly tree: TargetTree;
   readonly listings: TargetListings;
   readonly dryRun: boolean;
   /** Make new directories under a staging name (a seed that owns its target). */
@@ -90,20 +92,19 @@ export class DirectoryMaker {
   private readonly making = new Map<string, Promise<void>>();
   private readonly modes = new Map<string, number>();
   private readonly existing = new Set<string>(['']);
-  /** Where each made directory is on disk. */
-  private readonly paths = new Map<string, string>();
   /** Directories no reader sees yet: the staged ones and everything below them. */
   private readonly hidden = new Map<string, Unpublished>();
   private readonly swept = new Map<string, Promise<void>>();
 
+  private readonly tree: TargetTree;
   private readonly calls: FileSystemCalls;
   private readonly listings: TargetListings;
   private readonly dryRun: boolean;
   private readonly staging: boolean;
 
   constructor(private readonly options: DirectoryMakerOptions) {
-    ({ calls: this.calls, listings: this.listings, dryRun: this.dryRun, staging: this.staging } = options);
-    this.paths.set('', options.root);
+    ({ tree: this.tree, listings: this.listings, dryRun: this.dryRun, staging: this.staging } = options);
+    this.calls = this.tree.calls;
   }
 
   declare(relative: string, mode: number): void {
@@ -121,19 +122,16 @@ export class DirectoryMaker {
     return this.existing.has(keyOf(relative));
   }
 
-  /** Where `relative` (made already) is on disk. */
-  pathOf(relative: string): string {
-    return this.paths.get(keyOf(relative))!;
-  }
-
   /** Whether `relative` (made already) is not published yet: a file in it needs no temporary name. */
   unpublished(relative: string): boolean {
     return this.hidden.has(keyOf(relative));
   }
 
-  /** After a failed write in place at `where`: a file still there (its removal failed too) keeps `directory` unpublished. */
-  async withholdIfLeft(directory: string, file: string, where: string): Promise<void> {
-    if (await this.calls.lstat(where).then(() => true, () => false)) this.hidden.get(keyOf(directory))!.withheld = file;
+  /** After a failed write in place of `file` (its name `name`): a file still there (its removal failed too) keeps `directory` unpublished. */
+  async withholdIfLeft(directory: string, file: string, name: string): Promise<void> {
+    const key = keyOf(directory);
+    const left = await this.tree.using(key, (dir) => this.calls.lstat(dir.at(name))).then(() => true, () => false);
+    if (left) this.hidden.get(key)!.withheld = file;
   }
 
   /** Call before writing into `relative` (made already). */
@@ -174,17 +172,19 @@ export class DirectoryMaker {
       }
       return u.publishing ?? this.rename(u);
     }));
-    const adopted = new Set(staged.map((u) => u.staged));
+    const adopted = new Set(staged.map((u) => `${u.parent}/${u.staged}`));
     await this.listings.settled();
-    const leftovers = this.listings.staging.filter((dir) => !adopted.has(dir));
-    await Promise.all(leftovers.map((dir) => fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined)));
+    const leftovers = this.listings.staging.filter(([parent, name]) => !adopted.has(`${parent}/${name}`));
+    await Promise.all(leftovers.map(([parent, name]) => removeTree(this.tree, parent, name).catch(() => undefined)));
   }
 
-  private async rename({ relative, staged, final }: Unpublished): Promise<void> {
+  private async rename(u: Unpublished): Promise<void> {
     // rename() replaces an empty directory made meanwhile; one with content stops it.
-    await this.calls.rename(staged, final).catch((err: NodeJS.ErrnoException) => this.options.fail(relative, ['ENOTEMPTY', 'EEXIST'].includes(err.code ?? '')
-      ? new Error(`appeared on the target during the seed; the seed's copy is left in ${path.basename(staged)}, and the next run writes into it`)
-      : err));
+    await this.tree.using(u.parent, (dir) => this.calls.rename(dir.at(u.staged), dir.at(u.final))).then(
+      () => this.tree.renamed(u.relative, u.final),
+      (err: NodeJS.ErrnoException) => this.options.fail(u.relative, ['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(err.code ?? '')
+        ? new Error(`appeared on the target during the seed; the seed's copy is left in ${u.staged}, and the next run writes into it`)
+        : err));
   }
 
   private remember(relative: string, promise: Promise<void>): Promise<void> {
@@ -195,18 +195,17 @@ export class DirectoryMaker {
   private async create(relative: string): Promise<void> {
     const parent = keyOf(path.posix.dirname(relative));
     await this.make(parent);
-    const parentPath = this.pathOf(parent);
     const name = path.posix.basename(relative);
     const parentHidden = this.hidden.get(parent);
     const stage = this.staging && !parentHidden;
     // A listing shares the parent's lock, while a mkdir holds it alone even when the directory exists:
     // on a re-run a mkdir each would queue them one by one.
-    const listing = this.existing.has(parent) ? await this.listings.list(parentPath) : undefined;
+    const listing = this.existing.has(parent) ? await this.listings.list(parent) : undefined;
     const dirent = listing?.get(name);
     if (dirent) {
       this.refuseUnlessDirectory(relative, dirent);
+      await this.adopt(relative, parent, name);
       this.existing.add(relative);
-      this.paths.set(relative, path.join(parentPath, name));
       if (parentHidden) {
         // Inside a staging directory: an interrupted seed made it.
         this.hidden.set(relative, parentHidden);
@@ -214,53 +213,63 @@ export class DirectoryMaker {
       }
       return;
     }
-    const where = path.join(parentPath, stage ? stagingName(name) : name);
-    this.paths.set(relative, where);
-    const begun = stage ? listing?.get(path.basename(where)) : undefined;
+    const onDisk = stage ? stagingName(name) : name;
+    const begun = stage ? listing?.get(onDisk) : undefined;
     if (begun) {
       // An interrupted run's staging directory: go on filling it.
       this.refuseUnlessDirectory(relative, begun);
+      await this.adopt(relative, parent, onDisk);
       this.existing.add(relative);
       this.options.made(relative);
-    } else if (!this.dryRun) {
-      if (await this.mkdir(relative, where)) this.options.made(relative);
+    } else if (this.dryRun) {
+      return; // nothing below it exists either
+    } else if (await this.mkdir(relative, parent, onDisk)) {
+      this.options.made(relative);
     }
     // Only a directory made (or adopted) is ever published.
-    const unpublished = stage ? { relative, staged: where, final: path.join(parentPath, name) } : parentHidden;
+    const unpublished = stage ? { relative, parent, staged: onDisk, final: name } : parentHidden;
     if (unpublished) this.hidden.set(relative, unpublished);
   }
 
+  /** Opens what is at `name` in `parent` as the directory `relative`: never through a link, never anything but a directory. */
+  private async adopt(relative: string, parent: string, name: string): Promise<void> {
+    await this.tree.adopt(relative, parent, name).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOTDIR' || err.code === 'ELOOP' ? notADirectory(relative) : err;
+    });
+  }
+
   /** Makes the directory; false where another writer made it meanwhile (Distributed Map workers share a target). */
-  private async mkdir(relative: string, where: string): Promise<boolean> {
-    try {
-      await this.calls.mkdir(where, this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      this.refuseUnlessDirectory(relative, await this.calls.lstat(where));
+  private async mkdir(relative: string, parent: string, name: string): Promise<boolean> {
+    let made = true;
+    await this.tree.using(parent, (dir) => this.calls.mkdir(dir.at(name), this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+      made = false;
+    });
+    await this.adopt(relative, parent, name);
+    if (!made) {
       this.existing.add(relative);
       return false;
     }
     if (this.options.uid !== undefined || this.options.gid !== undefined) {
-      // lchown: had someone swapped the new directory for a link, the link is changed, not its target.
-      await fs.promises.lchown(where, this.options.uid ?? -1, this.options.gid ?? -1);
+      // Through the descriptor: whatever is at the name now, the directory made is the one changed.
+      await this.tree.using(relative, (dir) => this.calls.fchown(dir.fd, this.options.uid ?? -1, this.options.gid ?? -1));
     }
     return true;
   }
 
-  private refuseUnlessDirectory(relative: string, found: fs.Dirent | fs.Stats): void {
-    if (!found.isDirectory()) throw new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
+  private refuseUnlessDirectory(relative: string, found: fs.Dirent): void {
+    if (!found.isDirectory()) throw notADirectory(relative);
   }
 
   private async sweep(relative: string): Promise<void> {
-    const dir = this.pathOf(relative);
-    const names = [...(await this.listings.list(dir)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
-    // Other workers may be writing into a shared directory right now: only a temporary file older
-    // than any of them can run is a leftover.
-    await Promise.all(names.map(async (n) => {
-      const full = path.join(dir, n);
-      if (this.options.shared && !await this.olderThan(full, SHARED_TARGET_LEFTOVER_MS)) return;
-      await this.calls.unlink(full).catch(() => undefined);
-    }));
+    const names = [...(await this.listings.list(relative)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
+    if (names.length === 0) return;
+    await this.tree.using(relative, (dir) => Promise.all(names.map(async (n) => {
+      // Other workers may be writing into a shared directory right now: only a temporary file older
+      // than any of them can run is a leftover.
+      if (this.options.shared && !await this.olderThan(dir.at(n), SHARED_TARGET_LEFTOVER_MS)) return;
+      await this.calls.unlink(dir.at(n)).catch(() => undefined);
+    })));
   }
 
   private async olderThan(file: string, ms: number): Promise<boolean> {
@@ -268,6 +277,8 @@ export class DirectoryMaker {
     return stat !== undefined && Date.now() - stat.mtimeMs > ms;
   }
 }
+
+const notADirectory = (relative: string) => new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
 
 /** Lambda's longest run: no worker of a shared target still writes a temporary file older than this. */
 const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;

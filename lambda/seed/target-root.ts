@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { UnsafeEntryError } from './safety';
 
 /**
  * The target root: the directory the seed fills. The caller names it and may name it through a
@@ -54,31 +53,4 @@ export function checkTarget(target: string, localSource?: string): void {
   if (inside(real, source) || inside(source, real)) {
     throw new Error(`the source ${localSource} and the target ${target} overlap (${real === source ? 'they are the same directory' : inside(real, source) ? 'the target is inside the source' : 'the source is inside the target'}); copy into a directory outside the source`);
   }
-}
-
-/**
- * `base` (trusted: a Lambda mount path) joined with `subPath` (normal, relative), each part below
- * `base` made if missing and checked to be a real directory, never a symlink someone planted there
- * to lead the seed elsewhere. With `create` false, undefined when a part is missing.
- */
-export async function directoryBelow(base: string, subPath: string, create: boolean): Promise<string | undefined> {
-  let dir = base;
-  for (const part of subPath.split('/').filter(Boolean)) {
-    dir = path.join(dir, part);
-    let stats = await fs.promises.lstat(dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
-    if (!stats) {
-      if (!create) return undefined;
-      await fs.promises.mkdir(dir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') throw err;
-      });
-      stats = await fs.promises.lstat(dir);
-    }
-    if (!stats.isDirectory()) {
-      throw new UnsafeEntryError(subPath, `${path.relative(base, dir)} exists on the file system and is not a directory (a symlink is never followed)`);
-    }
-  }
-  return dir;
 }

@@ -5,6 +5,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import * as tar from 'tar-stream';
+import { FileSystemCalls } from '../../lambda/seed/file-system-calls';
 
 /** Real trees and archives, generated per test (nothing committed). */
 
@@ -94,4 +95,24 @@ export function lieAboutZipSizes(file: string, size: number): void {
     if (sig === 0x02014b50) buf.writeUInt32LE(size, i + 24); // central directory: uncompressed size
   }
   fs.writeFileSync(file, buf);
+}
+
+/**
+ * A path the seed used, as the file system saw it: the seed names everything in the target as
+ * /proc/<pid>/fd/<fd>/<name> (relative to a directory it holds open), which is resolved here, at the
+ * time of the call (the descriptor may be closed and its number reused later).
+ */
+export function realPathOf(file: string): string {
+  return file.replace(/^\/proc\/\d+\/fd\/(\d+)/, (_, fd) => fs.readlinkSync(`/proc/self/fd/${fd}`));
+}
+
+/** Records the calls of FileSystemCalls.prototype[method] (paths resolved with realPathOf at call time) and lets them through. */
+export function recordPathCalls(method: 'rename' | 'unlink' | 'open' | 'mkdir'): { calls: string[][]; restore: () => void } {
+  const calls: string[][] = [];
+  const original = FileSystemCalls.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+  const spy = jest.spyOn(FileSystemCalls.prototype, method).mockImplementation(function (this: FileSystemCalls, ...args: unknown[]) {
+    calls.push(args.filter((a): a is string => typeof a === 'string').map(realPathOf));
+    return original.apply(this, args);
+  } as never);
+  return { calls, restore: () => spy.mockRestore() };
 }

@@ -1,0 +1,165 @@
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import { MiB } from '../shared/sizes';
+import { emptyManifest, Manifest, parseManifest, serializeManifest } from './manifest';
+import { removeTree } from './removal';
+import { LockOptions, TargetLock } from './target-lock';
+import { TargetTree } from './target-tree';
+
+/**
+ * The seed's state in its target: `.cdk-efs-kit/`, holding the manifest, the lock and the scratch
+ * directories. Anyone who can write the target can plant things here, so it is reached like every
+ * other directory (opened without following a link), it must belong to the user the seed writes as
+ * (a state directory or manifest someone else made is refused), and it is kept private (0700, the
+ * manifest 0600).
+ */
+export const STATE_DIR = '.cdk-efs-kit';
+const MANIFEST = 'seed-manifest.json';
+/**
+ * The largest manifest the seed reads: parsed in about 2 s and 0.6 GB on a 2 GB Lambda function, for
+ * about 600,000 entries (100 bytes each). A larger one was not written by a seed of a size a single
+ * function copies: it is ignored (every file is checked and rewritten), never parsed.
+ */
+export const MAX_MANIFEST_BYTES = 64 * MiB;
+
+/** The temporary file of a manifest save: a random hex part (a save killed before its rename leaves it). */
+const saveTempName = () => `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`;
+const SAVE_TEMP = new RegExp(`^${MANIFEST.replace(/\./g, '\\.')}\\.[0-9a-f]+\\.tmp$`);
+/** Stale locks moved aside by a takeover that was interrupted. */
+const STALE_LOCK = /^lock\.stale-[0-9a-f]+$/;
+
+/** The state directory belongs to someone else than the user the seed writes as. */
+export class StateOwnerError extends Error {
+  constructor(where: string, what: string, uid: number, expected: number) {
+    super(`${where}/${STATE_DIR}${what} belongs to uid ${uid}, not to uid ${expected} that this seed writes as: someone else made it, `
+      + `and the seed trusts only state it wrote itself; if you trust it, remove ${STATE_DIR} (the next run checks every file again) and run the seed again`);
+    this.name = 'StateOwnerError';
+  }
+}
+
+export class StateDirectory {
+  /**
+   * The target's state directory, made (private) if missing with `create`; undefined when there is
+   * none and none is made. A symlink, or anything but a directory, in its place stops the run.
+   */
+  static async open(tree: TargetTree, create: boolean): Promise<StateDirectory | undefined> {
+    if (create) {
+      await tree.calls.mkdir(tree.root.at(STATE_DIR), 0o700).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+    }
+    const state = await tree.find(STATE_DIR);
+    if (state === 'missing') return undefined;
+    if (state === 'not a directory') {
+      throw new Error(`${tree.where}/${STATE_DIR} is not a directory (a symlink there is never followed); remove it and run the seed again`);
+    }
+    return new StateDirectory(tree);
+  }
+
+  private constructor(private readonly tree: TargetTree) {}
+
+  /** Takes the target's lock (see TargetLock), then makes sure the directory is the seeding user's own and private. */
+  async lock(options: LockOptions): Promise<TargetLock> {
+    const lock = await TargetLock.acquire(this.tree, STATE_DIR, options);
+    try {
+      await this.tree.using(STATE_DIR, async (dir) => {
+        const stats = await this.tree.calls.fstat(dir.fd);
+        if (Number(stats.uid) !== lock.uid) throw new StateOwnerError(this.tree.where, '', Number(stats.uid), lock.uid);
+        // An earlier version made it world-writable.
+        if ((Number(stats.mode) & 0o077) !== 0) await this.tree.calls.fchmod(dir.fd, 0o700);
+      });
+    } catch (err) {
+      await lock.release();
+      throw err;
+    }
+    return lock;
+  }
+
+  /**
+   * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES or one that is
+   * not JSON is ignored (and reported: every file is then checked and rewritten); one that belongs
+   * to another user than `owner` (the lock's) is refused.
+   */
+  async readManifest(owner?: number): Promise<Manifest> {
+    const { calls } = this.tree;
+    const ignored = (why: string) => {
+      const manifest = emptyManifest();
+      manifest.problems.push(`ignored the manifest (${why}); every file is checked and rewritten`);
+      return manifest;
+    };
+    return this.tree.using(STATE_DIR, async (dir) => {
+      const fd = await calls.open(dir.at(MANIFEST), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ELOOP') return err.code;
+        throw err;
+      });
+      if (fd === 'ENOENT') return emptyManifest();
+      if (fd === 'ELOOP') return ignored('it is a symlink');
+      try {
+        const stats = await calls.fstat(fd);
+        if (owner !== undefined && Number(stats.uid) !== owner) throw new StateOwnerError(this.tree.where, `/${MANIFEST}`, Number(stats.uid), owner);
+        if (!stats.isFile()) return ignored('it is not a file');
+        if (stats.size > MAX_MANIFEST_BYTES) return ignored(`it is ${stats.size} bytes, more than the ${MAX_MANIFEST_BYTES} a seed reads`);
+        const buffer = Buffer.allocUnsafe(Number(stats.size));
+        let read = 0;
+        while (read < buffer.length) {
+          const n = await calls.read(fd, buffer.subarray(read), read);
+          if (n === 0) break;
+          read += n;
+        }
+        return parseManifest(buffer.toString('utf8', 0, read));
+      } finally {
+        await calls.close(fd).catch(() => undefined);
+      }
+    });
+  }
+
+  /**
+   * Writes the manifest atomically (a new private file, then a rename over the old one). `running`
+   * marks a checkpoint of a run still under way.
+   */
+  async saveManifest(manifest: Manifest, running: boolean): Promise<void> {
+    const body = Buffer.from(serializeManifest(manifest, running));
+    const { calls } = this.tree;
+    await this.tree.using(STATE_DIR, async (dir) => {
+      const tmp = saveTempName();
+      const fd = await calls.open(dir.at(tmp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+      try {
+        try {
+          await calls.writeAll(fd, body, MiB);
+        } finally {
+          await calls.close(fd);
+        }
+        await calls.rename(dir.at(tmp), dir.at(MANIFEST));
+      } catch (err) {
+        await calls.unlink(dir.at(tmp)).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  /** A private directory of the state directory (made if missing; never a link), known to the tree as `STATE_DIR/name`. */
+  async subdirectory(name: string): Promise<string> {
+    const key = `${STATE_DIR}/${name}`;
+    await this.tree.using(STATE_DIR, (dir) => this.tree.calls.mkdir(dir.at(name), 0o700)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+    await this.tree.adopt(key, STATE_DIR, name);
+    return key;
+  }
+
+  /**
+   * At the end of a run, removes what only a running seed needs (names matching `transient`), what
+   * killed saves of the manifest left, and stale locks set aside; the manifest and the lock stay.
+   */
+  async tidy(transient: RegExp): Promise<void> {
+    const entries = await this.tree.using(STATE_DIR, (dir) => this.tree.calls.readdir(dir.path)).catch(() => []);
+    await Promise.all(entries.filter((d) => transient.test(d.name) || SAVE_TEMP.test(d.name) || STALE_LOCK.test(d.name)).map((d) => (d.isDirectory()
+      ? removeTree(this.tree, STATE_DIR, d.name)
+      : this.tree.using(STATE_DIR, (dir) => this.tree.calls.unlink(dir.at(d.name)))).catch(() => undefined)));
+  }
+
+  /** Removes the whole state directory (removeOnDelete, once everything the seed wrote is gone). */
+  async remove(): Promise<void> {
+    await removeTree(this.tree, '', STATE_DIR);
+  }
+}

@@ -1,0 +1,299 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { FileSystemCalls } from './file-system-calls';
+import { UnsafeEntryError } from './safety';
+
+/**
+ * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
+ * never through a link; and every create, write, rename, link, unlink and rmdir in a directory
+ * addressed as /proc/<pid>/fd/<fd>/<name>, which Linux resolves inside the directory that descriptor
+ * holds, whatever has been renamed or swapped for a link since (Node has no openat). Once the seed
+ * holds a directory, no change to the path that led to it can send the seed anywhere else.
+ *
+ * Descriptors are kept in a bounded cache: a directory no call is using may be closed, and is opened
+ * again the same way when it is needed, and refused if what is at its name is no longer the directory
+ * it was (another device and inode). A descriptor is pinned while a call uses it: a closed number
+ * could be reused by the next open, and a path through it would then lead elsewhere.
+ */
+
+/** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
+export const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
+
+/** Where this process's descriptors are reachable as paths (each worker thread shares them). */
+const FD_DIRECTORY = `/proc/${process.pid}/fd`;
+
+/** An open directory: `at(name)` is a path that resolves `name` inside it, `path` the directory itself. */
+export class Directory {
+  readonly path: string;
+
+  constructor(readonly fd: number) {
+    this.path = `${FD_DIRECTORY}/${fd}`;
+  }
+
+  at(name: string): string {
+    return `${this.path}/${name}`;
+  }
+}
+
+/** What a path below the root is, as far as acting through it goes. */
+export type DirectoryState = 'real' | 'missing' | 'not a directory';
+
+/** A directory's identity: what a reopened descriptor must still hold. */
+interface Identity { readonly dev: bigint; readonly ino: bigint }
+
+interface Node extends Identity {
+  readonly key: string;
+  readonly parent?: Node;
+  /** Its name in the parent on disk now (a staging name until it is published). */
+  name: string;
+  fd?: number;
+  pins: number;
+}
+
+/** Directories kept open that no call uses, at most (Lambda allows a function 1,024 descriptors). */
+const MAX_IDLE_DESCRIPTORS = 128;
+
+/** The target root is the key ''. Keys are relative paths, '/'-separated. */
+export class TargetTree {
+  /**
+   * Opens `root`, a directory the caller names and trusts (it may be reached through links, as
+   * /mnt/efs often is), and then `below` part by part, each opened without following a link and
+   * made where missing with `create`: the untrusted part of where the seed writes (a sub-path of a
+   * Lambda mount, say). Undefined when `create` is false and a part is missing.
+   */
+  static async open(calls: FileSystemCalls, root: string, below = '', create = false): Promise<TargetTree | undefined> {
+    checkProcFd();
+    let fd = await calls.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' && !create) return -1;
+      throw err.code === 'ENOTDIR' ? new Error(`the target ${root} is not a directory`) : err;
+    });
+    if (fd < 0) return undefined;
+    try {
+      for (const part of below.split('/').filter(Boolean)) {
+        const parent = new Directory(fd);
+        const child = await openOrMake(calls, parent, part, create).catch((err: NodeJS.ErrnoException) => {
+          throw err.code === 'ENOTDIR' || err.code === 'ELOOP'
+            ? new UnsafeEntryError(below, `${part} exists on the file system and is not a directory (a symlink is never followed)`) : err;
+        });
+        await calls.close(fd);
+        fd = -1;
+        if (child === undefined) return undefined;
+        fd = child;
+      }
+      return new TargetTree(calls, fd, await calls.fstat(fd), below ? path.join(root, below) : root);
+    } catch (err) {
+      if (fd >= 0) await calls.close(fd).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private readonly nodes = new Map<string, Node>();
+  private readonly finding = new Map<string, Promise<DirectoryState>>();
+  /** Open descriptors no call uses, least recently used first. */
+  private readonly idle = new Set<Node>();
+  readonly root: Directory;
+  /** The root's device: a rename from the seed's scratch directories cannot cross to another. */
+  readonly device: bigint;
+
+  /**
+   * @param where the target as the caller named it, for messages
+   */
+  private constructor(readonly calls: FileSystemCalls, rootFd: number, stats: fs.BigIntStats, readonly where: string) {
+    this.root = new Directory(rootFd);
+    this.device = stats.dev;
+    this.nodes.set('', { key: '', name: '', dev: stats.dev, ino: stats.ino, fd: rootFd, pins: 1 });
+  }
+
+  /** Whether the tree knows `key` as a directory (opened, or made, by this run). */
+  has(key: string): boolean {
+    return this.nodes.has(key);
+  }
+
+  /**
+   * Opens the directory `name` in the known directory `parentKey` and knows it as `key` from now on
+   * (a staged directory is known by its final key under its staging name). Throws ENOTDIR for
+   * anything but a real directory (a link included), ENOENT where nothing is there.
+   */
+  async adopt(key: string, parentKey: string, name: string): Promise<void> {
+    if (this.nodes.has(key)) return;
+    await this.using(parentKey, async (parent) => {
+      const fd = await this.calls.open(parent.at(name), OPEN_DIRECTORY);
+      const stats = await this.calls.fstat(fd).catch(async (err) => {
+        await this.calls.close(fd).catch(() => undefined);
+        throw err;
+      });
+      if (this.nodes.has(key)) {
+        await this.calls.close(fd); // adopted meanwhile by another caller
+        return;
+      }
+      const node: Node = { key, parent: this.nodes.get(parentKey)!, name, dev: stats.dev, ino: stats.ino, fd, pins: 0 };
+      this.nodes.set(key, node);
+      this.rest(node);
+    });
+  }
+
+  /**
+   * Whether `key` is a real directory below the root, every part of its path one too (each opened
+   * without following a link, and known from then on): 'missing' where a part is not there, 'not a
+   * directory' where a part is anything else (a symlink included).
+   */
+  find(key: string): Promise<DirectoryState> {
+    if (this.nodes.has(key)) return Promise.resolve('real');
+    let found = this.finding.get(key);
+    if (!found) {
+      const slash = key.lastIndexOf('/');
+      const parent = slash < 0 ? '' : key.slice(0, slash);
+      found = this.find(parent).then(async (state): Promise<DirectoryState> => {
+        if (state !== 'real') return state;
+        return this.adopt(key, parent, key.slice(slash + 1)).then((): DirectoryState => 'real', (err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return 'missing';
+          if (err.code === 'ENOTDIR' || err.code === 'ELOOP') return 'not a directory';
+          throw err;
+        });
+      });
+      this.finding.set(key, found);
+      void found.finally(() => this.finding.delete(key)).catch(() => undefined);
+    }
+    return found;
+  }
+
+  /** After a rename in its parent: the directory `key` is now called `name` there. */
+  renamed(key: string, name: string): void {
+    this.nodes.get(key)!.name = name;
+  }
+
+  /**
+   * Runs `use` with the directory `key` held open (opened again if its descriptor was closed, and
+   * refused if what is at its name is no longer the same directory).
+   */
+  async using<T>(key: string, use: (dir: Directory) => T | Promise<T>): Promise<T> {
+    const dir = await this.pin(key);
+    try {
+      return await use(dir);
+    } finally {
+      this.unpin(key);
+    }
+  }
+
+  /** Holds `key`'s descriptor open until `unpin`: for a call that outlives `using`'s scope (a worker thread's). */
+  async pin(key: string): Promise<Directory> {
+    const node = this.nodes.get(key);
+    if (!node) throw new Error(`internal: the directory "${key}" is not known to the target tree`);
+    this.hold(node);
+    try {
+      if (node.fd === undefined) await this.reopen(node);
+    } catch (err) {
+      this.release(node);
+      throw err;
+    }
+    return new Directory(node.fd!);
+  }
+
+  unpin(key: string): void {
+    this.release(this.nodes.get(key)!);
+  }
+
+  /** Forgets `key` (removed from the target: what was below it is forgotten first), closing its descriptor. */
+  forget(key: string): void {
+    const node = this.nodes.get(key);
+    if (!node) return;
+    this.nodes.delete(key);
+    this.idle.delete(node);
+    if (node.fd !== undefined && node.pins === 0) void this.calls.close(node.fd).catch(() => undefined);
+  }
+
+  /** Closes every descriptor: the tree is not used again. */
+  async close(): Promise<void> {
+    const fds = [...this.nodes.values()].map((n) => n.fd).filter((fd): fd is number => fd !== undefined);
+    this.nodes.clear();
+    this.idle.clear();
+    await Promise.all(fds.map((fd) => this.calls.close(fd).catch(() => undefined)));
+  }
+
+  private hold(node: Node): void {
+    node.pins++;
+    this.idle.delete(node);
+  }
+
+  private release(node: Node): void {
+    if (--node.pins === 0) this.rest(node);
+  }
+
+  /** An open descriptor no call uses is kept for the next, up to the bound; beyond it the oldest is closed. */
+  private rest(node: Node): void {
+    if (node.pins > 0 || node.fd === undefined || !this.nodes.has(node.key)) return;
+    this.idle.add(node);
+    for (const oldest of this.idle) {
+      if (this.idle.size <= MAX_IDLE_DESCRIPTORS) break;
+      this.idle.delete(oldest);
+      const fd = oldest.fd!;
+      oldest.fd = undefined;
+      void this.calls.close(fd).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Opens `node` again: from its nearest ancestor still open, down one directory at a time, each
+   * checked to be the directory it was (two descriptors held at a time, however deep).
+   */
+  private async reopen(node: Node): Promise<void> {
+    const chain: Node[] = [node];
+    let current = node.parent!;
+    while (current.fd === undefined) {
+      chain.unshift(current);
+      current = current.parent!;
+    }
+    this.hold(current);
+    try {
+      for (const next of chain) {
+        if (next.fd === undefined) next.fd = await this.openAgain(new Directory(current.fd!), next);
+        if (next !== node) this.hold(next); // `node` is held by the caller
+        this.release(current);
+        current = next;
+      }
+    } catch (err) {
+      if (current !== node) this.release(current);
+      throw err;
+    }
+  }
+
+  private async openAgain(parent: Directory, node: Node): Promise<number> {
+    const fd = await this.calls.open(parent.at(node.name), OPEN_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
+      throw new UnsafeEntryError(node.key, `is no longer a directory on the target (${err.code}): it was replaced during the seed`);
+    });
+    const stats = await this.calls.fstat(fd).catch(async (err) => {
+      await this.calls.close(fd).catch(() => undefined);
+      throw err;
+    });
+    if (stats.dev !== node.dev || stats.ino !== node.ino) {
+      await this.calls.close(fd).catch(() => undefined);
+      throw new UnsafeEntryError(node.key, 'was replaced by another directory during the seed; run the seed again');
+    }
+    return fd;
+  }
+}
+
+/** Opens `name` in `parent` as a directory, making it first with `create`; undefined where it is missing and not made. */
+async function openOrMake(calls: FileSystemCalls, parent: Directory, name: string, create: boolean): Promise<number | undefined> {
+  try {
+    return await calls.open(parent.at(name), OPEN_DIRECTORY);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (!create) return undefined;
+  }
+  await calls.mkdir(parent.at(name), 0o755).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  return calls.open(parent.at(name), OPEN_DIRECTORY);
+}
+
+let procFdChecked = false;
+
+/** The seed needs Linux's /proc/<pid>/fd: without it no operation could be tied to a directory it holds. */
+function checkProcFd(): void {
+  if (procFdChecked) return;
+  if (!fs.existsSync(FD_DIRECTORY)) {
+    throw new Error(`the seed needs Linux's ${path.dirname(FD_DIRECTORY)} (it writes relative to directories it holds open, through /proc/<pid>/fd); run it on Linux with /proc mounted`);
+  }
+  procFdChecked = true;
+}
