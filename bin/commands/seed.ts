@@ -1,6 +1,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
-import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
+import { DEFAULT_LOCK_WAIT_MS, seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
+import { describeHolder } from '../../lambda/seed/target-lock';
+import { settleRootRun } from '../seed-as-root';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
@@ -21,13 +23,19 @@ export function register(program: Command): void {
     .option('--max-total-size <size>', `archives: all members together (default ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxTotalBytes)})`, parseSize)
     .option('--max-entries <n>', `archives: members at most (default ${DEFAULT_ARCHIVE_LIMITS.maxEntries})`, parsePositiveInteger)
     .option('--max-ratio <n>', `archives: expanded bytes per archive byte, at most, once past 64 MiB (default ${DEFAULT_ARCHIVE_LIMITS.maxCompressionRatio})`, parsePositiveInteger)
+    .option('--lock-wait <seconds>', `how long to wait for another seed run of the same target to finish (default ${DEFAULT_LOCK_WAIT_MS / 1000})`, parseSeconds)
+    .option('--as-owner', 'as root on a target another user owns: copy as that user (the files then belong to it)', false)
+    .option('--allow-root', 'as root on a target another user owns or can write: copy as root all the same', false)
     .option('--endpoint <url>', 'S3 endpoint for S3-compatible servers (path-style addressing)')
     .option('--region <region>', 'S3 region (default: AWS_REGION or us-east-1)')
     .addHelpText('after', `
 Examples:
   $ cdk-efs-kit seed ./site /mnt/efs/www
   $ cdk-efs-kit seed s3://my-bucket/www/ /mnt/efs/www --concurrency 128
-  $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json`)
+  $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
+
+One run per target at a time: a second run waits for the first (--lock-wait), then gives up.
+As root, on a target another user owns or can write, the seed refuses unless --as-owner or --allow-root.`)
     .action(async (sourceSpec: string, target: string, opts: SeedCliOptions) => {
       const summary = await runSeed(sourceSpec, target, opts);
       process.exitCode = summary.failed.length > 0 ? 1 : 0;
@@ -44,6 +52,9 @@ interface SeedCliOptions {
   maxTotalSize?: number;
   maxEntries?: number;
   maxRatio?: number;
+  lockWait?: number;
+  asOwner: boolean;
+  allowRoot: boolean;
   endpoint?: string;
   region?: string;
 }
@@ -57,6 +68,12 @@ function parseConcurrency(value: string): number {
 function parseWorkers(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 64) throw new InvalidArgumentError('must be an integer from 0 to 64');
+  return n;
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number of seconds, 0 or more');
   return n;
 }
 
@@ -90,12 +107,15 @@ const cpuSeconds = () => {
 async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions): Promise<SeedSummary> {
   // Node's start and loading the CLI, apart from the copy's own CPU.
   const startupCpuSeconds = cpuSeconds();
+  settleRootRun(target, { asOwner: opts.asOwner, allowRoot: opts.allowRoot });
   const limits: ArchiveLimits = { maxMemberBytes: opts.maxMemberSize, maxTotalBytes: opts.maxTotalSize, maxEntries: opts.maxEntries, maxCompressionRatio: opts.maxRatio };
   const opened = await openSource(parseSourceSpec(sourceSpec), { s3: { endpoint: opts.endpoint, region: opts.region }, limits });
   const progress = opts.json ? undefined : await progressReporter();
   try {
     const summary = await seed(opened.source, target, {
       concurrency: opts.concurrency, workers: opts.workers, prune: opts.prune, dryRun: opts.dryRun, onProgress: progress?.update,
+      lockWaitMs: opts.lockWait === undefined ? undefined : opts.lockWait * 1000,
+      onLockWait: (holder) => console.error(`seed: another seed run holds ${target}'s lock (${describeHolder(holder)}); waiting up to ${opts.lockWait ?? DEFAULT_LOCK_WAIT_MS / 1000} s`),
     });
     progress?.stop();
     if (opts.json) {

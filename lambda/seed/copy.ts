@@ -78,7 +78,12 @@ export interface CopyOptions {
 
 /** How long a run waits for another to let go of the target's lock, by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
-/** A run saves its progress in the manifest this often (or when a save took long, less often). */
+/**
+ * A run saves its progress in the manifest after this many files, or this long, whichever comes
+ * first; and never more often than every 20 times its last save took (a manifest of a million
+ * entries takes seconds to write), so that a killed run's successor skips what was finished.
+ */
+const CHECKPOINT_FILES = 1000;
 const CHECKPOINT_MS = 30_000;
 
 export interface SeedProgress {
@@ -237,6 +242,9 @@ class CopyRun {
   private keepingAlive?: Promise<void>;
   private lastSave = Date.now();
   private lastSaveMs = 0;
+  /** Files recorded since the last save. */
+  private sinceSave = 0;
+  private checkpointing = false;
 
   constructor(
     private readonly source: EntrySource,
@@ -627,10 +635,22 @@ class CopyRun {
         this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
         return;
       }
-      const due = Date.now() - this.lastSave >= Math.max(CHECKPOINT_MS, this.lastSaveMs * 20);
-      if (due && this.manifestChanged) await this.save(true).catch((err) => this.warnings.push(`a checkpoint of the manifest failed: ${(err as Error).message}`));
+      if (Date.now() - this.lastSave >= CHECKPOINT_MS) await this.checkpoint();
     })().finally(() => { this.keepingAlive = undefined; });
     return this.keepingAlive;
+  }
+
+  /** Saves the manifest as it stands, marked as a run under way, unless a save is under way or one was just made. */
+  private async checkpoint(): Promise<void> {
+    if (this.checkpointing || !this.manifestChanged || this.settings.dryRun || !this.state || Date.now() - this.lastSave < this.lastSaveMs * 20) return;
+    this.checkpointing = true;
+    try {
+      await this.save(true);
+    } catch (err) {
+      this.warnings.push(`a checkpoint of the manifest failed: ${(err as Error).message}`);
+    } finally {
+      this.checkpointing = false;
+    }
   }
 
   /** Saves the manifest once before the first file it records is replaced, marked as a run under way. */
@@ -644,6 +664,7 @@ class CopyRun {
     const save = this.saving.then(async () => {
       if (this.lostLock) return;
       const started = Date.now();
+      this.sinceSave = 0;
       await this.state!.saveManifest(this.manifest, running);
       this.manifest.running = running;
       this.lastSave = Date.now();
@@ -666,6 +687,7 @@ class CopyRun {
     if (written === undefined) this.manifest.written.delete(relative);
     else this.manifest.written.set(relative, written);
     this.manifestChanged = true;
+    if (++this.sinceSave >= CHECKPOINT_FILES) void this.checkpoint();
   }
 
   private forget(relative: string): void {

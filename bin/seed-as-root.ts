@@ -1,0 +1,62 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+
+/**
+ * Defence in depth for the seed run as root: on a target that another user owns or can write, root
+ * would create and delete files where that user can plant things. The seed acts only relative to
+ * directories it holds open, so nothing planted can lead it outside the target; still, by default it
+ * refuses, and says how to go on: as the target's owner (`--as-owner`: the whole run, source reads
+ * included, as that user; the files then belong to it, as they would had the owner seeded it), or as
+ * root all the same (`--allow-root`).
+ */
+export interface RootChoice {
+  readonly asOwner: boolean;
+  readonly allowRoot: boolean;
+}
+
+/** Who else could act on `target` (the nearest existing directory at or above it), if anyone. */
+export function foreignTarget(target: string): { readonly uid: number; readonly gid: number; readonly why: string; readonly ownedByOther: boolean } | undefined {
+  let dir = path.resolve(target);
+  let stats = fs.statSync(dir, { throwIfNoEntry: false });
+  while (!stats && path.dirname(dir) !== dir) {
+    dir = path.dirname(dir);
+    stats = fs.statSync(dir, { throwIfNoEntry: false });
+  }
+  if (!stats) return undefined;
+  const { uid, gid, mode } = stats;
+  const where = dir === path.resolve(target) ? target : `${dir} (where ${target} would be made)`;
+  if (uid !== 0) return { uid, gid, ownedByOther: true, why: `${where} belongs to ${nameOf('passwd', uid)}` };
+  if (mode & 0o002) return { uid, gid, ownedByOther: false, why: `every user can write ${where}` };
+  if ((mode & 0o020) && gid !== 0) return { uid, gid, ownedByOther: false, why: `group ${nameOf('group', gid)} can write ${where}` };
+  return undefined;
+}
+
+/**
+ * Before anything is read or written: as root on a foreign target, either becomes its owner
+ * (`--as-owner`), goes on (`--allow-root`), or refuses with one line naming the owner and the flags.
+ */
+export function settleRootRun(target: string, choice: RootChoice): void {
+  if (process.geteuid?.() !== 0 || choice.allowRoot) return;
+  const foreign = foreignTarget(target);
+  if (!foreign) return;
+  if (choice.asOwner && foreign.ownedByOther) {
+    process.setgroups?.([foreign.gid]);
+    process.setgid!(foreign.gid);
+    process.setuid!(foreign.uid);
+    return;
+  }
+  const asOwner = foreign.ownedByOther ? `run it as that user, or pass --as-owner to copy as uid ${foreign.uid} (the files then belong to it), or ` : 'make it writable by root alone, or pass ';
+  throw new Error(`refusing to seed as root: ${foreign.why}, who could change it while root writes there; ${asOwner}--allow-root to copy as root all the same`);
+}
+
+/** A user or group by name and id ('www-data (uid 33)'), or by id where it has no name. */
+function nameOf(database: 'passwd' | 'group', id: number): string {
+  const kind = database === 'passwd' ? 'uid' : 'gid';
+  try {
+    const name = execFileSync('getent', [database, String(id)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':')[0];
+    return name ? `${name} (${kind} ${id})` : `${kind} ${id}`;
+  } catch {
+    return `${kind} ${id}`;
+  }
+}
