@@ -21,9 +21,10 @@ export function buildProgram(): Command {
 }
 
 if (require.main === module) {
-  buildProgram().parseAsync(process.argv).catch((err: Error) => {
-    // Bad input and unreachable sources end in one clear line, not a stack trace.
+  buildProgram().parseAsync(process.argv).catch((err: Error & { exitCode?: number }) => {
+    // Bad input and unreachable sources end in one clear line, not a stack trace; an error may say
+    // it is not bad input (1: a run that could not happen, as with a busy target).
     console.error(`cdk-efs-kit: ${err.message}`);
-    process.exitCode = 2;
+    process.exitCode = err.exitCode ?? 2;
   });
 }
