@@ -55,8 +55,9 @@ export class TarReader {
     while (!this.ended) {
       const block = await this.bytes.read(BLOCK);
       // An archive may end without its marker (GNU tar accepts that too), but not inside a header.
-      if (block.length === 0 || isZeroBlock(block)) break;
+      if (block.length === 0) break;
       if (block.length < BLOCK) throw new TarFormatError('the archive ends inside a header');
+      if (isZeroBlock(block)) break;
       const header = decodeHeader(block);
       const { typeflag } = header;
       if (typeflag === 'x' || typeflag === 'g' || typeflag === 'L' || typeflag === 'K') {
@@ -68,7 +69,7 @@ export class TarReader {
         metaHidden ||= header.hiddenText;
         continue;
       }
-      const pax = new Map([...this.global, ...local]);
+      const pax = this.global.size === 0 ? local : new Map([...this.global, ...local]);
       const name = pax.get('path') ?? longName?.text ?? header.name;
       const linkname = pax.get('linkpath') ?? longLink?.text ?? header.linkname;
       const size = pax.has('size') ? paxSize(pax.get('size')!) : header.size;
@@ -79,7 +80,7 @@ export class TarReader {
         // The header's whole-second time, not a pax record's finer one: it is part of a file's identity in the manifest.
         name, type, typeflag, linkname, size, mode: header.mode, mtimeMs: header.mtimeMs,
         problem: hidden ? 'a name in its header goes on after a NUL byte, which would cut it short'
-          : [...pax.keys()].some((key) => key.startsWith('GNU.sparse.')) || typeflag === 'S' ? 'sparse files are not supported' : undefined,
+          : (typeflag === 'S' || [...pax.keys()].some((key) => key.startsWith('GNU.sparse.'))) ? 'sparse files are not supported' : undefined,
       };
       // GNU tar reads a directory's or a hard link's header as having no data, whatever its size says.
       this.remaining = typeflag === '5' || typeflag === '1' ? 0 : size;
