@@ -219,6 +219,8 @@ export function runHostileCases(cases: Case[]): void {
     });
   });
 
+  const unprivileged = cases.filter((c) => c.unprivileged);
+  if (unprivileged.length === 0) return;
   (isRoot ? describe : describe.skip)('the target prepared by an unprivileged user (nobody), seeded by root, on a local disk', () => {
     let base: string;
     beforeAll(() => {
@@ -228,7 +230,7 @@ export function runHostileCases(cases: Case[]): void {
     });
     afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
-    test.each(cases.filter((c) => c.unprivileged).map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    test.each(unprivileged.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
       await attack(c, 'cli', base, true);
     });
   });

@@ -1,12 +1,13 @@
 /**
  * Limits that stop an archive from filling the file system or the function (a zip or gzip bomb):
  * checked against what each member declares, before any of its bytes are written, so a tripped
- * limit leaves nothing half-written.
+ * limit leaves nothing half-written; and against what the archive really expands to as it is read
+ * (a tar's headers, padding and skipped data count too).
  */
 export interface ArchiveLimits {
   /** Largest member, in bytes. @default 8 GiB */
   readonly maxMemberBytes?: number;
-  /** All members together, in bytes. @default 64 GiB */
+  /** All members together, in bytes (a .tar or .tar.gz: every byte it expands to, headers and padding included). @default 64 GiB */
   readonly maxTotalBytes?: number;
   /** Members (files, directories, links) at most. @default 1,000,000 */
   readonly maxEntries?: number;
@@ -36,17 +37,22 @@ const OPTION_NAMES: Record<keyof ArchiveLimits, string> = {
   maxCompressionRatio: 'archiveLimits.maxCompressionRatio, --max-ratio',
 };
 
-/** A limit an archive tripped: the run stops here. */
+/** A limit an archive tripped: the run stops here (at `member`, or before any member when the archive's own index trips it). */
 export class ArchiveLimitError extends Error {
-  constructor(description: string, member: string, problem: string, limit: keyof ArchiveLimits) {
-    super(`${description}: stopped at ${JSON.stringify(member)}: ${problem} (raise ${limit} (${OPTION_NAMES[limit]}) if the archive is trusted)`);
+  constructor(description: string, member: string | undefined, problem: string, limit: keyof ArchiveLimits) {
+    const where = member === undefined ? '' : `stopped at ${JSON.stringify(member)}: `;
+    super(`${description}: ${where}${problem} (raise ${limit} (${OPTION_NAMES[limit]}) if the archive is trusted)`);
     this.name = 'ArchiveLimitError';
   }
 }
 
-/** Counts what the members declare and stops the archive at the first one past a limit. */
+/**
+ * Counts what an archive's members declare and what it expands to, and stops the archive at the
+ * first member past a limit. A zip's members are held to their declared sizes, so a zip counts what
+ * they declare; a tar counts every byte it expands to, as it is read.
+ */
 export class ArchiveBudget {
-  private totalBytes = 0;
+  private expandedBytes = 0;
   private entries = 0;
   private readonly limits: Required<ArchiveLimits>;
 
@@ -55,17 +61,39 @@ export class ArchiveBudget {
     this.limits = { ...DEFAULT_ARCHIVE_LIMITS, ...definedOnly(limits) };
   }
 
-  /** Counts the member `name` of `bytes`; throws an ArchiveLimitError if it trips a limit. */
+  /** Refuses an archive whose index (a zip's end record) declares more members than allowed, before any is read. */
+  declareMembers(count: number): void {
+    const { maxEntries } = this.limits;
+    if (count > maxEntries) throw new ArchiveLimitError(this.description, undefined, `the archive declares ${count} members, more than ${maxEntries}`, 'maxEntries');
+  }
+
+  /**
+   * Counts the member `name`, which declares `bytes`, before any of it is read: throws an
+   * ArchiveLimitError if it is one member too many, too large, or would take the archive past a limit.
+   */
   admit(name: string, bytes: number): void {
-    const { maxMemberBytes, maxTotalBytes, maxEntries, maxCompressionRatio } = this.limits;
-    const stop = (problem: string, limit: keyof ArchiveLimits) => { throw new ArchiveLimitError(this.description, name, problem, limit); };
-    if (++this.entries > maxEntries) stop(`the archive has more than ${maxEntries} members`, 'maxEntries');
-    if (bytes > maxMemberBytes) stop(`the member is ${bytes} bytes, over the ${maxMemberBytes}-byte limit per member`, 'maxMemberBytes');
-    this.totalBytes += bytes;
-    if (this.totalBytes > maxTotalBytes) stop(`the archive expands past the ${maxTotalBytes}-byte limit`, 'maxTotalBytes');
-    if (this.archiveBytes && this.totalBytes > RATIO_FLOOR_BYTES && this.totalBytes > maxCompressionRatio * this.archiveBytes) {
-      stop(`the archive's ${this.archiveBytes} bytes expand to more than ${maxCompressionRatio} times that (${this.totalBytes} bytes so far): a compression bomb?`, 'maxCompressionRatio');
+    const { maxMemberBytes, maxEntries } = this.limits;
+    if (++this.entries > maxEntries) this.stop(name, `the archive has more than ${maxEntries} members`, 'maxEntries');
+    if (bytes > maxMemberBytes) this.stop(name, `the member is ${bytes} bytes, over the ${maxMemberBytes}-byte limit per member`, 'maxMemberBytes');
+    this.check(name, this.expandedBytes + bytes);
+  }
+
+  /** Counts `bytes` more that the archive expanded to (at the member `name`); throws an ArchiveLimitError past a limit. */
+  expand(name: string, bytes: number): void {
+    this.expandedBytes += bytes;
+    this.check(name, this.expandedBytes);
+  }
+
+  private check(name: string, total: number): void {
+    const { maxTotalBytes, maxCompressionRatio } = this.limits;
+    if (total > maxTotalBytes) this.stop(name, `the archive expands past the ${maxTotalBytes}-byte limit`, 'maxTotalBytes');
+    if (this.archiveBytes && total > RATIO_FLOOR_BYTES && total > maxCompressionRatio * this.archiveBytes) {
+      this.stop(name, `the archive's ${this.archiveBytes} bytes expand to more than ${maxCompressionRatio} times that (${total} bytes so far): a compression bomb?`, 'maxCompressionRatio');
     }
+  }
+
+  private stop(name: string, problem: string, limit: keyof ArchiveLimits): never {
+    throw new ArchiveLimitError(this.description, name, problem, limit);
   }
 }
 

@@ -1,10 +1,10 @@
-import { Readable } from 'stream';
+import { pipeline, Readable } from 'stream';
 import * as zlib from 'zlib';
-import * as tar from 'tar-stream';
-import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
+import { LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
 import { SMALL_FILE_BYTES } from '../copy';
-import { ArchiveBudget, ArchiveLimits } from './archive-limits';
-import { TarNameWatch } from './tar-name-watch';
+import { ArchiveBudget, ArchiveLimitError, ArchiveLimits } from './archive-limits';
+import { ByteStream } from './byte-stream';
+import { TarMember, TarReader } from './tar-reader';
 
 /** An opened archive: its bytes as a stream, and its size where known (for the compression ratio). */
 export interface ArchiveStream {
@@ -12,10 +12,14 @@ export interface ArchiveStream {
   readonly bytes?: number;
 }
 
+/** Gunzipped in pieces this large: fewer turns of the reader per megabyte than zlib's 16 KiB. */
+const GUNZIP_CHUNK_BYTES = 64 * 1024;
+
 /**
  * A .tar or .tar.gz read as a stream, never held whole: small members are read into memory (so
  * many can be written in parallel, across directories), large ones stream straight to their file
- * while the archive waits.
+ * while the archive waits. Every byte gunzipped counts against the archive's limits (padding and
+ * skipped data too), and nothing after the end-of-archive marker is read (see TarReader).
  */
 export class TarArchiveSource implements EntrySource {
   constructor(
@@ -26,59 +30,74 @@ export class TarArchiveSource implements EntrySource {
   ) {}
 
   async *entries(): AsyncIterable<SeedEntry> {
-    const extract = tar.extract();
-    const broken = (err: Error) => extract.destroy(new Error(`${this.description} is not a readable ${this.gzipped ? '.tar.gz' : '.tar'} archive: ${err.message}`));
     const { stream, bytes } = await this.open();
-    const input = stream.on('error', broken);
-    const decompressed = this.gzipped ? input.pipe(zlib.createGunzip().on('error', broken)) : input;
-    const names = new TarNameWatch();
-    decompressed.pipe(names).pipe(extract as unknown as NodeJS.WritableStream);
+    // A failure of either stream fails the other; once the reader stops, stopping the last stops both.
+    const input: Readable = this.gzipped ? pipeline(stream, zlib.createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES }), () => undefined) : stream;
     const budget = new ArchiveBudget(this.description, this.limits, bytes);
+    let current = '';
+    const reader = new TarReader(new ByteStream(input, (n) => budget.expand(current, n)));
+    try {
+      for (let member; (member = await this.read(() => reader.next()));) {
+        current = member.name;
+        budget.admit(member.name, member.type === 'file' && !member.problem ? member.size : 0);
+        if (member.problem) yield { type: 'failed', path: member.name, reason: member.problem };
+        else if (member.type === 'file') yield* this.file(member, reader);
+        else yield entryOf(member);
+      }
+    } finally {
+      // At the end-of-archive marker, or stopped: nothing more is read or gunzipped.
+      input.destroy();
+      stream.destroy();
+    }
+  }
 
-    for await (const entry of extract) {
-      // tar-stream's members are streamx streams: async-iterable like Node's.
-      const member = entry as unknown as Readable;
-      const h = entry.header;
-      const mode = h.mode !== undefined ? h.mode & 0o7777 : undefined;
-      const isFile = h.type === 'file' || h.type === 'contiguous-file';
-      const size = isFile ? h.size ?? 0 : 0;
-      if (names.hidden.shift()) {
-        member.resume();
-        yield { type: 'failed', path: h.name, reason: 'a name in its header goes on after a NUL byte, which would cut it short' };
-        continue;
-      }
-      try {
-        budget.admit(h.name, size);
-      } catch (err) {
-        extract.destroy();
-        throw err;
-      }
-      if (isFile && size <= SMALL_FILE_BYTES) {
-        const identity = `${size}:${h.mtime?.getTime() ?? 0}`;
-        const content = await readAll(member);
-        yield { type: 'file', path: h.name, size, mode: mode ?? DEFAULT_FILE_MODE, identity, inMemory: true, open: async () => content };
-        continue;
-      }
-      if (isFile) {
-        const identity = `${size}:${h.mtime?.getTime() ?? 0}`;
-        yield { type: 'file', path: h.name, size, mode: mode ?? DEFAULT_FILE_MODE, identity, open: async () => member, discard: () => member.resume() };
-        // The next member only arrives once this one has been written (or discarded).
-        await new Promise((resolve) => { member.once('end', resolve); member.once('close', resolve); });
-        continue;
-      }
-      member.resume();
-      if (h.type === 'directory') yield { type: 'directory', path: h.name, mode: mode ?? DEFAULT_DIRECTORY_MODE };
-      else if (h.type === 'symlink') yield { type: 'symlink', path: h.name, target: h.linkname ?? '', identity: LINK_IDENTITY + (h.linkname ?? '') };
-      else if (SPECIAL_KINDS[h.type ?? '']) yield { type: 'special', path: h.name, kind: SPECIAL_KINDS[h.type!] };
-      else yield { type: 'failed', path: h.name, reason: h.type === 'link' ? `hard links are not supported (it links to ${h.linkname})` : `members of type ${h.type} are not supported` };
+  private async *file(member: TarMember, reader: TarReader): AsyncIterable<SeedEntry> {
+    const { name, size, mode, mtimeMs } = member;
+    const identity = `${size}:${mtimeMs}`;
+    if (size <= SMALL_FILE_BYTES) {
+      const content = await this.read(() => reader.readData());
+      yield { type: 'file', path: name, size, mode, identity, inMemory: true, open: async () => content };
+      return;
+    }
+    // The next member only arrives once this one has been written (or passed over): its data streams
+    // from the archive. A member cut short fails its file (nothing is published), and then the archive.
+    let done!: () => void;
+    const passed = new Promise<void>((resolve) => { done = resolve; });
+    let content: Readable | undefined;
+    yield {
+      type: 'file', path: name, size, mode, identity,
+      open: async () => {
+        content = Readable.from(reader.data(), { objectMode: false });
+        // Closed once it has ended or been given up, when no read of it is in flight.
+        content.once('close', done);
+        return content;
+      },
+      // Given up before or after it was opened (a write that failed before reading it, say).
+      discard: () => (content ? content.destroy() : done()),
+    };
+    await passed;
+  }
+
+  /** What the reader reads, its failures named for this archive (a tripped limit says which, as it is). */
+  private async read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      if (err instanceof ArchiveLimitError) throw err;
+      throw new Error(`${this.description} is not a readable ${this.gzipped ? '.tar.gz' : '.tar'} archive: ${(err as Error).message}`);
     }
   }
 }
 
-const SPECIAL_KINDS: Record<string, string> = { 'fifo': 'FIFO', 'character-device': 'character device', 'block-device': 'block device' };
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+function entryOf(member: TarMember): SeedEntry {
+  const { name: path, type, mode, linkname } = member;
+  switch (type) {
+    case 'directory': return { type: 'directory', path, mode };
+    case 'symlink': return { type: 'symlink', path, target: linkname, identity: LINK_IDENTITY + linkname };
+    case 'fifo': return { type: 'special', path, kind: 'FIFO' };
+    case 'character-device': return { type: 'special', path, kind: 'character device' };
+    case 'block-device': return { type: 'special', path, kind: 'block device' };
+    case 'link': return { type: 'failed', path, reason: `hard links are not supported (it links to ${linkname})` };
+    default: return { type: 'failed', path, reason: `members of type ${member.typeflag} are not supported` };
+  }
 }
