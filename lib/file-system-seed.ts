@@ -373,6 +373,7 @@ export class FileSystemSeed extends Construct {
       concurrency: Number(settings.Concurrency),
       workerSize: this.functionSize(options, 'SeedEngine.distributedMap()'),
       trigger: source.fingerprint,
+      target: `${props.fileSystem.fileSystemId}:${props.accessPoint.accessPointId}:/${settings.TargetSubPath}`,
       waitForCompletion: props.waitForCompletion ?? true,
     });
   }
