@@ -47,6 +47,8 @@ const ON_EVENT_ARN = 'arn:aws:lambda:us-east-1:123456789012:function:seed-onEven
 const IS_COMPLETE_ARN = 'arn:aws:lambda:us-east-1:123456789012:function:seed-isComplete';
 const STACK_ID = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Test/11111111-2222-3333-4444-555555555555';
 
+const pause = () => new Promise((r) => setTimeout(r, 100));
+
 /** The framework's waiter for one request: each poll invokes isComplete once, as the waiter state machine does. */
 export class Waiter {
   constructor(private readonly provider: ProviderFramework, private readonly input: string) {}
@@ -63,12 +65,12 @@ export class Waiter {
     return this.provider.responses[answered];
   }
 
-  /** Polls until the request is answered, at most `polls` times (pausing `pauseMs` between). */
-  async answer(polls = 50, pauseMs = 100): Promise<CfnResponse> {
+  /** Polls until the request is answered, at most `polls` times, with `between` between polls (the waiter's interval). */
+  async answer(polls = 50, between: () => unknown = pause): Promise<CfnResponse> {
     for (let i = 0; i < polls; i++) {
       const response = await this.poll();
       if (response) return response;
-      await new Promise((r) => setTimeout(r, pauseMs));
+      await between();
     }
     throw new Error(`the waiter got no answer in ${polls} polls`);
   }
@@ -102,10 +104,10 @@ export class ProviderFramework {
     return { response: this.responses[answered] };
   }
 
-  /** Sends `request` and, when the deploy waits, polls until it is answered. */
-  async deliver(request: CfnRequest, polls?: number): Promise<CfnResponse> {
+  /** Sends `request` and, when the deploy waits, polls until it is answered (see Waiter.answer). */
+  async deliver(request: CfnRequest, between?: () => unknown): Promise<CfnResponse> {
     const { response, waiter } = await this.send(request);
-    return response ?? waiter!.answer(polls);
+    return response ?? waiter!.answer(undefined, between);
   }
 
   /** Runs framework code with its outbound calls wired to this provider. */
