@@ -100,6 +100,20 @@ describe('finding 1: the place is part of the run\'s identity', () => {
   });
 });
 
+test('a replaced task, rolled back: the rollback Update goes back to the old task, following its run, and the new id\'s Delete cancels the new task\'s run', async () => {
+  const seed = deployedSeed(false);
+  const before = seed.properties();
+  const newTask = dataSync.createTask();
+  const after = seed.properties({}, 'fs-0fedcba9876543210', newTask);
+  const created = await seed.framework.deliver(create(before));
+  await seed.framework.deliver(update(seed.task, after, before));
+  // Another resource fails: the rollback Update carries the old properties to the new physical id.
+  const rollback = await seed.framework.deliver(update(newTask, before, after));
+  expect(rollback).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.task, Data: { TaskExecutionArn: created.Data!.TaskExecutionArn } });
+  expect(await seed.framework.deliver(remove(newTask, after))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: newTask });
+  expect([seed.statuses(), seed.statuses(newTask)]).toEqual([['LAUNCHING'], ['CANCELLING']]);
+});
+
 /** A forward Update to another source whose deploy then fails elsewhere: CloudFormation rolls the seed back while the copy runs. */
 async function rollBackDuringRun(seed: Seed) {
   const v1 = seed.properties({ version: 'v1' });
