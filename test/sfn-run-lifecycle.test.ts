@@ -5,6 +5,7 @@ import { isComplete, onEvent } from '../lambda/sfn-run/run';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { decide, Request, statementsOf } from './helpers/iam-policy';
 import { Moto, startMoto } from './helpers/moto';
+import { settledStatus, settledStatuses, untilMotoRuns } from './helpers/moto-sfn';
 import { CfnRequest, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from './helpers/provider-framework';
 import { resolvedProperties, SeedRunVariant, synthSeedRun } from './helpers/seed-run-template';
 
@@ -15,6 +16,9 @@ import { resolvedProperties, SeedRunVariant, synthSeedRun } from './helpers/seed
 // and moto invokes Lambda only with Docker), so the template's state machine stands for one moto
 // really executes: a Choice on the trigger the handler passes, where version 'slow' waits an hour
 // (a copy still running when the next request comes), 'broken' fails, and any other passes at once.
+// moto applies a StopExecution in a worker thread where AWS applies it at once: before each request
+// that meets a running execution the tests wait until moto runs it, and they read statuses once moto
+// has settled (test/helpers/moto-sfn.ts).
 let moto: Moto;
 /** Every request the handlers sent, with the function that sent it: the grants test evaluates them. */
 const sent: Array<{ role: 'onEvent' | 'isComplete'; command: string; input: any }> = [];
@@ -81,12 +85,18 @@ async function deployedSeed(waitForCompletion: boolean) {
 }
 type Seed = Awaited<ReturnType<typeof deployedSeed>>;
 
+/** Waits until moto runs every execution it lists as RUNNING, as AWS does once StartExecution returns. */
+async function running(seed: Seed): Promise<void> {
+  for (const e of await seed.executions()) if (e.status === 'RUNNING') await untilMotoRuns(admin, e.executionArn!);
+}
+
 const create = (ResourceProperties: Record<string, any>): CfnRequest => ({ RequestType: 'Create', RequestId: randomUUID(), ResourceProperties });
 const update = (seed: Seed, ResourceProperties: Record<string, any>, OldResourceProperties: Record<string, any>): CfnRequest =>
   ({ RequestType: 'Update', RequestId: randomUUID(), ResourceProperties, OldResourceProperties, PhysicalResourceId: seed.machineArn });
 const remove = (PhysicalResourceId: string, ResourceProperties: Record<string, any>): CfnRequest =>
   ({ RequestType: 'Delete', RequestId: randomUUID(), ResourceProperties, PhysicalResourceId });
-const statuses = async (seed: Seed) => (await seed.executions()).map((e) => e.status);
+/** The executions' statuses, oldest first, once moto shows `expected` (or, past a generous bound, as they are). */
+const statuses = (seed: Seed, expected: string[]) => settledStatuses(async () => (await seed.executions()).map((e) => e.status), expected);
 const prefixOf = (e: ExecutionListItem) => e.name!.split('-').slice(0, 2).join('-');
 
 describe('finding 1: the place is part of the run\'s identity', () => {
@@ -102,9 +112,10 @@ describe('finding 1: the place is part of the run\'s identity', () => {
     expect([after.StateMachineArn, after.Trigger]).toEqual([before.StateMachineArn, before.Trigger]);
     expect(after.Target).not.toEqual(before.Target);
     expect(await seed.framework.deliver(create(before))).toMatchObject({ Status: 'SUCCESS' });
+    await running(seed);
     expect(await seed.framework.deliver(update(seed, after, before))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
+    expect(await statuses(seed, ['ABORTED', 'RUNNING'])).toEqual(['ABORTED', 'RUNNING']);
     const [old, now] = await seed.executions();
-    expect([old.status, now.status]).toEqual(['ABORTED', 'RUNNING']);
     expect(prefixOf(now)).not.toEqual(prefixOf(old));
   });
 });
@@ -117,6 +128,7 @@ async function rollBackDuringRun(seed: Seed) {
   const forward = await seed.framework.send(update(seed, slow, v1));
   if (forward.waiter) expect(await forward.waiter.poll()).toBeUndefined(); // still copying
   else expect(forward.response).toMatchObject({ Status: 'SUCCESS' });
+  await running(seed);
   // Another resource fails: CloudFormation stops waiting for this one and sends the rollback Update.
   const rollback = await seed.framework.deliver(update(seed, v1, slow));
   return { forward, rollback };
@@ -128,22 +140,22 @@ describe('finding 7: a rollback during a running execution stops it and succeeds
     const { rollback } = await rollBackDuringRun(seed);
     expect(rollback).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
     const [first, forward, restored] = await seed.executions();
-    expect(forward.status).toBe('ABORTED');
+    expect(await settledStatus(admin, forward.executionArn!, 'ABORTED')).toBe('ABORTED');
     // The rollback's run copies the old source again: named for it, as the first run was.
     expect(prefixOf(restored)).toBe(prefixOf(first));
-    if (wait) expect(restored.status).toBe('SUCCEEDED');
+    if (wait) expect(await settledStatus(admin, restored.executionArn!, 'SUCCEEDED')).toBe('SUCCEEDED');
   });
 
   test('the superseded request\'s waiter ends at its next poll, without stopping anything or polling on', async () => {
     const seed = await deployedSeed(true);
     const { forward } = await rollBackDuringRun(seed);
+    expect(await statuses(seed, ['SUCCEEDED', 'ABORTED', 'SUCCEEDED'])).toEqual(['SUCCEEDED', 'ABORTED', 'SUCCEEDED']);
     const before = sent.length;
     const answer = await forward.waiter!.poll();
     expect(answer).toMatchObject({ Status: 'FAILED' });
     expect(answer!.Reason).toContain('was stopped before it finished');
     expect(answer!.Reason).toContain('a newer deploy request for this seed or its Delete stops the run it replaces');
     expect(sent.slice(before).map((r) => r.command)).toEqual(['DescribeExecutionCommand']);
-    expect(await statuses(seed)).toEqual(['SUCCEEDED', 'ABORTED', 'SUCCEEDED']);
   });
 });
 
@@ -152,9 +164,9 @@ describe('Delete', () => {
     const seed = await deployedSeed(false);
     const slow = seed.properties({ version: 'slow' });
     await seed.framework.deliver(create(slow));
-    expect(await statuses(seed)).toEqual(['RUNNING']);
+    await running(seed);
     expect(await seed.framework.deliver(remove(seed.machineArn, slow))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
-    expect(await statuses(seed)).toEqual(['ABORTED']);
+    expect(await statuses(seed, ['ABORTED'])).toEqual(['ABORTED']);
   });
 
   test('waitForCompletion true: a rollback Delete while the Create still waits stops the run; the abandoned waiter then ends', async () => {
@@ -162,9 +174,10 @@ describe('Delete', () => {
     const slow = seed.properties({ version: 'slow' });
     const { waiter } = await seed.framework.send(create(slow));
     expect(await waiter!.poll()).toBeUndefined();
+    await running(seed);
     // Another resource's Create fails: CloudFormation deletes this one, whose waiter it no longer hears.
     expect(await seed.framework.deliver(remove(seed.machineArn, slow))).toMatchObject({ Status: 'SUCCESS' });
-    expect(await statuses(seed)).toEqual(['ABORTED']);
+    expect(await statuses(seed, ['ABORTED'])).toEqual(['ABORTED']);
     expect(await waiter!.poll()).toMatchObject({ Status: 'FAILED' });
   });
 
@@ -197,8 +210,9 @@ describe('Delete', () => {
     const seed = await deployedSeed(true);
     const slow = seed.properties({ version: 'slow' });
     await seed.framework.send(create(slow));
+    await running(seed);
     expect(await seed.framework.deliver(remove(seed.machineArn, mangle(slow)))).toMatchObject({ Status: 'SUCCESS' });
-    expect(await statuses(seed)).toEqual(['ABORTED']);
+    expect(await statuses(seed, ['ABORTED'])).toEqual(['ABORTED']);
   });
 
   test('succeeds when the state machine is already gone', async () => {
@@ -215,7 +229,7 @@ describe('retries: the same request delivered again starts no second execution',
     const first = await seed.framework.deliver(request);
     const again = await seed.framework.deliver(request);
     expect(again).toMatchObject({ Status: 'SUCCESS', Data: { ExecutionArn: first.Data!.ExecutionArn } });
-    expect(await statuses(seed)).toEqual(['RUNNING']);
+    expect(await statuses(seed, ['RUNNING'])).toEqual(['RUNNING']);
   });
 
   test('after its execution ended', async () => {
@@ -225,7 +239,7 @@ describe('retries: the same request delivered again starts no second execution',
     expect(first).toMatchObject({ Status: 'SUCCESS' });
     const again = await seed.framework.deliver(request);
     expect(again).toMatchObject({ Status: 'SUCCESS', Data: { ExecutionArn: first.Data!.ExecutionArn } });
-    expect(await statuses(seed)).toEqual(['SUCCEEDED']);
+    expect(await statuses(seed, ['SUCCEEDED'])).toEqual(['SUCCEEDED']);
   });
 });
 
@@ -236,8 +250,9 @@ test('the bundled handler, as deployed (dist/handlers/sfn-run), stops a running 
   const bundled = require(path.join(__dirname, '..', 'dist', 'handlers', 'sfn-run', 'index.js'));
   const framework = new ProviderFramework({ onEvent: bundled.onEvent });
   expect(await framework.deliver(create(slow))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
+  await running(seed);
   expect(await framework.deliver(remove(seed.machineArn, slow))).toMatchObject({ Status: 'SUCCESS' });
-  expect(await statuses(seed)).toEqual(['ABORTED']);
+  expect(await statuses(seed, ['ABORTED'])).toEqual(['ABORTED']);
 });
 
 describe('grants: the synthesized policies allow what the handlers send, and no more', () => {
@@ -261,6 +276,7 @@ describe('grants: the synthesized policies allow what the handlers send, and no 
     const seed = await deployedSeed(true);
     const slow = seed.properties({ version: 'slow' });
     const started = await onEvent({ RequestType: 'Create', RequestId: randomUUID(), ResourceProperties: slow as any }, clients.onEvent);
+    await running(seed);
     await expect(isComplete({ RequestType: 'Create', ResourceProperties: slow as any, ...started, Data: { ...started.Data, Deadline: Date.now() - 1 } }, clients.isComplete))
       .rejects.toThrow('did not finish within the deploy\'s time limit');
 

@@ -37,7 +37,7 @@ export interface StateMachineRunResponse {
 }
 
 /** The error name an execution stopped by this handler carries (StopExecution's `error`). */
-export const SUPERSEDED = 'SeedSuperseded';
+const SUPERSEDED = 'SeedSuperseded';
 
 /**
  * Executions of a seed are named `seed-<hash of its source and place>-<request>`: the name says what
