@@ -346,6 +346,7 @@ export class FileSystemSeed extends Construct {
       prefix: source.key,
       subdirectory: `/${settings.TargetSubPath}`,
       trigger: source.fingerprint,
+      target: `${props.fileSystem.fileSystemId}:${props.accessPoint.accessPointId}:/${settings.TargetSubPath}`,
       removeDeletedFiles,
       waitForCompletion: props.waitForCompletion ?? true,
     });
@@ -373,6 +374,7 @@ export class FileSystemSeed extends Construct {
       concurrency: Number(settings.Concurrency),
       workerSize: this.functionSize(options, 'SeedEngine.distributedMap()'),
       trigger: source.fingerprint,
+      target: `${props.fileSystem.fileSystemId}:${props.accessPoint.accessPointId}:/${settings.TargetSubPath}`,
       waitForCompletion: props.waitForCompletion ?? true,
     });
   }

@@ -1,13 +1,15 @@
 import {
-  CancelTaskExecutionCommand, DataSyncClient, DescribeTaskCommand, DescribeTaskExecutionCommand, ListTagsForResourceCommand, StartTaskExecutionCommand,
+  CancelTaskExecutionCommand, DataSyncClient, DescribeTaskCommand, DescribeTaskExecutionCommand, ListTagsForResourceCommand, ListTaskExecutionsCommand,
+  StartTaskExecutionCommand,
 } from '@aws-sdk/client-datasync';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DataSyncRunEvent, isComplete, onEvent, TRIGGER_TAG } from '../lambda/datasync-run/run';
 
 // moto has no DataSync EFS locations and moves no data, so these tests stub the DataSync client with
 // aws-sdk-client-mock. Every response below is shaped after the DataSync API reference
-// (StartTaskExecution, DescribeTask, DescribeTaskExecution, ListTagsForResource, CancelTaskExecution),
-// including the Result fields of a failed execution.
+// (StartTaskExecution, DescribeTask, DescribeTaskExecution, ListTaskExecutions, ListTagsForResource,
+// CancelTaskExecution), including the Result fields of a failed execution. The event sequences
+// CloudFormation sends are in datasync-run-lifecycle.test.ts.
 const TASK = 'arn:aws:datasync:us-east-1:123456789012:task/task-0123456789abcdef0';
 const EXECUTION = `${TASK}/execution/exec-0123456789abcdef0`;
 const EARLIER = `${TASK}/execution/exec-0fedcba98765432100`;
@@ -18,6 +20,7 @@ beforeEach(() => {
   datasync.reset();
   // A task that has never run.
   datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'AVAILABLE' });
+  datasync.on(ListTaskExecutionsCommand).resolves({ TaskExecutions: [] });
 });
 
 const WAITED = { TaskArn: TASK, Trigger: 's3-objects:data/:v1', TimeLimitSeconds: '3000' };
@@ -50,20 +53,37 @@ describe('onEvent', () => {
     const tag = datasync.commandCalls(StartTaskExecutionCommand)[0].args[0].input.Tags!;
     // A stack rolled back and deployed again, the same source, while the first execution still transfers.
     datasync.reset();
-    datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'RUNNING', CurrentTaskExecutionArn: first.Data!.TaskExecutionArn as string });
-    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'TRANSFERRING' });
+    datasync.on(ListTaskExecutionsCommand).resolves({ TaskExecutions: [{ TaskExecutionArn: first.Data!.TaskExecutionArn as string, Status: 'TRANSFERRING' }] });
     datasync.on(ListTagsForResourceCommand).resolves({ Tags: tag });
     const again = await onEvent(event('Create'), client);
     expect(again.Data).toMatchObject({ TaskExecutionArn: EXECUTION });
     expect(datasync.commandCalls(StartTaskExecutionCommand)).toHaveLength(0);
+    expect(datasync.commandCalls(CancelTaskExecutionCommand)).toHaveLength(0);
   });
 
-  test('an execution still going for another source is not followed: the new one queues behind it', async () => {
-    datasync.on(DescribeTaskCommand).resolves({ TaskArn: TASK, Status: 'RUNNING', CurrentTaskExecutionArn: EARLIER });
-    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EARLIER, Status: 'TRANSFERRING' });
+  test('an execution a deploy started for another source is cancelled, and this request\'s starts (queued behind it while it ends)', async () => {
+    datasync.on(ListTaskExecutionsCommand).resolves({ TaskExecutions: [{ TaskExecutionArn: EARLIER, Status: 'TRANSFERRING' }] });
     datasync.on(ListTagsForResourceCommand).resolves({ Tags: [{ Key: TRIGGER_TAG, Value: '0'.repeat(32) }] });
+    datasync.on(CancelTaskExecutionCommand).resolves({});
     datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
     expect((await onEvent(event('Create'), client)).Data).toMatchObject({ TaskExecutionArn: EXECUTION });
+    expect(datasync.commandCalls(CancelTaskExecutionCommand).map((c) => c.args[0].input)).toEqual([{ TaskExecutionArn: EARLIER }]);
+  });
+
+  test('an execution nobody tagged (the task\'s schedule, or started by hand) is left to run', async () => {
+    datasync.on(ListTaskExecutionsCommand).resolves({ TaskExecutions: [{ TaskExecutionArn: EARLIER, Status: 'TRANSFERRING' }] });
+    datasync.on(ListTagsForResourceCommand).resolves({ Tags: [] });
+    datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
+    expect((await onEvent(event('Create'), client)).Data).toMatchObject({ TaskExecutionArn: EXECUTION });
+    expect(datasync.commandCalls(CancelTaskExecutionCommand)).toHaveLength(0);
+  });
+
+  test('a new place is a new run even with the same task and source', async () => {
+    datasync.on(StartTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION });
+    const old = { ...WAITED, Target: 'fs-0123456789abcdef0:fsap-0123456789abcdef0:/www' };
+    const moved = { ...old, Target: 'fs-0123456789abcdef0:fsap-0123456789abcdef0:/www/next' };
+    const response = await onEvent(event('Update', { PhysicalResourceId: TASK, ResourceProperties: moved, OldResourceProperties: old }), client);
+    expect(response.Data).toMatchObject({ TaskExecutionArn: EXECUTION });
   });
 
   test('without a time limit (the deploy does not wait) it only starts the execution', async () => {
@@ -72,10 +92,18 @@ describe('onEvent', () => {
     expect(response).toEqual({ PhysicalResourceId: TASK, Data: { TaskExecutionArn: EXECUTION } });
   });
 
-  test('Delete starts nothing and deletes nothing', async () => {
+  test('Delete starts nothing, deletes nothing, and cancels what still runs on the task', async () => {
+    datasync.on(ListTaskExecutionsCommand).resolves({ TaskExecutions: [{ TaskExecutionArn: EXECUTION, Status: 'QUEUED' }, { TaskExecutionArn: EARLIER, Status: 'SUCCESS' }] });
+    datasync.on(CancelTaskExecutionCommand).resolves({});
     const response = await onEvent(event('Delete', { PhysicalResourceId: TASK }), client);
     expect(response).toEqual({ PhysicalResourceId: TASK });
-    expect(datasync.calls()).toHaveLength(0);
+    expect(datasync.calls().map((c) => c.args[0].constructor.name)).toEqual(['ListTaskExecutionsCommand', 'CancelTaskExecutionCommand']);
+    expect(datasync.commandCalls(CancelTaskExecutionCommand)[0].args[0].input).toEqual({ TaskExecutionArn: EXECUTION });
+  });
+
+  test('Delete succeeds when DataSync will not answer: the data stays anyway, and a stuck Delete would hold the stack', async () => {
+    datasync.on(ListTaskExecutionsCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' }));
+    expect(await onEvent(event('Delete', { PhysicalResourceId: TASK }), client)).toEqual({ PhysicalResourceId: TASK });
   });
 
   test('fails with the reason when DataSync refuses to start', async () => {
@@ -128,6 +156,12 @@ describe('isComplete', () => {
   test('an execution that ends right at the limit is not cancelled', async () => {
     datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'SUCCESS' });
     expect(await isComplete(started(Date.now() - 1), client)).toMatchObject({ IsComplete: true });
+    expect(datasync.commandCalls(CancelTaskExecutionCommand)).toHaveLength(0);
+  });
+
+  test('ends at once, cancelling nothing, when its execution is being cancelled (a newer request superseded it)', async () => {
+    datasync.on(DescribeTaskExecutionCommand).resolves({ TaskExecutionArn: EXECUTION, Status: 'CANCELLING', FilesTransferred: 40 });
+    await expect(isComplete(started(), client)).rejects.toThrow(`DataSync seed: execution ${EXECUTION} is being cancelled: a newer deploy request`);
     expect(datasync.commandCalls(CancelTaskExecutionCommand)).toHaveLength(0);
   });
 

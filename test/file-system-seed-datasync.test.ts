@@ -68,16 +68,29 @@ test('runs the task at deploy time and waits for it, re-running when the source 
 
 test('scopes the starter\'s IAM to the task and its executions', () => {
   seedWithDataSync();
+  const executions = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.anyValue(), 'TaskArn'] }, '/execution/*']] };
   Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
     PolicyDocument: { Statement: Match.arrayWith([
-      Match.objectLike({ Action: 'datasync:DescribeTaskExecution' }),
       Match.objectLike({ Action: ['datasync:StartTaskExecution', 'datasync:DescribeTask'], Resource: { 'Fn::GetAtt': [Match.anyValue(), 'TaskArn'] } }),
-      // Tagging at start needs TagResource (DataSync's tag-on-create rule); the tag says which source an execution copies.
-      Match.objectLike({ Action: ['datasync:TagResource', 'datasync:ListTagsForResource'], Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [Match.anyValue(), 'TaskArn'] }, '/execution/*']] } }),
+      // Tagging at start needs TagResource (DataSync's tag-on-create rule); the tags say which source, place and request an
+      // execution is for; a newer request cancels a deploy's execution of another, and a Delete what still runs.
+      Match.objectLike({
+        Action: ['datasync:TagResource', 'datasync:ListTagsForResource', 'datasync:CancelTaskExecution', 'datasync:DescribeTaskExecution'],
+        Resource: executions,
+      }),
+      // No resource-level permissions for this one (Service Authorization Reference).
+      Match.objectLike({ Action: 'datasync:ListTaskExecutions', Resource: '*' }),
     ]) },
   });
   Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'datasync:CancelTaskExecution' })]) },
+    PolicyDocument: { Statement: [Match.objectLike({ Action: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], Resource: executions })] },
+  });
+});
+
+test('the run names the place it copies into: a new access point or path updates the EFS location in place, keeping the task\'s ARN', () => {
+  seedWithDataSync();
+  Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitDataSyncSeed', {
+    Target: { 'Fn::Join': ['', [{ Ref: Match.stringLikeRegexp('^Files') }, ':', { Ref: Match.stringLikeRegexp('Content') }, ':/www']] },
   });
 });
 

@@ -1,9 +1,11 @@
 import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { isComplete, onEvent } from '../lambda/sfn-run/run';
 import { Moto, startMoto } from './helpers/moto';
+import { settledStatus, untilMotoRuns } from './helpers/moto-sfn';
 
 // The Distributed Map seed's deploy-time runner against moto's Step Functions on 127.0.0.1, which
-// really executes simple state machines (Pass, Fail) once told to.
+// really executes simple state machines (Pass, Fail) once told to. moto applies StopExecution in a
+// worker thread where AWS applies it at once: the tests wait for it (test/helpers/moto-sfn.ts).
 let moto: Moto;
 let client: SFNClient;
 
@@ -47,7 +49,7 @@ test('fails with the execution\'s error and cause', async () => {
   await expect(runToEnd(arn, 'req-2')).rejects.toThrow(/FAILED: SeedBatchFailed: 3 of 40 batches failed/);
 });
 
-test('Delete starts nothing', async () => {
+test('Delete starts nothing, and answers with its physical id whatever the properties', async () => {
   const response = await onEvent({ RequestType: 'Delete', PhysicalResourceId: 'arn:x', ResourceProperties: { StateMachineArn: 'arn:x' } }, client);
   expect(response).toEqual({ PhysicalResourceId: 'arn:x' });
 });
@@ -62,11 +64,25 @@ test('an execution for the same source that is still running is followed, not st
   expect(running.executions).toHaveLength(1);
 });
 
-test('an execution still running for another source fails the deploy, naming it: two copies into one target would race', async () => {
+test('an execution still running for another source is stopped, and this request\'s starts: two copies into one target would race', async () => {
   const arn = await stateMachine('slow-other', WAIT_A_MINUTE);
   const first = await onEvent({ RequestType: 'Create', RequestId: 'req-5', ResourceProperties: waited(arn, 'v1') }, client);
-  await expect(onEvent({ RequestType: 'Update', RequestId: 'req-6', ResourceProperties: waited(arn, 'v2'), OldResourceProperties: waited(arn, 'v1') }, client))
-    .rejects.toThrow(`execution ${first.Data?.ExecutionArn} of an earlier source is still running`);
+  await untilMotoRuns(client, first.Data!.ExecutionArn!);
+  const second = await onEvent({ RequestType: 'Update', RequestId: 'req-6', ResourceProperties: waited(arn, 'v2'), OldResourceProperties: waited(arn, 'v1') }, client);
+  expect(second.Data?.ExecutionArn).toMatch(/:execution:slow-other:seed-[0-9a-f]{16}-req-6$/);
+  expect(await settledStatus(client, first.Data!.ExecutionArn!, 'ABORTED')).toBe('ABORTED');
+  expect((await client.send(new DescribeExecutionCommand({ executionArn: second.Data!.ExecutionArn! }))).status).toBe('RUNNING');
+});
+
+test('an execution still running for another place is stopped too: the place is part of what a run copies', async () => {
+  const arn = await stateMachine('slow-moved', WAIT_A_MINUTE);
+  const here = { ...waited(arn), Target: 'fs-0123456789abcdef0:fsap-0123456789abcdef0:/www' };
+  const there = { ...here, Target: 'fs-0123456789abcdef0:fsap-0123456789abcdef0:/www/next' };
+  const first = await onEvent({ RequestType: 'Create', RequestId: 'req-10', ResourceProperties: here }, client);
+  await untilMotoRuns(client, first.Data!.ExecutionArn!);
+  const second = await onEvent({ RequestType: 'Update', RequestId: 'req-11', ResourceProperties: there, OldResourceProperties: here }, client);
+  expect(second.Data?.ExecutionArn).not.toBe(first.Data?.ExecutionArn);
+  expect(await settledStatus(client, first.Data!.ExecutionArn!, 'ABORTED')).toBe('ABORTED');
 });
 
 test('an Update of neither the state machine nor the source starts nothing', async () => {
@@ -79,10 +95,10 @@ test('an Update of neither the state machine nor the source starts nothing', asy
 test('past the time limit, stops the execution and fails the deploy, saying why and what to do', async () => {
   const arn = await stateMachine('too-slow', WAIT_A_MINUTE);
   const started = await onEvent({ RequestType: 'Create', RequestId: 'req-8', ResourceProperties: waited(arn) }, client);
+  await untilMotoRuns(client, started.Data!.ExecutionArn!);
   const late = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started, Data: { ...started.Data, Deadline: Date.now() - 1 } };
   await expect(isComplete(late, client)).rejects.toThrow(/did not finish within the deploy's time limit of 50 minutes .*so it was stopped.*waitForCompletion: false/);
-  const execution = await client.send(new DescribeExecutionCommand({ executionArn: started.Data!.ExecutionArn! }));
-  expect(execution.status).toBe('ABORTED');
+  expect(await settledStatus(client, started.Data!.ExecutionArn!, 'ABORTED')).toBe('ABORTED');
 });
 
 test('without a time limit (the deploy does not wait) it only starts the execution', async () => {

@@ -4,17 +4,19 @@ import { describeSeconds, timeLimitSeconds } from '../shared/deploy-time-limit';
 
 /**
  * A custom resource (Provider framework) that runs the Distributed Map seed state machine at deploy
- * time: onEvent starts an execution on Create, and on Update when the state machine or the source
- * changed; isComplete, when the deploy waits, polls it until it succeeds or fails, or stops it when
- * the deploy's time limit runs out. An execution for the same source that is still running is
- * followed, not started again; one for another source makes the deploy fail, since two copies into
- * one target would race. Delete leaves the data.
+ * time. A run belongs to the newest request: onEvent stops the state machine's running executions
+ * of another source or place (two copies into one target would race, and a rollback must not wait
+ * for the copy it rolls back), follows one of the same source and place, or starts one; isComplete,
+ * when the deploy waits, polls it until it succeeds or fails, or stops it when the deploy's time
+ * limit runs out. Delete stops what still runs and always succeeds; it never deletes data.
  */
 
 export interface StateMachineRunProperties {
   readonly StateMachineArn: string;
-  /** Changes whenever the source changes; its hash starts the execution's name. */
+  /** Changes whenever the source changes. */
   readonly Trigger?: string;
+  /** Where the copy lands (file system, access point, target path): the state machine's definition holds it, its ARN does not. */
+  readonly Target?: string;
   /** Set when the deploy waits: seconds from onEvent's start until the run must be over. */
   readonly TimeLimitSeconds?: string;
 }
@@ -34,41 +36,81 @@ export interface StateMachineRunResponse {
   readonly Data?: { readonly ExecutionArn?: string; readonly Deadline?: number };
 }
 
-/** Executions of a seed are named `seed-<hash of its trigger>-<request>`: the name says what source an execution copies. */
-const namePrefix = (trigger: string | undefined) => `seed-${createHash('sha256').update(trigger ?? '').digest('hex').slice(0, 16)}-`;
+/** The error name an execution stopped by this handler carries (StopExecution's `error`). */
+const SUPERSEDED = 'SeedSuperseded';
+
+/**
+ * Executions of a seed are named `seed-<hash of its source and place>-<request>`: the name says what
+ * an execution copies where, and the request id makes a retried onEvent find its own execution.
+ */
+const namePrefix = (p: StateMachineRunProperties) => `seed-${createHash('sha256').update(JSON.stringify([p.Trigger ?? '', p.Target ?? ''])).digest('hex').slice(0, 16)}-`;
+
+/** A new run is due when the state machine, the source or the place changed (a Target missing before counts as changed). */
+const needsRun = (old: StateMachineRunProperties | undefined, now: StateMachineRunProperties) =>
+  old?.StateMachineArn !== now.StateMachineArn || old?.Trigger !== now.Trigger || old?.Target !== now.Target;
+
+const STATE_MACHINE_ARN = /^arn:[\w-]+:states:[\w-]*:\d{12}:stateMachine:[\w-]+$/;
 
 export async function onEvent(event: StateMachineRunEvent, client: SFNClient): Promise<StateMachineRunResponse> {
   const startedAt = Date.now();
-  const stateMachineArn = event.ResourceProperties.StateMachineArn;
-  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? stateMachineArn };
+  if (event.RequestType === 'Delete') return onDelete(event, client);
+  const properties = event.ResourceProperties;
+  const stateMachineArn = properties.StateMachineArn;
   if (!stateMachineArn) throw new Error('Distributed Map seed: ResourceProperties.StateMachineArn is missing.');
-  const old = event.OldResourceProperties;
-  if (event.RequestType === 'Update' && old?.StateMachineArn === stateMachineArn && old?.Trigger === event.ResourceProperties.Trigger) {
-    console.log(JSON.stringify({ message: 'state machine and source unchanged: nothing to run', stateMachineArn }));
+  if (event.RequestType === 'Update' && !needsRun(event.OldResourceProperties, properties)) {
+    console.log(JSON.stringify({ message: 'state machine, source and place unchanged: nothing to run', stateMachineArn }));
     return { PhysicalResourceId: stateMachineArn, Data: {} };
   }
-  const limit = timeLimitSeconds(event.ResourceProperties);
+  const limit = timeLimitSeconds(properties);
   const deadline = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
-  const prefix = namePrefix(event.ResourceProperties.Trigger);
+  const prefix = namePrefix(properties);
   const running = await runningExecutions(client, stateMachineArn);
+  for (const other of running.filter((e) => !e.name?.startsWith(prefix))) {
+    await stopExecution(client, other.executionArn!, `a newer deploy request (${event.RequestId ?? 'no request id'}) seeds another source or place`);
+  }
   const same = running.find((e) => e.name?.startsWith(prefix));
   if (same) {
-    console.log(JSON.stringify({ message: 'an execution for this source is still running: following it, not starting another', executionArn: same.executionArn }));
+    console.log(JSON.stringify({ message: 'an execution for this source and place is still running: following it, not starting another', executionArn: same.executionArn }));
     return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: same.executionArn!, ...deadline } };
   }
-  if (running.length > 0) {
-    const other = running[0].executionArn;
-    throw new Error(`Distributed Map seed: execution ${other} of an earlier source is still running, and two copies into one target would race. `
-      + `Wait for it to end (the seed's dashboard row shows it) or stop it (aws stepfunctions stop-execution --execution-arn ${other}), then deploy again.`);
+  const name = `${prefix}${event.RequestId ?? startedAt}`.slice(0, 80);
+  try {
+    const started = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify({ trigger: properties.Trigger ?? '' }) }));
+    console.log(JSON.stringify({ message: 'started seed state machine', executionArn: started.executionArn }));
+    return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: started.executionArn!, ...deadline } };
+  } catch (error) {
+    // A retried request whose execution has already ended: names are unique, so it is that execution.
+    if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
+    const executionArn = executionArnOf(stateMachineArn, name);
+    console.log(JSON.stringify({ message: 'this request\'s execution already ran: following it', executionArn }));
+    return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: executionArn, ...deadline } };
   }
-  const started = await client.send(new StartExecutionCommand({
-    stateMachineArn,
-    // The request id makes a retried onEvent start the same execution, not a second one.
-    name: `${prefix}${event.RequestId ?? startedAt}`.slice(0, 80),
-    input: JSON.stringify({ trigger: event.ResourceProperties.Trigger ?? '' }),
-  }));
-  console.log(JSON.stringify({ message: 'started seed state machine', executionArn: started.executionArn }));
-  return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: started.executionArn!, ...deadline } };
+}
+
+/**
+ * Stops whatever still runs on the state machine (a stack delete, a rolled-back Create, the old
+ * state machine after a replacement) and succeeds whatever the properties hold: the files stay,
+ * and a Delete that fails would hold the stack.
+ */
+async function onDelete(event: StateMachineRunEvent, client: SFNClient): Promise<StateMachineRunResponse> {
+  const stateMachineArn = [event.PhysicalResourceId, event.ResourceProperties?.StateMachineArn].find((arn) => typeof arn === 'string' && STATE_MACHINE_ARN.test(arn));
+  const physicalResourceId = event.PhysicalResourceId ?? stateMachineArn ?? '';
+  if (!stateMachineArn) return { PhysicalResourceId: physicalResourceId };
+  let running;
+  try {
+    running = await runningExecutions(client, stateMachineArn);
+  } catch (error) {
+    if ((error as Error).name !== 'StateMachineDoesNotExist') warn('could not list the running executions; any still running go on to their end', stateMachineArn, error);
+    return { PhysicalResourceId: physicalResourceId };
+  }
+  for (const execution of running) {
+    try {
+      await stopExecution(client, execution.executionArn!, 'the seed was deleted');
+    } catch (error) {
+      warn(`could not stop it: it goes on to its end (aws stepfunctions stop-execution --execution-arn ${execution.executionArn})`, execution.executionArn!, error);
+    }
+  }
+  return { PhysicalResourceId: physicalResourceId };
 }
 
 export async function isComplete(event: StateMachineRunEvent, client: SFNClient) {
@@ -82,9 +124,14 @@ export async function isComplete(event: StateMachineRunEvent, client: SFNClient)
   switch (execution.status) {
     case 'SUCCEEDED':
       return { IsComplete: true, Data: { ExecutionArn: executionArn } };
+    case 'ABORTED':
+      // Superseded by a newer request (a rollback, another deploy) or a Delete, or stopped by hand:
+      // whoever stopped it owns the target now, so end here without touching anything.
+      throw new Error(`Distributed Map seed: execution ${executionArn} was stopped before it finished (${execution.error ?? 'no error name'}: `
+        + `${execution.cause ?? 'no cause given'}): a newer deploy request for this seed or its Delete stops the run it replaces, `
+        + 'or someone stopped it. This request\'s copy is not complete.');
     case 'FAILED':
     case 'TIMED_OUT':
-    case 'ABORTED':
       throw new Error(`Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`);
     default: {
       if (Date.now() < deadline) return { IsComplete: false };
@@ -99,6 +146,16 @@ export async function isComplete(event: StateMachineRunEvent, client: SFNClient)
   }
 }
 
+/** Stops an execution this request supersedes; one that has ended meanwhile needs nothing. */
+async function stopExecution(client: SFNClient, executionArn: string, cause: string): Promise<void> {
+  try {
+    await client.send(new StopExecutionCommand({ executionArn, error: SUPERSEDED, cause }));
+    console.log(JSON.stringify({ message: 'stopped a seed execution', executionArn, cause }));
+  } catch (error) {
+    if ((error as Error).name !== 'ExecutionDoesNotExist') throw error;
+  }
+}
+
 /** The state machine's running executions (a seed has at most a few). */
 async function runningExecutions(client: SFNClient, stateMachineArn: string) {
   const executions = [];
@@ -109,4 +166,13 @@ async function runningExecutions(client: SFNClient, stateMachineArn: string) {
     nextToken = page.nextToken;
   } while (nextToken);
   return executions;
+}
+
+/** `arn:...:stateMachine:<machine>` -> `arn:...:execution:<machine>:<name>`, as Step Functions names executions. */
+function executionArnOf(stateMachineArn: string, name: string): string {
+  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+}
+
+function warn(message: string, arn: string, error: unknown): void {
+  console.log(JSON.stringify({ level: 'WARN', message: `Delete: ${message}`, arn, error: `${(error as Error).name}: ${(error as Error).message}` }));
 }

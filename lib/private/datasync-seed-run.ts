@@ -30,6 +30,12 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   readonly subdirectory: string;
   /** Changing it starts a new execution on the next deploy. */
   readonly trigger: string;
+  /**
+   * Where the copy lands (file system, access point, target path), as tokens the template resolves.
+   * A new access point or path updates the EFS location in place, so the task's ARN does not say
+   * it: a change must start a new run.
+   */
+  readonly target: string;
 }
 
 /**
@@ -192,7 +198,6 @@ export class DataSyncSeedRun extends Construct {
         const fn = new lambda.Function(this, id, {
           runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
         });
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution'], resources: [executions] }));
         acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
         return fn;
       },
@@ -201,14 +206,23 @@ export class DataSyncSeedRun extends Construct {
       queryInterval: Duration.seconds(30),
       resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
-      properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger },
+      properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger, Target: props.target },
     });
-    // Start an execution tagged with its source (tagging at start needs TagResource, DataSync's
-    // tag-on-create rule), unless the task's latest one is for the same source and still going.
+    // onEvent starts an execution tagged with its source, place and request (tagging at start needs
+    // TagResource, DataSync's tag-on-create rule), unless one for the same source and place is still
+    // going or this request started the latest; it cancels those a deploy started for another (a
+    // newer request wins, a rollback included), and a Delete cancels what still runs.
     run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution', 'datasync:DescribeTask'], resources: [this.task.attrTaskArn] }));
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:TagResource', 'datasync:ListTagsForResource'], resources: [executions] }));
-    // Cancel the execution when the deploy's time limit runs out.
-    run.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:CancelTaskExecution'], resources: [executions] }));
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({
+      actions: ['datasync:TagResource', 'datasync:ListTagsForResource', 'datasync:CancelTaskExecution', 'datasync:DescribeTaskExecution'],
+      resources: [executions],
+    }));
+    // ListTaskExecutions supports no resource-level permissions (Service Authorization Reference): the
+    // request names the task, and the handler acts only on what it lists.
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:ListTaskExecutions'], resources: ['*'] }));
+    acknowledgeWildcard(run.onEvent, '*', 'datasync:ListTaskExecutions supports no resource-level permissions; the handler lists only the seed task\'s executions.');
+    // isComplete polls the execution, and cancels it when the deploy's time limit runs out.
+    run.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], resources: [executions] }));
     return run.resource;
   }
 }

@@ -28,6 +28,11 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   /** Each worker function's memory, and the environment that tells it how many copy threads to run. */
   readonly workerSize: SeedFunctionSize;
   readonly trigger: string;
+  /**
+   * Where the copy lands (file system, access point, target path), as tokens the template resolves.
+   * The state machine's definition holds it but its ARN does not: a change must start a new run.
+   */
+  readonly target: string;
   /** Wait for the execution within the deploy's time limit, or only start it. */
   readonly waitForCompletion: boolean;
 }
@@ -180,11 +185,14 @@ export class DistributedMapSeedRun extends Construct {
       queryInterval: Duration.seconds(30),
       resourceId: 'Run',
       resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
-      properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger },
+      properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger, Target: props.target },
     });
     this.stateMachine.grantStartExecution(run.onEvent);
-    // Running executions: one for the same source is followed, not started again.
+    // onEvent follows a running execution of the same source and place, stops those of another
+    // (a newer request wins, a rollback included), and a Delete stops what still runs.
     run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:ListExecutions'], resources: [this.stateMachine.stateMachineArn] }));
+    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StopExecution'], resources: [executions] }));
+    acknowledgeWildcard(run.onEvent, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
     if (run.isComplete) {
       run.isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
       acknowledgeWildcard(run.isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');

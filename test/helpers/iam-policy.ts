@@ -58,8 +58,9 @@ function wildcard(pattern: string, value: string): boolean {
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /**
- * The statements of every AWS::IAM::Policy attached to `roleId`, with tokens resolved: `Fn::GetAtt`
- * of an `Arn` and `Ref`s by `names` (logical id -> ARN or name), pseudo parameters as in us-east-1.
+ * The statements of every AWS::IAM::Policy attached to `roleId`, with tokens resolved: `Ref`s and
+ * `Fn::GetAtt`s by `names` (logical id -> ARN or name; `Logical.Attribute` for an attribute that is
+ * not the one the logical id gives), pseudo parameters as in us-east-1.
  */
 export function statementsOf(template: Template, roleId: string, names: Record<string, string>): Statement[] {
   const policies = Object.values<any>(template.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p.Properties.Roles).includes(`"${roleId}"`));
@@ -72,7 +73,7 @@ function resolve(value: any, names: Record<string, string>): any {
   if (Array.isArray(value)) return value.map((v) => resolve(v, names));
   if (value === null || typeof value !== 'object') return value;
   if ('Ref' in value) return PSEUDO[value.Ref] ?? names[value.Ref] ?? `unresolved:${value.Ref}`;
-  if ('Fn::GetAtt' in value) return names[value['Fn::GetAtt'][0]] ?? `unresolved:${value['Fn::GetAtt'].join('.')}`;
+  if ('Fn::GetAtt' in value) return names[value['Fn::GetAtt'].join('.')] ?? names[value['Fn::GetAtt'][0]] ?? `unresolved:${value['Fn::GetAtt'].join('.')}`;
   if ('Fn::Join' in value) return resolve(value['Fn::Join'][1], names).join(value['Fn::Join'][0]);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, names)]));
 }
