@@ -186,6 +186,154 @@ const CASES: Case[] = [
     plant: 'mkdir -p "$M" && ln -s "$OUT" "$M/www"',
     exit: 2, message: /refused "www\/site": www exists on the file system and is not a directory \(a symlink is never followed\)/,
   },
+  // Links judged against the target as it really is.
+  {
+    name: 'a link whose write loses to a directory already there is judged again, against that directory, and removed',
+    via: ['cli', 'handler'], unprivileged: true, legit: false,
+    source: { tar: [{ name: 'a/b/c/', type: 'directory' }, { name: 's', type: 'symlink', linkname: 'a/b/c' }, { name: 'x', type: 'symlink', linkname: 's/../../../outside/secret' }] },
+    plant: 'mkdir -p "$T/s" && echo own > "$T/s/own"',
+    exit: 1, message: /refused \\?"x\\?": the link points outside the target \(s\/\.\.\/\.\.\/\.\.\/outside\/secret\), as the target is now; removed/,
+    after: (t) => {
+      expect(fs.existsSync(path.join(t, 'x'))).toBe(false);
+      expect(text(t, 's/own')).toBe('own\n');
+    },
+  },
+  {
+    name: 'a link that leads through a link already in the target is judged by where that link leads',
+    via: ['cli', 'handler'], unprivileged: true, legit: false,
+    source: { tar: [{ name: 'x', type: 'symlink', linkname: 'up/outside/secret' }, { name: 'fine', content: 'fine' }] },
+    plant: 'mkdir -p "$T" && ln -s ../.. "$T/up"',
+    exit: 1, message: /refused "x": the link leads through the link "up", which leaves the target or is refused/,
+    after: (t) => {
+      expect(fs.existsSync(path.join(t, 'x'))).toBe(false);
+      expect(text(t, 'fine')).toBe('fine');
+    },
+  },
+  {
+    name: 'a link through a link already in the target that stays inside (a shared directory, Capistrano style) is written',
+    via: ['cli', 'handler'],
+    source: { tar: [{ name: 'current/config', type: 'symlink', linkname: '../app-data/config.yml' }] },
+    plant: 'mkdir -p "$T/shared/data" && echo yml > "$T/shared/data/config.yml" && ln -s shared/data "$T/app-data"',
+    exit: 0,
+    after: (t) => expect(text(t, 'current/config')).toBe('yml\n'),
+  },
+  {
+    // Judged name by name again for each link, this took a minute and 360 MB (each target is walked once now).
+    name: '120 links chained one through the next, each target 4,000 bytes, are judged in one pass',
+    via: ['cli', 'handler'],
+    source: { tar: [{ name: 'l0', content: 'end' }, ...Array.from({ length: 120 }, (_, i) => ({ name: `l${i + 1}`, type: 'symlink' as const, linkname: `l${i}${'/s/..'.repeat(790)}` }))] },
+    exit: 0,
+    after: (t) => expect(fs.readlinkSync(path.join(t, 'l120'))).toBe(`l119${'/s/..'.repeat(790)}`),
+  },
+  // Deleted only while still as the seed wrote it.
+  {
+    name: 'a seeded link replaced with a file of the user\'s own is kept by prune, and no longer the seed\'s',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tar: [{ name: 'target-file', content: 't' }, { name: 'l', type: 'symlink', linkname: 'target-file' }] },
+    source: { tar: [{ name: 'target-file', content: 't' }] }, prune: true,
+    plant: 'rm "$T/l" && echo mine > "$T/l"',
+    exit: 0, message: /kept 1 file changed since seeded \(\\?"l\\?"\)/,
+    after: (t) => {
+      expect(text(t, 'l')).toBe('mine\n');
+      expect(Object.keys(JSON.parse(text(t, '.cdk-efs-kit/seed-manifest.json')).files)).toEqual(['target-file']);
+    },
+  },
+  {
+    name: 'an earlier seed\'s link that a new link would make climb out, but which the user has replaced since, is kept',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tar: [{ name: 'a/', type: 'directory' }, { name: 'x', type: 'symlink', linkname: 'a/l/../../y' }] },
+    source: { tar: [{ name: 'a/', type: 'directory' }, { name: 'a/l', type: 'symlink', linkname: '..' }] },
+    plant: 'rm "$T/x" && ln -s a/l/../../z "$T/x"',
+    exit: 0, message: /kept \\?"x\\?": an earlier seed wrote a link there that would now lead out of the target, but it has changed since/,
+    after: (t) => expect(fs.readlinkSync(path.join(t, 'x'))).toBe('a/l/../../z'),
+  },
+  {
+    name: 'an earlier seed\'s link the user has replaced with a file is no link any more: a new link cannot make it climb out',
+    via: ['cli', 'handler'], unprivileged: true,
+    first: { tar: [{ name: 'a/', type: 'directory' }, { name: 'x', type: 'symlink', linkname: 'a/l/../../y' }] },
+    source: { tar: [{ name: 'a/', type: 'directory' }, { name: 'a/l', type: 'symlink', linkname: '..' }] },
+    plant: 'rm "$T/x" && echo mine > "$T/x"',
+    exit: 0,
+    after: (t) => expect(text(t, 'x')).toBe('mine\n'),
+  },
+  {
+    name: 'a seeded settings file the application rewrote since (in place) is kept by prune',
+    via: ['cli', 'handler'],
+    first: { tree: { 'config.php': 'seeded', 'keep': 'k' } },
+    source: { tree: { keep: 'k' } }, prune: true,
+    plant: 'printf rewritten > "$T/config.php"',
+    exit: 0, message: /kept 1 file changed since seeded \(\\?"config\.php\\?"\)/,
+    after: (t) => expect(text(t, 'config.php')).toBe('rewritten'),
+  },
+  {
+    name: 'a seeded settings file the target\'s owner replaced with her own is kept by prune',
+    via: [], unprivileged: true,
+    first: { tree: { 'config.php': 'seeded', 'keep': 'k' } },
+    source: { tree: { keep: 'k' } }, prune: true,
+    plant: 'rm "$T/config.php" && printf rewritten > "$T/config.php"',
+    exit: 0, message: /kept 1 file changed since seeded \("config\.php"\)/,
+    after: (t) => expect(text(t, 'config.php')).toBe('rewritten'),
+  },
+  {
+    name: 'a seeded file rewritten in place to the same size is kept by prune (its modification time moved)',
+    via: ['cli'],
+    first: { tree: { 'config.php': 'seeded', 'keep': 'k' } },
+    source: { tree: { keep: 'k' } }, prune: true,
+    plant: 'sleep 0.01 && printf SEEDED > "$T/config.php"',
+    exit: 0, message: /kept 1 file changed since seeded/,
+    after: (t) => expect(text(t, 'config.php')).toBe('SEEDED'),
+  },
+  {
+    name: 'removeOnDelete keeps a seeded file the application rewrote since, and removes the rest',
+    via: ['handler'], request: 'Delete', props: { RemoveOnDelete: 'true' },
+    first: { tree: { 'config.php': 'seeded', 'other': 'o', 'sub/deep': 'd' } },
+    source: { tree: { 'config.php': 'seeded' } },
+    plant: 'printf rewritten > "$T/config.php"',
+    exit: 0, message: /kept files that changed since the seed wrote them/,
+    after: (t) => {
+      expect(fs.readdirSync(t)).toEqual(['config.php']);
+      expect(text(t, 'config.php')).toBe('rewritten');
+    },
+  },
+  {
+    name: 'a forged manifest in a state directory the target\'s owner made first does not make root delete what she cannot',
+    via: [], unprivileged: true, legit: false,
+    first: { tree: { 'rootdir/secret': 'root only', 'a': 'a' } },
+    source: { tree: { a: 'a' } }, prune: true,
+    // She learns the root-owned file's inode, size and modification time, and writes them down as the seed would.
+    plant: 'mv "$T/.cdk-efs-kit" "$T/old-state" && mkdir "$T/.cdk-efs-kit" && f="$T/rootdir/secret" '
+      + '&& printf \'{"version":3,"files":{"rootdir/secret":["x","%s:%s:%s"]}}\' "$(stat -c %i "$f")" "$(stat -c %s "$f")" "$(stat -c %.9Y "$f" | tr -d .)" > "$T/.cdk-efs-kit/seed-manifest.json"',
+    exit: 2, message: /\.cdk-efs-kit belongs to uid 65534, not to uid 0 that this seed writes as/,
+    after: (t) => expect(text(t, 'rootdir/secret')).toBe('root only'),
+  },
+  {
+    name: 'a manifest in the seed\'s state directory that belongs to another user is refused',
+    via: ['cli', 'handler'],
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a' } }, prune: true,
+    plant: 'chown 65534 "$T/.cdk-efs-kit/seed-manifest.json"',
+    exit: 2, message: /\.cdk-efs-kit\/seed-manifest\.json belongs to uid 65534, not to uid 0 that this seed writes as/,
+    after: (t) => expect(text(t, 'a')).toBe('a'),
+  },
+  {
+    name: 'a manifest larger than a seed reads is ignored unread (every file is checked and rewritten)',
+    via: ['cli', 'handler'],
+    first: { tree: { a: 'a' } },
+    source: { tree: { a: 'a' } },
+    plant: 'truncate -s 70000000 "$T/.cdk-efs-kit/seed-manifest.json"',
+    exit: 0, message: /ignored the manifest \(it is 70000000 bytes, more than the 67108864 a seed reads\)/,
+  },
+  // One entry, one kind.
+  {
+    name: 'a file and entries below a path of the same name: the later ones fail alone, the rest is published',
+    via: ['cli', 'handler'], legit: false,
+    source: { tar: [{ name: 'a', content: 'file' }, { name: 'a/b', content: 'x' }, { name: 'dir/c', content: 'c' }] },
+    exit: 1, message: /refused "a\/b": the source also has a file or link at "a", so it cannot be a directory/,
+    after: (t) => {
+      expect(text(t, 'a')).toBe('file');
+      expect(text(t, 'dir/c')).toBe('c');
+    },
+  },
   ...[
     ['TargetSubPath', '../../elsewhere', /TargetSubPath must be a relative path under the mount path/],
     ['TargetSubPath', '/etc', /TargetSubPath must be a relative path/],
