@@ -5,7 +5,7 @@ import { TEMP_PREFIX } from '../lambda/seed/atomic-write';
 import { seed, SeedSummary } from '../lambda/seed/copy';
 import { EntrySource } from '../lambda/seed/entry';
 import { openSource, parseSourceSpec } from '../lambda/seed/sources/open-source';
-import { lieAboutZipSizes, makeTar, makeTree, makeZip, recordPathCalls, tempDir, treeDigest } from './helpers/seed-fixtures';
+import { lieAboutZipSizes, makeTar, makeTree, makeZip, recordPathCalls, tempDir, treeDigest, manifestPaths } from './helpers/seed-fixtures';
 
 // The copy engine against real directories and real archives on the local disk.
 async function seedFrom(spec: string, target: string, options: Parameters<typeof seed>[2] = {}): Promise<SeedSummary> {
@@ -232,7 +232,7 @@ describe('from a directory', () => {
     makeTree(src, 2, 10);
     let written = 0;
     await seedFrom(src, dst, { concurrency: 1, onProgress: (p) => { written = p.written; }, get deadline() { return written >= 5 ? 0 : undefined; } });
-    const recorded = Object.keys(JSON.parse(fs.readFileSync(path.join(dst, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).files);
+    const recorded = manifestPaths(dst);
     expect(recorded.length).toBeGreaterThanOrEqual(5);
     fs.writeFileSync(path.join(src, recorded[0]), 'changed');
     const renames = recordPathCalls('rename');

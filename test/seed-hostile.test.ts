@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Case, CLI, fixturesDir, isRoot, materialize, runCli, runHostileCases, seedHandler, text, useHostileHarness } from './helpers/hostile-harness';
 import { makeTarGzBomb, makeZipBomb, snapshot } from './helpers/sentinel';
-import { tempDir } from './helpers/seed-fixtures';
+import { tempDir, manifestPaths } from './helpers/seed-fixtures';
 
 // The hostile-input suite (see helpers/hostile-harness.ts): each case an attack on the seed, run
 // through the CLI and through the bundled handler on efs-sim, a sentinel tree outside checked.
@@ -235,7 +235,7 @@ const CASES: Case[] = [
     exit: 0, message: /kept 1 file changed since seeded \(\\?"l\\?"\)/,
     after: (t) => {
       expect(text(t, 'l')).toBe('mine\n');
-      expect(Object.keys(JSON.parse(text(t, '.cdk-efs-kit/seed-manifest.json')).files)).toEqual(['target-file']);
+      expect(manifestPaths(t)).toEqual(['target-file']);
     },
   },
   {
@@ -302,7 +302,7 @@ const CASES: Case[] = [
     source: { tree: { a: 'a' } }, prune: true,
     // She learns the root-owned file's inode, size and modification time, and writes them down as the seed would.
     plant: 'mv "$T/.cdk-efs-kit" "$T/old-state" && mkdir "$T/.cdk-efs-kit" && f="$T/rootdir/secret" '
-      + '&& printf \'{"version":3,"files":{"rootdir/secret":["x","%s:%s:%s"]}}\' "$(stat -c %i "$f")" "$(stat -c %s "$f")" "$(stat -c %.9Y "$f" | tr -d .)" > "$T/.cdk-efs-kit/seed-manifest.json"',
+      + '&& printf \'{"version":3,"files":["rootdir/secret","x","%s:%s:%s"]}\' "$(stat -c %i "$f")" "$(stat -c %s "$f")" "$(stat -c %.9Y "$f" | tr -d .)" > "$T/.cdk-efs-kit/seed-manifest.json"',
     exit: 2, message: /\.cdk-efs-kit belongs to uid 65534, not to uid 0 that this seed writes as/,
     after: (t) => expect(text(t, 'rootdir/secret')).toBe('root only'),
   },

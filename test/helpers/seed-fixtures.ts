@@ -116,3 +116,9 @@ export function recordPathCalls(method: 'rename' | 'unlink' | 'open' | 'mkdir'):
   } as never);
   return { calls, restore: () => spy.mockRestore() };
 }
+
+/** The paths a target's seed manifest records (its files: a flat list of path, source identity, written identity). */
+export function manifestPaths(target: string): string[] {
+  const { files } = JSON.parse(fs.readFileSync(path.join(target, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8'));
+  return (files as string[]).filter((_, i) => i % 3 === 0);
+}
