@@ -4,6 +4,8 @@ import { seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
+import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources/s3-retry';
+import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit seed <source> <target>`: the engine the FileSystemSeed construct deploys, on any machine. */
@@ -27,10 +29,19 @@ export function register(program: Command): void {
 Examples:
   $ cdk-efs-kit seed ./site /mnt/efs/www
   $ cdk-efs-kit seed s3://my-bucket/www/ /mnt/efs/www --concurrency 128
-  $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json`)
+  $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
+
+S3: a request that gets no answer for ${DEFAULT_S3_TIMEOUT_MS / 1000} s (${S3_TIMEOUT_ENV} sets it in ms) is retried, as are resets,
+5xx answers and throttling, with growing random waits; a request that still fails fails its object only.
+
+Exit codes:
+  0  everything was copied
+  ${EXIT_ENTRIES_FAILED}  some entries failed (each is named; the rest are copied)
+  ${EXIT_BAD_INPUT}  bad input: arguments, a source that does not exist or cannot be read, an archive limit
+  ${EXIT_SOURCE_FAILED}  S3 kept failing past the retries while listing or reading an archive: run again later`)
     .action(async (sourceSpec: string, target: string, opts: SeedCliOptions) => {
       const summary = await runSeed(sourceSpec, target, opts);
-      process.exitCode = summary.failed.length > 0 ? 1 : 0;
+      process.exitCode = summary.failed.length > 0 ? EXIT_ENTRIES_FAILED : 0;
     });
 }
 
