@@ -19,7 +19,7 @@ export function s3Client(location: S3Location = {}): S3Client {
     forcePathStyle: location.forcePathStyle ?? Boolean(endpoint),
     // The seed retries each request itself, per object (s3-retry.ts): the SDK's retries draw on one
     // quota shared by every request in flight, and give up after 3 attempts. Its adaptive mode, which
-    // slows the client at each throttling answer, took 30 times as long when 10% of GETs were
+    // slows the client at each throttling answer, took 20 times as long when 10% of GETs were
     // throttled at random (bench/seed-s3-faults.ts): per-object waits slow only what S3 turned away.
     maxAttempts: 1,
     requestHandler: {

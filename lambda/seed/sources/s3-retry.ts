@@ -20,10 +20,9 @@ export interface RetryPolicy {
 /**
  * 4 attempts of at most the S3 timeout each (10 s) and short waits keep an object that keeps
  * stalling under a minute, the time the seed leaves itself in Lambda before its timeout. Throttling
- * gets 10 attempts, and waits from up to 1 s (as the SDK's own throttling retries do): with 10% of
- * GETs throttled at random, 3,000 objects took no longer than without; with GETs throttled above
- * 100/s, a shorter first wait made half again as many requests, a longer one slowed the random case
- * (bench/seed-s3-faults.ts).
+ * gets 10 attempts, and waits from up to 1 s (as the SDK's own throttling retries do): measured with
+ * bench/seed-s3-faults.ts, waits from 0.5 s made 16% more requests when GETs were throttled above
+ * 100/s, and waits from 2 s made a run with 10% of GETs throttled at random take 60% longer.
  */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 4, throttledAttempts: 10, baseDelayMs: 200, throttledBaseDelayMs: 1000, maxDelayMs: 10_000 };
 
@@ -50,11 +49,13 @@ export class S3RequestError extends Error {
   }
 }
 
-type S3Error = Error & { code?: string; $metadata?: { httpStatusCode?: number; clockSkewCorrected?: boolean }; $retryable?: unknown; Code?: string };
+type S3Error = Error & { code?: string; $metadata?: { httpStatusCode?: number; clockSkewCorrected?: boolean }; $retryable?: unknown };
 
 const THROTTLING_CODES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
 /** S3's own timeout (HTTP 400 RequestTimeout) and the SDK's (a TimeoutError on the client side). */
 const TIMEOUT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'TimeoutError']);
+/** Server errors worth another attempt (as the SDK's own retries take them; not 501 Not Implemented). */
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 /** A connection that broke, could not be made, or ended before its body did. */
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ERR_STREAM_PREMATURE_CLOSE']);
 
@@ -66,8 +67,7 @@ export function isThrottling(err: unknown): boolean {
 export function isRetryable(err: unknown): boolean {
   const e = err as S3Error;
   if (!e || e.name === 'AbortError') return false;
-  const status = e.$metadata?.httpStatusCode ?? 0;
-  return isThrottling(e) || status >= 500 || TIMEOUT_CODES.has(e.name) || NETWORK_CODES.has(e.code ?? '')
+  return isThrottling(e) || TRANSIENT_STATUSES.has(e.$metadata?.httpStatusCode ?? 0) || TIMEOUT_CODES.has(e.name) || NETWORK_CODES.has(e.code ?? '')
     || e.$retryable !== undefined || e.$metadata?.clockSkewCorrected === true;
 }
 
@@ -105,15 +105,12 @@ export class S3Attempts {
   async failed(err: unknown): Promise<void> {
     if (err instanceof S3RequestError) throw err;
     const throttled = isThrottling(err);
-    if (throttled) this.throttles++;
-    else this.failures++;
-    const made = this.failures + this.throttles;
-    const allowed = throttled ? this.policy.throttledAttempts : this.policy.attempts;
-    if (!isRetryable(err) || (throttled ? this.throttles : this.failures) >= allowed) {
-      throw new S3RequestError(this.what, made, err, isRetryable(err));
+    const count = throttled ? ++this.throttles : ++this.failures;
+    if (!isRetryable(err) || count >= (throttled ? this.policy.throttledAttempts : this.policy.attempts)) {
+      throw new S3RequestError(this.what, this.failures + this.throttles, err, isRetryable(err));
     }
     const base = throttled ? this.policy.throttledBaseDelayMs : this.policy.baseDelayMs;
-    const bound = Math.min(this.policy.maxDelayMs, base * 2 ** ((throttled ? this.throttles : this.failures) - 1));
+    const bound = Math.min(this.policy.maxDelayMs, base * 2 ** (count - 1));
     await new Promise((resolve) => setTimeout(resolve, Math.random() * bound));
   }
 }
