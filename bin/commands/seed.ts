@@ -31,8 +31,8 @@ Examples:
   $ cdk-efs-kit seed s3://my-bucket/www/ /mnt/efs/www --concurrency 128
   $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
 
-S3: a request that gets no answer for ${DEFAULT_S3_TIMEOUT_MS / 1000} s (${S3_TIMEOUT_ENV} sets it in ms) is retried, as are resets,
-5xx answers and throttling, with growing random waits; a request that still fails fails its object only.
+S3: a request with no answer for ${DEFAULT_S3_TIMEOUT_MS / 1000} s (${S3_TIMEOUT_ENV}, in ms), a reset connection, a 5xx answer
+or throttling is retried with growing random waits; an object whose requests still fail fails alone.
 
 Exit codes:
   0  everything was copied
