@@ -6,6 +6,7 @@ import * as advise from './commands/advise';
 import * as compare from './commands/compare';
 import * as probe from './commands/probe';
 import * as seed from './commands/seed';
+import { exitCodeFor } from './exit-codes';
 
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
 export function buildProgram(): Command {
@@ -21,10 +22,9 @@ export function buildProgram(): Command {
 }
 
 if (require.main === module) {
-  buildProgram().parseAsync(process.argv).catch((err: Error & { exitCode?: number }) => {
-    // Bad input and unreachable sources end in one clear line, not a stack trace; an error may say
-    // it is not bad input (1: a run that could not happen, as with a busy target).
+  buildProgram().parseAsync(process.argv).catch((err: Error) => {
+    // Bad input, and a run that could not go on, end in one clear line, not a stack trace.
     console.error(`cdk-efs-kit: ${err.message}`);
-    process.exitCode = err.exitCode ?? 2;
+    process.exitCode = exitCodeFor(err);
   });
 }

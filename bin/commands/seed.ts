@@ -6,6 +6,8 @@ import { settleRootRun } from '../seed-as-root';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
+import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources/s3-retry';
+import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit seed <source> <target>`: the engine the FileSystemSeed construct deploys, on any machine. */
@@ -35,10 +37,20 @@ Examples:
   $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
 
 One run per target at a time: a second run waits for the first (--lock-wait), then gives up.
-As root, on a target another user owns or can write, the seed refuses unless --as-owner or --allow-root.`)
+As root, on a target another user owns or can write, the seed refuses unless --as-owner or --allow-root.
+
+S3: a request with no answer for ${DEFAULT_S3_TIMEOUT_MS / 1000} s (${S3_TIMEOUT_ENV}, in ms), a reset connection, a 5xx answer
+or throttling is retried with growing random waits; an object whose requests still fail fails alone.
+
+Exit codes:
+  0  everything was copied
+  ${EXIT_ENTRIES_FAILED}  some entries failed (each is named; the rest are copied)
+  ${EXIT_BAD_INPUT}  bad input: arguments, a source that does not exist or cannot be read, an archive limit
+  ${EXIT_SOURCE_FAILED}  the run could not go on: S3 kept failing past the retries while listing or reading an
+     archive, or another seed held the target past --lock-wait: run again later`)
     .action(async (sourceSpec: string, target: string, opts: SeedCliOptions) => {
       const summary = await runSeed(sourceSpec, target, opts);
-      process.exitCode = summary.failed.length > 0 ? 1 : 0;
+      process.exitCode = summary.failed.length > 0 ? EXIT_ENTRIES_FAILED : 0;
     });
 }
 

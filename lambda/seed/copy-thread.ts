@@ -1,9 +1,7 @@
-import { Readable } from 'stream';
 import { parentPort } from 'worker_threads';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { writeFileAtomically, writeUnseenFile } from './atomic-write';
 import type { CopyRequest, CopyResponse } from './copy-workers';
-import { FileContent, LocalFileContent, RemoteObject } from './entry';
+import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 import { Directory } from './target-tree';
 
@@ -23,23 +21,10 @@ function answer(response: CopyResponse): void {
   answers.push(response);
 }
 
-/** This thread's S3 clients, one per way of reaching S3 (there is one in practice), made on first use. */
-const clients = new Map<string, Promise<S3Client>>();
-
-async function fetch({ bucket, key, location }: RemoteObject): Promise<Readable> {
-  const settings = JSON.stringify(location);
-  let client = clients.get(settings);
-  if (!client) {
-    client = import('./sources/s3-client').then(({ s3Client }) => s3Client(location));
-    clients.set(settings, client);
-  }
-  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
-  return (await (await client).send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body as Readable;
-}
-
 async function contentOf(content: CopyRequest['content']): Promise<FileContent> {
   if ('bytes' in content) return Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength);
-  if ('remote' in content) return fetch(content.remote);
+  // The SDK is loaded only by a worker that fetches from S3.
+  if ('remote' in content) return (await import('./sources/s3-worker-fetch')).fetchRemoteObject(content.remote);
   return new LocalFileContent(content.path, content.size, source);
 }
 

@@ -67,10 +67,8 @@ function holderGone(holder: Partial<LockHolder>): boolean {
   return processIdentity(holder.pid)?.start !== theirs.start;
 }
 
-/** Another run holds the target's lock, and did not let go within the wait: not bad input, a run that could not happen (exit 1). */
+/** Another run holds the target's lock, and did not let go within the wait: not bad input, a run that could not go on. */
 export class LockBusyError extends Error {
-  readonly exitCode = 1;
-
   constructor(target: string, readonly holder: Partial<LockHolder>, waitedMs: number) {
     super(`another seed run holds ${target}'s lock (${describeHolder(holder)}) and did not finish within ${Math.round(waitedMs / 1000)} s; `
       + `wait for it to end (a lock not kept alive for ${LEASE_MS / 1000} s is taken over), then run the seed again`);

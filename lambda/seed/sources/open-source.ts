@@ -1,6 +1,5 @@
 import * as fs from 'fs';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Readable } from 'stream';
 import { MiB } from '../../shared/sizes';
 import { EntrySource } from '../entry';
 import { ArchiveLimits } from './archive-limits';
@@ -66,15 +65,14 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   }
 
   // Loaded only for S3 sources: the SDK adds a tenth of a second to every start of the CLI.
-  const { GetObjectCommand, HeadObjectCommand } = await import('@aws-sdk/client-s3');
+  const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
   const { s3Client } = await import('./s3-client');
+  const { readObject } = await import('./s3-object-read');
+  const { S3Attempts } = await import('./s3-retry');
   const { S3ObjectsSource } = await import('./s3-objects');
   const client = options.client ?? s3Client(options.s3);
   const description = `s3://${bucket}/${key}`;
-  const getObject = async () => {
-    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return { stream: object.Body as Readable, bytes: object.ContentLength };
-  };
+  const getObject = () => readObject(client, bucket, key);
   switch (format) {
     case 's3-objects':
       // A client given without its settings cannot be rebuilt in a worker: the engine's thread fetches then.
@@ -86,10 +84,12 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       // A zip's directory is at its end: read it, and then its members, where it lies, by ranged GETs.
       const { S3BlockReader } = await import('./s3-block-reader');
       const { openZipReader } = await import('./zip-archive');
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).catch((err: Error & { $metadata?: { httpStatusCode?: number } }) => {
+      const head = await new S3Attempts(`HEAD ${description}`).run(() => client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).catch((err: Error & { cause?: { $metadata?: { httpStatusCode?: number } } }) => {
         // A HEAD answers without a body: S3's status is the only reason there is.
-        const status = err.$metadata?.httpStatusCode;
-        throw new Error(`${description} ${status === 404 ? 'does not exist' : status === 403 ? 'cannot be read: access denied' : `cannot be read: ${err.message}`}${status ? ` (HTTP ${status})` : ''}`);
+        const status = err.cause?.$metadata?.httpStatusCode;
+        if (status === 404) throw new Error(`${description} does not exist (HTTP 404)`);
+        if (status === 403) throw new Error(`${description} cannot be read: access denied (HTTP 403)`);
+        throw err;
       });
       const reader = new S3BlockReader(client, bucket, key, head.ContentLength ?? 0);
       const zip = await zipSource(description, () => openZipReader(reader, reader.size), options.limits);

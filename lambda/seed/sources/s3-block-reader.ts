@@ -2,6 +2,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
 import * as yauzl from 'yauzl';
 import { MiB } from '../../shared/sizes';
+import { S3Attempts } from './s3-retry';
 
 /** Bytes fetched per ranged GET: large enough that a GET's latency is small against its transfer. */
 const BLOCK_BYTES = 8 * MiB;
@@ -52,11 +53,15 @@ export class S3BlockReader extends yauzl.RandomAccessReader {
     return block;
   }
 
-  private async fetch(index: number): Promise<Buffer> {
+  /** One block, its GET and its body retried together (s3-retry.ts): a block that breaks off is fetched again whole. */
+  private fetch(index: number): Promise<Buffer> {
     const first = index * BLOCK_BYTES;
     const last = Math.min(first + BLOCK_BYTES, this.size) - 1;
-    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: `bytes=${first}-${last}` }));
-    const bytes = await object.Body!.transformToByteArray();
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const range = `bytes=${first}-${last}`;
+    return new S3Attempts(`GET s3://${this.bucket}/${this.key} (${range})`).run(async () => {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key, Range: range }));
+      const bytes = await object.Body!.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    });
   }
 }

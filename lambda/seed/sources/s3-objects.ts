@@ -1,8 +1,9 @@
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Readable } from 'stream';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from '../entry';
 import type { S3Location } from './s3-client';
+import { readObject } from './s3-object-read';
 import { folderPrefix } from './s3-prefix';
+import { S3Attempts } from './s3-retry';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */
 export class S3ObjectsSource implements EntrySource {
@@ -20,10 +21,12 @@ export class S3ObjectsSource implements EntrySource {
     return `s3://${this.bucket}/${this.prefix}`;
   }
 
+  /** Each page of the listing is retried on its own (s3-retry.ts); one that still fails stops the run with an S3RequestError. */
   async *entries(): AsyncIterable<SeedEntry> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }));
+      const input = { Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token };
+      const page = await new S3Attempts(`listing ${this.description}`).run(() => this.client.send(new ListObjectsV2Command(input)));
       for (const object of page.Contents ?? []) {
         const entry = this.entryFor(object.Key!, object.Size ?? 0, object.ETag ?? '', object.LastModified);
         if (entry) yield entry;
@@ -41,10 +44,7 @@ export class S3ObjectsSource implements EntrySource {
     return {
       type: 'file', path: relative, size, mode: DEFAULT_FILE_MODE, identity: `etag:${etag}`, mtimeMs: lastModified?.getTime(),
       remote: this.location && { bucket: this.bucket, key, location: this.location },
-      open: async () => {
-        const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-        return object.Body as Readable;
-      },
+      open: async () => (await readObject(this.client, this.bucket, key)).stream,
     };
   }
 }
