@@ -14,6 +14,7 @@ import { deployTimeRun } from './private/deploy-time-run';
 import { DistributedMapSeedRun, SeedFunctionSize } from './private/distributed-map-seed-run';
 import { isImportedVpc, subnetsWithoutS3 } from './private/s3-route';
 import { grantSourceRead } from './private/seed-grants';
+import { claimSeedPlace } from './private/seed-places';
 import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
 import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
@@ -189,6 +190,8 @@ export class FileSystemSeed extends Construct {
       Format: source.format,
       Fingerprint: source.fingerprint,
       MountPath: SEED_MOUNT_PATH,
+      FileSystemId: props.fileSystem.fileSystemId,
+      AccessPointId: props.accessPoint.accessPointId,
       TargetSubPath: targetSubPath,
       Concurrency: String(concurrency),
       Prune: String(props.prune ?? false),
@@ -199,6 +202,7 @@ export class FileSystemSeed extends Construct {
     // The handler checks these again on every request (it is the trust boundary), with the same function.
     const problems = seedPropertyProblems(settings, (value) => Token.isUnresolved(value));
     if (problems.length > 0) throw new Error(`${this.where}: ${problems.join('; ')}.`);
+    claimSeedPlace({ seed: this, fileSystem: props.fileSystem, accessPoint: props.accessPoint, targetSubPath }, this.where);
 
     switch (engine.kind) {
       case SeedEngineKind.DATASYNC: {

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { App, Size, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AccessPointPreset, SeedEngine, SeedSource, SeedSourceConfig, SeedSourceFormat, SharedFileSystem } from '../lib';
@@ -427,5 +428,51 @@ describe('isolated subnets: the seed\'s functions read from S3', () => {
     const importedFiles = new SharedFileSystem(stack, 'ImportedFiles', { vpc: imported });
     importedFiles.addSeed('Content', { accessPoint: importedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.asset(siteDir) });
     Annotations.fromStack(stack).hasWarning('/Test/ImportedFiles/Content', Match.stringLikeRegexp('cdk-efs-kit:seedS3Route'));
+  });
+});
+
+describe('each seed owns a place: two on one place fail synth, naming both', () => {
+  const source = () => SeedSource.asset(siteDir);
+
+  test('the place (file system, access point, target path) is in the seed\'s properties, so a new access point or file system sends an Update', () => {
+    files.addSeed('Content', { accessPoint: web(), source: source(), targetPath: '/www' });
+    Template.fromStack(stack).hasResourceProperties('Custom::CdkEfsKitSeed', {
+      FileSystemId: { Ref: Match.stringLikeRegexp('^Files') }, AccessPointId: { Ref: Match.stringLikeRegexp('^FilesWeb') }, TargetSubPath: 'www',
+    });
+  });
+
+  test.each([
+    ['the same target path', '/www', '/www', 'the same place'],
+    ['a target path inside the other\'s', '/www', '/www/assets', 'one place inside the other'],
+    ['the access point\'s root and a path under it', '/', '/assets', 'one place inside the other'],
+  ])('fails for two seeds through one access point at %s', (_what, first, second, overlap) => {
+    const accessPoint = web();
+    files.addSeed('First', { accessPoint, source: source(), targetPath: first });
+    expect(() => files.addSeed('Second', { accessPoint, source: source(), targetPath: second })).toThrow(
+      `FileSystemSeed(Test/Files/Second) and FileSystemSeed(Test/Files/First) both write to /web${second === '/' ? '' : second} on the same file system, ${overlap}: `
+      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).');
+  });
+
+  test('fails for two access points whose roots make the places nested', () => {
+    files.addSeed('First', { accessPoint: web(), source: source(), targetPath: '/assets' });
+    const assets = files.addAccessPoint('Assets', AccessPointPreset.applicationUser('/web/assets/img'));
+    expect(() => files.addSeed('Second', { accessPoint: assets, source: source() })).toThrow(/both write to \/web\/assets\/img on the same file system, one place inside the other/);
+  });
+
+  test('two places side by side, or on two file systems, are fine', () => {
+    const accessPoint = web();
+    files.addSeed('Site', { accessPoint, source: source(), targetPath: '/www' });
+    files.addSeed('Docs', { accessPoint, source: source(), targetPath: '/docs' });
+    files.addSeed('Other', { accessPoint: files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs')), source: source() });
+    const other = new SharedFileSystem(stack, 'Other', { vpc: files.vpc });
+    other.addSeed('Site', { accessPoint: other.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: source(), targetPath: '/www' });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitSeed', 4);
+  });
+
+  test('warns where an access point\'s root cannot be known (an imported one)', () => {
+    files.addSeed('First', { accessPoint: web(), source: source() });
+    const imported = efs.AccessPoint.fromAccessPointAttributes(stack, 'Imported', { accessPointId: 'fsap-0123456789abcdef0', fileSystem: files.fileSystem });
+    files.addSeed('Second', { accessPoint: imported, source: source() });
+    Annotations.fromStack(stack).hasWarning('/Test/Files/Second', Match.stringLikeRegexp('whose root directories are not known here, so whether their places overlap cannot be told'));
   });
 });

@@ -1,5 +1,5 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { execFileSync, spawn, spawnSync } from 'child_process';
+import { ChildProcess, execFileSync, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -74,6 +74,9 @@ console.log(swaps);
     s3 = new S3Client(moto.clientConfig);
     await s3.send(new CreateBucketCommand({ Bucket: 'race' }));
   }, 120_000);
+  // A round that failed before it stopped its racer must not leave it running.
+  const racers: ChildProcess[] = [];
+  afterEach(() => racers.splice(0).forEach((racer) => racer.kill('SIGKILL')));
   afterAll(async () => {
     await moto.stop();
     fs.rmSync(base, { recursive: true, force: true });
@@ -108,6 +111,7 @@ console.log(swaps);
     fs.mkdirSync(signals);
     fs.chownSync(signals, NOBODY, NOBODY);
     const child = spawn('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '-e', RACER, mode, target, victim, signals], { stdio: ['ignore', 'pipe', 'inherit'] });
+    racers.push(child);
     let out = '';
     child.stdout!.on('data', (chunk) => { out += chunk; });
     const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Number(out.trim()))));

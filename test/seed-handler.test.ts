@@ -70,20 +70,22 @@ test('Update with a new asset rewrites only what changed; Update without a sourc
 });
 
 test('Delete leaves the data by default, and removes only what the seed wrote when asked', async () => {
-  await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
+  const { PhysicalResourceId } = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
   fs.writeFileSync(path.join(work, 'www', 'users-file.txt'), 'mine');
   fs.writeFileSync(path.join(work, 'www', 'dir-0', 'users-file.txt'), 'mine');
-  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props(), PhysicalResourceId: 'x' }, context());
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props(), PhysicalResourceId }, context());
   expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(82);
 
   // The directories the seed's files were in go with them, unless something else is in them.
-  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props({ RemoveOnDelete: 'true' }), PhysicalResourceId: 'x' }, context());
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props({ RemoveOnDelete: 'true' }), PhysicalResourceId }, context());
   expect(Object.keys(treeDigest(path.join(work, 'www'))).sort()).toEqual(['dir-0/users-file.txt', 'users-file.txt']);
 });
 
-test('fails with a clear reason when the source is missing', async () => {
-  await expect(handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ Key: 'nope.zip' }) }, context()))
-    .rejects.toThrow(/NoSuchKey|does not exist/);
+test('fails with a clear reason when the source is missing: a Create from isComplete, so that its rollback Delete reaches the handler', async () => {
+  const event = { RequestType: 'Create', ResourceProperties: props({ Key: 'nope.zip' }) };
+  const response = await handler.onEvent(event, context());
+  expect(response.Data).toMatchObject({ Complete: 'false', Failure: expect.stringMatching(/does not exist/) });
+  await expect(handler.isComplete({ ...event, ...response }, context())).rejects.toThrow(/NoSuchKey|does not exist/);
 });
 
 test('fails when the mount path is not /mnt/<name>', async () => {
@@ -144,10 +146,11 @@ describeWithFuse('on efs-sim', () => {
   test('removeOnDelete removes in slices that each stop before the function\'s time runs out, resuming where the last stopped', async () => {
     await mountSim(['--latency-any=20']);
     const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });
-    expect((await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context())).Data.Complete).toBe('true');
+    const created = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context());
+    expect(created.Data.Complete).toBe('true');
     fs.writeFileSync(path.join(sim.mount, 'www', 'users-file.txt'), 'mine');
     // 61 s left, less the 60 s margin: a second per invocation, for 80 files at 4 at a time, 20 ms an operation.
-    const first = await handler.onEvent({ RequestType: 'Delete', ResourceProperties: slow, PhysicalResourceId: 'x' }, context(61_000));
+    const first = await handler.onEvent({ RequestType: 'Delete', ResourceProperties: slow, PhysicalResourceId: created.PhysicalResourceId }, context(61_000));
     expect(first.Data.Complete).toBe('false');
     const left = manifestPaths(path.join(sim.mount, 'www')).length;
     expect(left).toBeGreaterThan(0);

@@ -217,8 +217,14 @@ describe('the bundled handler', () => {
     Bucket: BUCKET, Key: 'site/', Format: 's3-objects', Fingerprint: 'v1', MountPath: mountPath,
     TargetSubPath: 'www', Concurrency: '32', Prune: 'false', RemoveOnDelete: 'false', ...overrides,
   });
-  const create = (overrides: Record<string, string> = {}) => handler.onEvent(
-    { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props(overrides) }, { getRemainingTimeInMillis: () => 900_000 });
+  /** A Create as the Provider framework drives it: onEvent, then isComplete until done (a Create's failure comes from there). */
+  const create = async (overrides: Record<string, string> = {}) => {
+    const event = { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props(overrides) };
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    const response = await handler.onEvent(event, context);
+    if (response.Data?.Complete !== 'true') await handler.isComplete({ ...event, ...response }, context);
+    return response;
+  };
 
   test('seeds S3 objects through stalls and 10% throttling, its workers fetching with clients of their own', async () => {
     proxy.rules = [

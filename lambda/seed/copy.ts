@@ -15,7 +15,7 @@ import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import { STATE_DIR, StateDirectory } from './state-directory';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
 import { HEARTBEAT_MS, LockHolder, newHolderId, TargetLock } from './target-lock';
-import { checkTarget } from './target-root';
+import { checkTarget, placeAbove } from './target-root';
 import { TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
 
@@ -65,15 +65,28 @@ export interface CopyOptions {
    */
   readonly targetSubPath?: string;
   /**
-   * Who this run is for the target's lock: the same id lets a later invocation of one request (a
-   * Lambda seed's next slice) take over the lock an earlier one left.
-   * @default - an id of its own
+   * The deploy request this run is for (a FileSystemSeed custom resource's), where there is one:
+   * its id holds the lock (so the request's next invocation takes over what an earlier one left),
+   * its resource is recorded as the place's owner, and a run stops as soon as its request is no
+   * longer current (a newer request claimed the place), saving what it did. What an unfinished
+   * earlier request added that this run's source does not have is removed once this run is complete.
+   * @default - a run of its own (the CLI)
    */
-  readonly lockHolder?: string;
+  readonly request?: SeedRequest;
   /** How long to wait for another run to let go of the target's lock. @default 60 s */
   readonly lockWaitMs?: number;
   /** Told once when the run starts waiting for another run's lock. */
   readonly onLockWait?: (holder: Partial<LockHolder>) => void;
+}
+
+/** A deploy request a run is for (see CopyOptions.request). */
+export interface SeedRequest {
+  /** CloudFormation's RequestId. */
+  readonly id: string;
+  /** The resource (its physical id) whose place the target is. */
+  readonly resource: string;
+  /** Whether the place is still claimed for this request; asked at every heartbeat. */
+  readonly current: () => Promise<boolean>;
 }
 
 /** How long a run waits for another to let go of the target's lock, by default. */
@@ -155,10 +168,12 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
     const state = useManifest ? await StateDirectory.open(tree, !dryRun) : undefined;
     // A dry run writes nothing and takes no lock: it reports what a run would do now.
     lock = state && !dryRun
-      ? await state.lock({ holder: options.lockHolder ?? newHolderId(), waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, onWait: options.onLockWait })
+      ? await state.lock({ holder: options.request?.id ?? newHolderId(), waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, onWait: options.onLockWait })
       : undefined;
     const manifest = state ? await state.readManifest(lock?.uid) : emptyManifest();
-    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest }, manifest, state, lock).run();
+    // Another seed's place above this one: files here may have been rewritten by it, so check each.
+    const nested = useManifest && placeAbove(path.join(root, subPath));
+    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest, nested }, manifest, state, lock).run();
   } finally {
     await lock?.release();
     await tree.close();
@@ -188,6 +203,8 @@ interface RunSettings {
   readonly concurrency: number;
   readonly dryRun: boolean;
   readonly useManifest: boolean;
+  /** Another seed's state directory is in a directory above the target (a place nested in another). */
+  readonly nested: boolean;
 }
 
 /**
@@ -209,6 +226,8 @@ class CopyRun {
   private complete = true;
   /** Set when the run lost its lock (taken over as stale): it writes nothing more, the manifest included. */
   private lostLock = false;
+  /** Set when a newer request claimed the place: the run stops, saving what it did. */
+  private superseded = false;
   /** Totals feed progress only: the copy starts without waiting for them (a walked tree knows them at the end). */
   private totals?: { files: number; bytes: number };
   /** Files and links of the source, by path. */
@@ -257,6 +276,18 @@ class CopyRun {
   ) {
     this.warnings = [...manifest.problems];
     this.manifestChanged = manifest.problems.length > 0;
+    const { request } = options;
+    if (request && !settings.dryRun) {
+      // What an unfinished earlier request added stays pending with this one's additions, until this run completes.
+      if (manifest.pending?.request !== request.id) {
+        manifest.pending = { request: request.id, added: new Set(manifest.pending?.added) };
+        this.manifestChanged = true;
+      }
+      if (manifest.owner !== request.resource) {
+        manifest.owner = request.resource;
+        this.manifestChanged = true;
+      }
+    }
     const { dryRun, useManifest } = settings;
     const { uid, gid } = options;
     this.calls = tree.calls;
@@ -310,8 +341,31 @@ class CopyRun {
     if (this.complete && !dryRun) await this.directories.publish();
     if (!dryRun) await this.judgeWrittenLinks();
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
+    if (this.complete && !dryRun) await this.commit();
     await this.finish();
     return this.summary(pruned, kept);
+  }
+
+  /**
+   * Once the run is complete, its request's additions are the seed's for good; what an unfinished
+   * earlier request added that this source does not have is removed (while still as written), so
+   * that nothing of a deploy that was rolled back or cancelled stays at a final name.
+   */
+  private async commit(): Promise<void> {
+    const pending = this.manifest.pending;
+    if (!pending || !this.options.request) return;
+    const abandoned = [...pending.added].filter((relative) => !this.seen.has(relative) && this.manifest.files.has(relative));
+    if (abandoned.length > 0) {
+      const { gone, kept } = await removeWritten(this.tree, abandoned.map((relative) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err), this.options.deadline);
+      [...gone, ...kept].forEach((relative) => this.forget(relative));
+      if (gone.length + kept.length < abandoned.length) {
+        this.complete = false; // the deadline, or failures: the next slice goes on
+        return;
+      }
+      if (gone.length > 0) this.warnings.push(`removed ${gone.length} file${gone.length === 1 ? '' : 's'} an unfinished earlier deploy of this seed added, which this source does not have`);
+    }
+    this.manifest.pending = undefined;
+    this.manifestChanged = true;
   }
 
   /** Saves the manifest where it changed (an unchanged re-run writes nothing but its lock) and tidies the state directory. */
@@ -327,7 +381,7 @@ class CopyRun {
   private summary(pruned: number, kept: string[]): SeedSummary {
     this.progress();
     return {
-      ...this.counts, pruned, failed: this.failed, complete: this.complete && !this.lostLock, seconds: (Date.now() - this.started) / 1000,
+      ...this.counts, pruned, failed: this.failed, complete: this.complete && !this.lostLock && !this.superseded, seconds: (Date.now() - this.started) / 1000,
       peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles, warnings: this.warnings,
       filesByWorker: this.workers?.filesWritten ?? [], kept,
     };
@@ -515,7 +569,7 @@ class CopyRun {
       return;
     }
     if (task.kind === 'check') {
-      const { present, gone, identities } = await this.unchanged.settle(task.directory, this.manifest.running);
+      const { present, gone, identities } = await this.unchanged.settle(task.directory, this.mustVerify(task.directory));
       this.pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
       for (const [relative, identity] of identities) this.record(relative, this.manifest.files.get(relative)!, identity);
       present.forEach((job) => this.skip(job));
@@ -604,9 +658,11 @@ class CopyRun {
     const stale = [...this.manifest.files.keys()].filter((relative) => !this.seen.has(relative));
     // A dry run only counts them (and saves no manifest).
     if (this.settings.dryRun) return { pruned: stale.length, kept: [] };
-    const { gone, kept } = await removeWritten(this.tree, stale.map((relative) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err));
-    // A file whose unlink failed stays in the manifest, for the next prune.
+    const failures = this.failed.length;
+    const { gone, kept } = await removeWritten(this.tree, stale.map((relative) => this.writtenEntry(relative)), this.settings.concurrency, (relative, err) => this.fail(relative, err), this.options.deadline);
+    // A file whose unlink failed stays in the manifest, for the next prune; past the deadline the rest waits for the next slice.
     [...gone, ...kept].forEach((relative) => this.forget(relative));
+    if (gone.length + kept.length + this.failed.length - failures < stale.length) this.complete = false;
     if (kept.length > 0) {
       this.warnings.push(`kept ${kept.length} file${kept.length === 1 ? '' : 's'} changed since seeded (${kept.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')}${kept.length > 5 ? ', ...' : ''}): `
         + 'the source no longer has them, but they are not as the seed wrote them, so they are left, and no longer recorded as the seed\'s');
@@ -614,16 +670,29 @@ class CopyRun {
     // Then the directories, once nothing else is left in them.
     const keep = withParents([...this.declared, ...this.holdingEntries]);
     const dropped = [...this.manifest.directories].filter((directory) => !keep.has(directory));
-    const removed = await removeMadeDirectories(this.tree, dropped, this.manifest.directories);
+    const removed = await removeMadeDirectories(this.tree, dropped, this.manifest.directories, this.options.deadline);
     removed.forEach((directory) => this.manifest.directories.delete(directory));
     this.manifestChanged ||= removed.length > 0;
     return { pruned: gone.length, kept };
   }
 
-  /** Whether to start no more work: the deadline passed, or the run lost its lock. */
+  /**
+   * Whether the unchanged entries of `directory` are checked one by one against what was written, not
+   * only looked for: after a run that did not end cleanly, and where another seed's place is nested
+   * above or below (it may have rewritten them: a seed moved between /a and /a/b, its rollback).
+   */
+  private mustVerify(directory: string): boolean {
+    if (this.manifest.running || this.settings.nested) return true;
+    for (let key = keyOf(directory); ; key = keyOf(path.posix.dirname(key))) {
+      if (this.listings.places.has(key)) return true;
+      if (key === '') return false;
+    }
+  }
+
+  /** Whether to start no more work: the deadline passed, the run lost its lock, or a newer request claimed the place. */
   private stopping(): boolean {
     const { deadline } = this.options;
-    return this.lostLock || (deadline !== undefined && Date.now() >= deadline);
+    return this.lostLock || this.superseded || (deadline !== undefined && Date.now() >= deadline);
   }
 
   /** Every HEARTBEAT_MS: keeps the lock alive (a run that lost it stops), and saves a checkpoint when one is due. */
@@ -633,6 +702,12 @@ class CopyRun {
       if (!await this.lock!.heartbeat()) {
         this.lostLock = true;
         this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
+        return;
+      }
+      if (this.options.request && !this.superseded && !await this.options.request.current()) {
+        this.superseded = true;
+        this.complete = false;
+        this.warnings.push('a newer deploy request claimed this place: this run stopped, keeping what it wrote recorded');
         return;
       }
       if (Date.now() - this.lastSave >= CHECKPOINT_MS) await this.checkpoint();
@@ -683,6 +758,7 @@ class CopyRun {
   /** What an earlier seed wrote, updated as files are written: each path is looked up before its own update. */
   private record(relative: string, identity: string, written?: string): void {
     if (this.manifest.files.get(relative) === identity && this.manifest.written.get(relative) === written) return;
+    if (!this.manifest.files.has(relative)) this.manifest.pending?.added.add(relative);
     this.manifest.files.set(relative, identity);
     if (written === undefined) this.manifest.written.delete(relative);
     else this.manifest.written.set(relative, written);
@@ -693,6 +769,7 @@ class CopyRun {
   private forget(relative: string): void {
     this.manifest.files.delete(relative);
     this.manifest.written.delete(relative);
+    this.manifest.pending?.added.delete(relative);
     this.manifestChanged = true;
   }
 

@@ -1,35 +1,41 @@
-import * as path from 'path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
-import { FileSystemCalls } from './file-system-calls';
-import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
+import { onDelete, removalSlice } from './remove-on-delete';
 import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
-import { LINK_IDENTITY } from './entry';
+import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { openSource, SourceFormat } from './sources/open-source';
-import { StateDirectory } from './state-directory';
-import { newHolderId } from './target-lock';
-import { TargetTree } from './target-tree';
 
 /**
- * The FileSystemSeed custom resource (Provider framework). onEvent copies until the function's time
- * nearly runs out; isComplete resumes (the manifest is the checkpoint: finished files are skipped)
- * until the copy is complete, or fails it once the deploy's time limit (TimeLimitSeconds from
- * onEvent's start) has run out, every slice stopping by then. Update re-runs only when the source
- * changed; Delete leaves the data unless RemoveOnDelete is 'true', and then removes only what the
- * seed wrote, in slices with the same limit.
+ * The FileSystemSeed custom resource (Provider framework), right under every CloudFormation event
+ * (docs/seed.md has the table):
+ * - Create and Update claim the place (file system, access point, target path) for their request, so
+ *   that any older request's run stops at its next heartbeat or slice; onEvent copies until the
+ *   function's time nearly runs out, isComplete resumes from the manifest (the checkpoint) until the
+ *   copy is complete, or fails once the deploy's time limit (TimeLimitSeconds from onEvent's start)
+ *   has run out. A Create's failure is reported by isComplete, so that the resource exists and the
+ *   rollback's Delete reaches the handler (the framework drops the Delete of a Create that failed in
+ *   onEvent). An Update runs when the source or the place changed; a new place is a new physical id.
+ * - A rollback Update is an Update with the old properties: it claims the place, stops the forward
+ *   run, writes the old source's content back (content, not presence), and removes what the
+ *   unfinished forward run added.
+ * - Delete (remove-on-delete.ts) parses leniently and never sticks.
  */
 export interface SeedEvent {
   readonly RequestType: 'Create' | 'Update' | 'Delete';
+  readonly RequestId?: string;
   readonly LogicalResourceId?: string;
   readonly ResourceProperties: SeedResourceProperties & TimeLimitProperties;
   readonly OldResourceProperties?: SeedResourceProperties;
   readonly PhysicalResourceId?: string;
-  /** onEvent's Data, seen by isComplete: whether it finished, and when the whole run must be over (ms). */
-  readonly Data?: { Complete?: string; Deadline?: number };
+  /**
+   * onEvent's Data, seen by isComplete: whether it finished, when the whole run must be over (ms),
+   * and a Create's failure, reported from isComplete.
+   */
+  readonly Data?: { Complete?: string; Deadline?: number; Failure?: string };
 }
 
 export interface SeedDeps {
@@ -40,41 +46,71 @@ export interface SeedDeps {
 
 type Data = Record<string, string | number>;
 
+/** How long a slice waits for an older request's run to see it is superseded and let go (it looks every 10 s). */
+const SUPERSEDED_WAIT_MS = 120_000;
+
 export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
-  // An older version's resource, on Delete, has no limit of its own: it gets the one this version sets.
-  const runDeadline = Date.now() + (timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS) * 1000;
-  if (event.RequestType === 'Delete') {
-    // Nothing to remove needs no properties: a resource an older version wrote is deleted whatever they hold.
-    const complete = event.ResourceProperties?.RemoveOnDelete !== 'true'
-      || await removeSlice(checkSeedProperties(event.ResourceProperties), sliceDeadline(deps.remainingMs(), runDeadline));
-    return { PhysicalResourceId: event.PhysicalResourceId ?? 'seed', Data: { Complete: String(complete), Deadline: runDeadline } };
-  }
+  const runDeadline = Date.now() + limitSecondsOf(event) * 1000;
+  if (event.RequestType === 'Delete') return onDelete(event, sliceDeadline(deps.remainingMs(), runDeadline), runDeadline);
+  // Properties that fail the checks stop the request here, before anything is touched.
   const props = checkSeedProperties(event.ResourceProperties);
-  const physicalId = `seed:${targetOf(props)}`;
+  const physicalId = physicalIdOf(props);
   // Old properties that fail the check (written by an older version, or by hand) only mean: run.
   if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
-    console.log(JSON.stringify({ message: 'source and target unchanged: nothing to copy' }));
+    console.log(JSON.stringify({ message: 'source and place unchanged: nothing to copy' }));
     return { PhysicalResourceId: physicalId, Data: { Complete: 'true' } };
   }
-  const summary = await runSlice(event, deps, sliceDeadline(deps.remainingMs(), runDeadline));
-  return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
+  const place = placeOf(props);
+  await place.claim(requestOf(event), physicalId);
+  try {
+    const summary = await runSlice(event, props, place, physicalId, deps, sliceDeadline(deps.remainingMs(), runDeadline));
+    return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
+  } catch (err) {
+    if (event.RequestType !== 'Create') throw err;
+    // Reported by isComplete: the resource then exists, and the rollback's Delete removes what was written.
+    return { PhysicalResourceId: physicalId, Data: { Complete: 'false', Deadline: runDeadline, Failure: (err as Error).message } };
+  }
 }
 
 export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ IsComplete: boolean; Data?: Data }> {
   if (event.Data?.Complete === 'true') return { IsComplete: true };
+  if (event.Data?.Failure) throw new Error(event.Data.Failure);
   const runDeadline = event.Data?.Deadline;
   if (typeof runDeadline !== 'number') throw new Error('seed: no Deadline from onEvent; cannot bound the run.');
   if (Date.now() >= runDeadline) throw new Error(timeLimitMessage(event));
   // A removal goes on in slices, like a copy: each invocation stops before its time runs out.
   const deadline = sliceDeadline(deps.remainingMs(), runDeadline);
-  if (event.RequestType === 'Delete') return { IsComplete: await removeSlice(checkSeedProperties(event.ResourceProperties), deadline) };
-  const summary = await runSlice(event, deps, deadline);
-  return summary.complete ? { IsComplete: true, Data: dataOf(summary) } : { IsComplete: false };
+  if (event.RequestType === 'Delete') return { IsComplete: await removalSlice(event, deadline) };
+  const props = checkSeedProperties(event.ResourceProperties);
+  const place = placeOf(props);
+  const request = requestOf(event);
+  if (!await place.claimedFor(request)) throw supersededError(event);
+  const summary = await runSlice(event, props, place, event.PhysicalResourceId ?? physicalIdOf(props), deps, deadline);
+  if (summary.complete) return { IsComplete: true, Data: dataOf(summary) };
+  // Stopped for a newer request: its waiter ends; CloudFormation listens to the newer one.
+  if (!await place.claimedFor(request)) throw supersededError(event);
+  return { IsComplete: false };
 }
+
+/** The time limit the properties set; an unreadable one (or an older version's none) gets this version's. */
+function limitSecondsOf(event: SeedEvent): number {
+  try {
+    return timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS;
+  } catch (err) {
+    if (event.RequestType !== 'Delete') throw err;
+    return DEPLOY_TIME_LIMIT_SECONDS;
+  }
+}
+
+/** The request's id: CloudFormation's, the same for onEvent and every isComplete of one request. */
+const requestOf = (event: SeedEvent) => event.RequestId ?? event.RequestType;
+
+const supersededError = (event: SeedEvent) => new Error(`seed: a newer request for this place (another deploy, or CloudFormation's rollback) `
+  + `took over from request ${requestOf(event)}, which stopped; what it wrote is recorded, and the newer request decides what stays.`);
 
 /** Why the resource fails when the deploy's time limit runs out, and what stays. */
 function timeLimitMessage(event: SeedEvent): string {
-  const limit = describeSeconds(timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS);
+  const limit = describeSeconds(limitSecondsOf(event));
   const why = `within the deploy's time limit of ${limit} (CloudFormation waits at most an hour for a custom resource)`;
   if (event.RequestType === 'Delete') {
     return `seed: removing what the seed wrote did not finish ${why}; what is left is listed in the seed's manifest, and deleting again resumes where this stopped.`;
@@ -84,20 +120,14 @@ function timeLimitMessage(event: SeedEvent): string {
     + 'or SeedEngine.dataSync() and waitForCompletion: false.';
 }
 
-/** Where the seed writes (checked properties only: the sub-path is a normal relative path). */
-function targetOf(props: SeedResourceProperties): string {
-  return path.join(props.MountPath, props.TargetSubPath);
-}
-
-/** Settings whose change means the target may differ from the source. */
+/** Settings whose change means the target may differ from the source: the source, the place, pruning. */
 function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boolean {
-  return old.Fingerprint !== now.Fingerprint || old.MountPath !== now.MountPath || old.TargetSubPath !== now.TargetSubPath || old.Prune !== now.Prune;
+  return old.Fingerprint !== now.Fingerprint || old.MountPath !== now.MountPath || old.TargetSubPath !== now.TargetSubPath || old.Prune !== now.Prune
+    || old.FileSystemId !== now.FileSystemId || old.AccessPointId !== now.AccessPointId;
 }
 
-async function runSlice(event: SeedEvent, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
-  const props = checkSeedProperties(event.ResourceProperties);
-  const concurrency = Number(props.Concurrency);
-  const target = targetOf(props);
+async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: Place, physicalId: string, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
+  const request = requestOf(event);
   const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
   let lastLog = 0;
@@ -105,10 +135,13 @@ async function runSlice(event: SeedEvent, deps: SeedDeps, deadline: number): Pro
     // The sub-path's directories are the file system's, which other clients write: none may be a link.
     summary = await seed(opened.source, props.MountPath, {
       targetSubPath: props.TargetSubPath,
-      concurrency,
+      concurrency: Number(props.Concurrency),
       workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
       deadline,
+      request: { id: request, resource: physicalId, current: () => place.claimedFor(request) },
+      lockWaitMs: Math.max(0, Math.min(SUPERSEDED_WAIT_MS, deadline - Date.now())),
+      onLockWait: (holder) => console.log(JSON.stringify({ message: 'waiting for the run that holds the place\'s lock to stop', holder })),
       onProgress: (p) => {
         if (Date.now() - lastLog < 10_000) return;
         lastLog = Date.now();
@@ -118,6 +151,7 @@ async function runSlice(event: SeedEvent, deps: SeedDeps, deadline: number): Pro
   } finally {
     await opened.close();
   }
+  const target = place.where;
   publishSeedMetrics(props.MetricsName ?? event.LogicalResourceId ?? target, summary);
   console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20), specialFiles: summary.specialFiles.slice(0, 20) }));
   for (const warning of summary.warnings) console.warn(JSON.stringify({ message: 'seed warning', warning }));
@@ -133,52 +167,4 @@ function dataOf(summary: SeedSummary): Data {
     Complete: String(summary.complete), Files: summary.files, Bytes: summary.bytes,
     Written: summary.written, Skipped: summary.skipped, Seconds: summary.seconds,
   };
-}
-
-/**
- * One slice of removing what the seed wrote (removeOnDelete), until `deadline`: what
- * interrupted seeds left (staging directories, temporary files), the files and links the manifest
- * lists while they are still as the seed wrote them, the directories seeds made once nothing else is
- * in them, then the seed's state; nothing else, and never through a link. A slice that runs out of
- * time saves what is left in the manifest for the next one. A file that cannot be removed, or that
- * changed since the seed wrote it, is logged and left. True once everything is done.
- */
-async function removeSlice(props: SeedResourceProperties, deadline: number): Promise<boolean> {
-  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), props.MountPath, props.TargetSubPath, false);
-  if (!tree) return true; // nothing there to remove
-  try {
-    const state = await StateDirectory.open(tree, false);
-    const lock = await state?.lock({ holder: newHolderId(), waitMs: Math.max(0, deadline - Date.now()) });
-    try {
-      const manifest = state ? await state.readManifest(lock?.uid) : undefined;
-      for (const problem of manifest?.problems ?? []) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
-      const files = [...manifest?.files ?? []].map(([file, source]) => ({ path: file, identity: source.startsWith(LINK_IDENTITY) ? source : manifest!.written.get(file) }));
-      const concurrency = Number(props.Concurrency);
-      const directories = [...manifest?.directories ?? [], ...files.flatMap((file) => [...parentsOf(file.path)])];
-      const leftoversGone = await removeLeftovers(tree, directories, concurrency, deadline);
-      const failures: string[] = [];
-      const { gone, kept } = await removeWritten(tree, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), deadline);
-      if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));
-      if (kept.length > 0) console.warn(JSON.stringify({ message: 'kept files that changed since the seed wrote them', count: kept.length, kept: kept.slice(0, 20) }));
-      if (!manifest || !state) return leftoversGone;
-      for (const file of [...gone, ...kept]) {
-        manifest.files.delete(file);
-        manifest.written.delete(file);
-      }
-      const timeLeft = leftoversGone && Date.now() < deadline && gone.length + kept.length + failures.length === files.length;
-      if (timeLeft) {
-        (await removeMadeDirectories(tree, manifest.directories, manifest.directories, deadline)).forEach((dir) => manifest.directories.delete(dir));
-        await state.remove();
-        console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, kept: kept.length, failed: failures.length }));
-        return true;
-      }
-      await state.saveManifest(manifest, false);
-      console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size }));
-      return false;
-    } finally {
-      await lock?.release();
-    }
-  } finally {
-    await tree.close();
-  }
 }

@@ -57,7 +57,7 @@ export class FileSystemCalls {
   call<T>(syncCall: () => T, asyncCall: () => Promise<T>): Promise<T> {
     try {
       const value = this.run(syncCall, asyncCall);
-      return value instanceof Promise ? value : Promise.resolve(value);
+      return isPromise(value) ? value : Promise.resolve(value);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -151,4 +151,12 @@ export class FileSystemCalls {
   readlink(file: string): Promise<string> {
     return this.call(() => fs.readlinkSync(file), () => readlink(file));
   }
+}
+
+/**
+ * Whether `value` is a promise: told by its `then`, not by `instanceof Promise`, which fails for a
+ * promise of another realm (node's own fs promises seen from a jest sandbox, say).
+ */
+export function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
 }

@@ -25,6 +25,13 @@ export interface Manifest {
    * other content than the manifest says, so unchanged entries are checked file by file.
    */
   running: boolean;
+  /** The resource whose seed this place is (a custom resource's physical id): another's Delete leaves it. */
+  owner?: string;
+  /**
+   * A deploy request's run not yet complete, and the paths it added (none of the seed's before it):
+   * should a newer request take the place over, what the unfinished one added goes (see CopyOptions.request).
+   */
+  pending?: { readonly request: string; readonly added: Set<string> };
 }
 
 export const emptyManifest = (): Manifest => ({ files: new Map(), written: new Map(), directories: new Set(), problems: [], running: false });
@@ -40,13 +47,18 @@ const VERSION = 3;
 export function serializeManifest(manifest: Manifest, running: boolean): string {
   const files: string[] = [];
   for (const [file, source] of manifest.files) files.push(file, source, manifest.written.get(file) ?? '');
-  return JSON.stringify({ version: VERSION, ...running ? { running: true } : {}, files, directories: [...manifest.directories] });
+  const { owner, pending } = manifest;
+  return JSON.stringify({
+    version: VERSION, ...running ? { running: true } : {}, ...owner ? { owner } : {},
+    ...pending ? { pending: { request: pending.request, added: [...pending.added] } } : {},
+    files, directories: [...manifest.directories],
+  });
 }
 
 /** Parses what a manifest file holds; what cannot be trusted is dropped and reported in `problems`. */
 export function parseManifest(text: string): Manifest {
   const manifest = emptyManifest();
-  let parsed: { files?: unknown; directories?: unknown; running?: unknown };
+  let parsed: { files?: unknown; directories?: unknown; running?: unknown; owner?: unknown; pending?: { request?: unknown; added?: unknown } };
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -73,6 +85,11 @@ export function parseManifest(text: string): Manifest {
     else refused.push(String(key));
   }
   manifest.running = parsed?.running === true;
+  if (typeof parsed?.owner === 'string') manifest.owner = parsed.owner;
+  const pending = parsed?.pending;
+  if (typeof pending?.request === 'string' && Array.isArray(pending.added)) {
+    manifest.pending = { request: pending.request, added: new Set(pending.added.filter((key) => manifest.files.has(key as string)) as string[]) };
+  }
   if (refused.length > 0) {
     const shown = refused.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 200))).join(', ');
     manifest.problems.push(`ignored ${refused.length} manifest entr${refused.length === 1 ? 'y' : 'ies'} that are not normal paths in the target (${shown}${refused.length > 5 ? ', ...' : ''}): nothing is deleted or written for them`);

@@ -21,6 +21,13 @@ export interface SeedResourceProperties {
   readonly Fingerprint: string;
   /** The access point's mount path in the Lambda, e.g. '/mnt/seed'. */
   readonly MountPath: string;
+  /**
+   * The file system and the access point the seed writes through: with the target path, the place
+   * the seed owns (its physical id), so that a new access point or a replaced file system is a new
+   * place, seeded anew. Absent from resources of versions before they were passed.
+   */
+  readonly FileSystemId?: string;
+  readonly AccessPointId?: string;
   /** Directory under the mount path to fill, relative, '' for the mount root. */
   readonly TargetSubPath: string;
   /** Writer pool size, '1'..'1024'. */
@@ -75,6 +82,8 @@ export function seedPropertyProblems(props: Partial<Record<keyof SeedResourcePro
   need('Prune', isFlag, "must be 'true' or 'false'");
   need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
   need('KeysUrlEncoded', isFlag, "must be 'true' or 'false'", true);
+  need('FileSystemId', (v) => typeof v === 'string' && /^fs-[0-9a-f]+$/.test(v), 'must be a file system id (fs-...)', true);
+  need('AccessPointId', (v) => typeof v === 'string' && /^fsap-[0-9a-f]+$/.test(v), 'must be an access point id (fsap-...)', true);
   for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
     need(limit, (v) => isCount(v), 'must be a positive integer', true);
     if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);

@@ -15,6 +15,8 @@ import { TargetTree } from './target-tree';
  */
 export const STATE_DIR = '.cdk-efs-kit';
 const MANIFEST = 'seed-manifest.json';
+/** Which deploy request the place is for now (see StateDirectory.claim). */
+const CLAIM = 'request.json';
 /**
  * The largest manifest the seed reads: parsed in about 2 s and 0.6 GB on a 2 GB Lambda function, for
  * about 600,000 entries (100 bytes each). A larger one was not written by a seed of a size a single
@@ -22,9 +24,9 @@ const MANIFEST = 'seed-manifest.json';
  */
 export const MAX_MANIFEST_BYTES = 64 * MiB;
 
-/** The temporary file of a manifest save: a random hex part (a save killed before its rename leaves it). */
-const saveTempName = () => `${MANIFEST}.${randomBytes(6).toString('hex')}.tmp`;
-const SAVE_TEMP = new RegExp(`^${MANIFEST.replace(/\./g, '\\.')}\\.[0-9a-f]+\\.tmp$`);
+/** The temporary file of a save: a random hex part (a save killed before its rename leaves it). */
+const saveTempName = (name: string) => `${name}.${randomBytes(6).toString('hex')}.tmp`;
+const SAVE_TEMP = /^(seed-manifest|request)\.json\.[0-9a-f]+\.tmp$/;
 /** Stale locks moved aside by a takeover that was interrupted. */
 const STALE_LOCK = /^lock\.stale-[0-9a-f]+$/;
 
@@ -35,6 +37,12 @@ export class StateOwnerError extends Error {
       + `and the seed trusts only state it wrote itself; if you trust it, remove ${STATE_DIR} (the next run checks every file again) and run the seed again`);
     this.name = 'StateOwnerError';
   }
+}
+
+/** The deploy request a place is for, and the resource (physical id) that made it. */
+export interface PlaceClaim {
+  readonly request: string;
+  readonly resource: string;
 }
 
 export class StateDirectory {
@@ -118,23 +126,51 @@ export class StateDirectory {
    * marks a checkpoint of a run still under way.
    */
   async saveManifest(manifest: Manifest, running: boolean): Promise<void> {
-    const body = Buffer.from(serializeManifest(manifest, running));
+    await this.writeAtomically(MANIFEST, Buffer.from(serializeManifest(manifest, running)), 0o600);
+  }
+
+  /** Writes `name` whole or not at all: a new private file, then renamed over the old one. */
+  private async writeAtomically(name: string, body: Buffer, mode: number): Promise<void> {
     const { calls } = this.tree;
     await this.tree.using(STATE_DIR, async (dir) => {
-      const tmp = saveTempName();
-      const fd = await calls.open(dir.at(tmp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+      const tmp = saveTempName(name);
+      const fd = await calls.open(dir.at(tmp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
       try {
         try {
           await calls.writeAll(fd, body, MiB);
         } finally {
           await calls.close(fd);
         }
-        await calls.rename(dir.at(tmp), dir.at(MANIFEST));
+        await calls.rename(dir.at(tmp), dir.at(name));
       } catch (err) {
         await calls.unlink(dir.at(tmp)).catch(() => undefined);
         throw err;
       }
     });
+  }
+
+  /**
+   * Claims the place for a deploy request (written atomically, without waiting for the lock): a run
+   * for any other request sees at its next heartbeat, or its next slice, that it is not current any
+   * more, and stops. CloudFormation's newest request for a resource is the one that counts.
+   */
+  async claim(claim: PlaceClaim): Promise<void> {
+    await this.writeAtomically(CLAIM, Buffer.from(JSON.stringify(claim)), 0o600);
+  }
+
+  /** The request the place is claimed for, if any (an unreadable claim counts as none). */
+  async claimed(): Promise<PlaceClaim | undefined> {
+    const { calls } = this.tree;
+    return this.tree.using(STATE_DIR, async (dir) => {
+      const fd = await calls.open(dir.at(CLAIM), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      try {
+        const buffer = Buffer.alloc(4096);
+        const parsed = JSON.parse(buffer.toString('utf8', 0, await calls.read(fd, buffer, 0)));
+        return typeof parsed?.request === 'string' ? { request: parsed.request, resource: String(parsed.resource ?? '') } : undefined;
+      } finally {
+        await calls.close(fd).catch(() => undefined);
+      }
+    }).catch(() => undefined);
   }
 
   /** A private directory of the state directory (made if missing; never a link), known to the tree as `STATE_DIR/name`. */

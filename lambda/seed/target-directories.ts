@@ -5,6 +5,7 @@ import { DEFAULT_DIRECTORY_MODE } from './entry';
 import { UnsafeEntryError } from './safety';
 import { FileSystemCalls } from './file-system-calls';
 import { removeTree } from './removal';
+import { STATE_DIR } from './state-directory';
 import { TargetTree } from './target-tree';
 
 /**
@@ -27,6 +28,8 @@ export class TargetListings {
   private readonly listings = new Map<string, Promise<Listing>>();
   /** Staging directories seen in the listings, as [directory key, name] (see DirectoryMaker). */
   readonly staging: Array<[string, string]> = [];
+  /** Directories below the root that hold a seed's state directory: other seeds' places. */
+  readonly places = new Set<string>();
 
   constructor(private readonly tree: TargetTree) {}
 
@@ -35,7 +38,10 @@ export class TargetListings {
     let listing = this.listings.get(key);
     if (!listing) {
       listing = this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).then((dirents) => {
-        for (const d of dirents) if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push([key, d.name]);
+        for (const d of dirents) {
+          if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push([key, d.name]);
+          else if (d.name === STATE_DIR && key !== '') this.places.add(key);
+        }
         return new Map(dirents.map((d) => [d.name, d]));
       }, () => new Map<string, fs.Dirent>());
       this.listings.set(key, listing);

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { STATE_DIR } from './state-directory';
 
 /**
  * The target root: the directory the seed fills. The caller names it and may name it through a
@@ -52,5 +53,16 @@ export function checkTarget(target: string, localSource?: string): void {
   const source = realTarget(localSource);
   if (inside(real, source) || inside(source, real)) {
     throw new Error(`the source ${localSource} and the target ${target} overlap (${real === source ? 'they are the same directory' : inside(real, source) ? 'the target is inside the source' : 'the source is inside the target'}); copy into a directory outside the source`);
+  }
+}
+
+/**
+ * Whether a directory above `target` holds a seed's state directory: another seed's place (the old
+ * place of a seed moved from /a to /a/b, say), which may have written files under this one.
+ */
+export function placeAbove(target: string): boolean {
+  for (let dir = path.dirname(path.resolve(target)); ; dir = path.dirname(dir)) {
+    if (fs.lstatSync(path.join(dir, STATE_DIR), { throwIfNoEntry: false })?.isDirectory()) return true;
+    if (path.dirname(dir) === dir) return false;
   }
 }

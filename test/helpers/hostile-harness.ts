@@ -1,5 +1,6 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync, spawnSync } from 'child_process';
+import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -118,7 +119,8 @@ async function runHandler(source: string, mountPath: string, props: Record<strin
   const spies = [jest.spyOn(console, 'log').mockImplementation(log), jest.spyOn(console, 'warn').mockImplementation(log)];
   const context = { getRemainingTimeInMillis: () => 900_000 };
   try {
-    const event = { RequestType: request, ResourceProperties: resourceProperties, PhysicalResourceId: 'seed' };
+    // Each run a request of its own; a Delete names the resource the Creates made (its physical id names its place).
+    const event = { RequestType: request, RequestId: randomUUID(), ResourceProperties: resourceProperties, PhysicalResourceId: `seed:${path.join(mountPath, resourceProperties.TargetSubPath)}` };
     const response = await handler.onEvent(event, context);
     if (request === 'Create' && response.Data?.Complete !== 'true') await handler.isComplete({ ...event, ...response }, context);
     return { exit: 0, output: logged.join('\n') };

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lstat, readdir, readlink, stat } from '../../shared/fs-calls';
 import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from '../entry';
-import { FileSystemCalls } from '../file-system-calls';
+import { FileSystemCalls, isPromise } from '../file-system-calls';
 
 /** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
 export class LocalDirectorySource implements EntrySource {
@@ -95,7 +95,7 @@ class TreeWalk {
     }
     const entries = names.map((name) => this.entryOf(relative ? `${relative}/${name}` : name, `${dir}/${name}`));
     // While the source is fast every entry is known already; on a slow one, the lstats run in parallel.
-    const known = entries.some((e) => e instanceof Promise) ? await Promise.all(entries) : entries as SeedEntry[];
+    const known = entries.some(isPromise) ? await Promise.all(entries) : entries as SeedEntry[];
     const subdirectories: string[] = [];
     for (const entry of known) {
       this.found.push(entry);
@@ -115,7 +115,7 @@ class TreeWalk {
     };
     try {
       const stats = this.fast.run(() => fs.lstatSync(full), () => lstat(full));
-      return stats instanceof Promise ? stats.then(entry, failed) : entry(stats);
+      return isPromise(stats) ? stats.then(entry, failed) : entry(stats);
     } catch (err) {
       return failed(err as Error); // gone since the listing, say
     }

@@ -84,7 +84,8 @@ export class TarArchiveSource implements EntrySource {
       return await read();
     } catch (err) {
       if (err instanceof ArchiveLimitError) throw err;
-      throw new Error(`${this.description} is not a readable ${this.gzipped ? '.tar.gz' : '.tar'} archive: ${(err as Error).message}`);
+      // The cause stays: S3 failing past its retries is not a broken archive (the CLI's exit code tells them apart).
+      throw new Error(`${this.description} is not a readable ${this.gzipped ? '.tar.gz' : '.tar'} archive: ${(err as Error).message}`, { cause: err });
     }
   }
 }

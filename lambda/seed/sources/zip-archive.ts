@@ -136,7 +136,8 @@ export class ZipArchiveSource implements EntrySource {
   }
 
   private unreadable(err: Error): Error {
-    return new Error(`${this.description} is not a readable .zip archive: ${err.message}`);
+    // The cause stays: S3 failing past its retries is not a broken archive (the CLI's exit code tells them apart).
+    return new Error(`${this.description} is not a readable .zip archive: ${err.message}`, { cause: err });
   }
 }
 

@@ -1,0 +1,53 @@
+import * as path from 'path';
+import { FileSystemCalls } from './file-system-calls';
+import { SeedResourceProperties } from './resource-properties';
+import { StateDirectory } from './state-directory';
+import { TargetTree } from './target-tree';
+
+/**
+ * The place a seed owns: a directory of one file system, reached through one access point (the
+ * handler sees it at its mount path). A seed's physical id names it, so a seed moved to another
+ * place is a replacement, whose Delete concerns the old place only; and each place says which
+ * deploy request it is for, so that a newer request (a rollback, another deploy, a Delete) stops an
+ * older one's run.
+ */
+export function physicalIdOf(props: SeedResourceProperties): string {
+  // A resource of a version that did not pass the file system and access point is known by its path.
+  if (!props.FileSystemId || !props.AccessPointId) return `seed:${path.join(props.MountPath, props.TargetSubPath)}`;
+  return `seed:${props.FileSystemId}:${props.AccessPointId}:/${props.TargetSubPath}`;
+}
+
+export function placeOf(props: Pick<SeedResourceProperties, 'MountPath' | 'TargetSubPath'>): Place {
+  return new Place(props.MountPath, props.TargetSubPath);
+}
+
+export class Place {
+  constructor(private readonly mountPath: string, private readonly subPath: string) {}
+
+  get where(): string {
+    return path.join(this.mountPath, this.subPath);
+  }
+
+  /**
+   * Claims the place for `request` of the resource `resource`, stopping any other request's run; the
+   * place and its state directory are made where missing with `create` (else there is nothing to claim).
+   */
+  async claim(request: string, resource: string, create = true): Promise<void> {
+    await this.withState(create, async (state) => state?.claim({ request, resource }));
+  }
+
+  /** Whether the place is (still) claimed for `request`: false once a newer request claimed it. */
+  async claimedFor(request: string): Promise<boolean> {
+    return this.withState(false, async (state) => (await state?.claimed())?.request === request);
+  }
+
+  /** The place's tree and state directory (made with `create`; undefined where there is none), for `use`. */
+  async withState<T>(create: boolean, use: (state: StateDirectory | undefined, tree: TargetTree | undefined) => Promise<T>): Promise<T> {
+    const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), this.mountPath, this.subPath, create);
+    try {
+      return await use(tree && await StateDirectory.open(tree, create), tree);
+    } finally {
+      await tree?.close();
+    }
+  }
+}
