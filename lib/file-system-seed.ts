@@ -87,8 +87,10 @@ export interface SeedOptions {
   /**
    * Remove what the seed wrote when this resource is deleted from the stack: the files, the
    * directories they were in once nothing else is left in them, and what an interrupted run left
-   * (directories not yet published, temporary files), as after a failed Create rolls back.
-   * Single-function engine only: the others keep no record of what they wrote.
+   * (directories not yet published, temporary files), as after a failed Create rolls back. A file
+   * changed since the seed wrote it is kept (and logged), and so is a place another seed owns now
+   * (this seed's new place, after it moved). Single-function engine only: the others keep no
+   * record of what they wrote.
    * @default false - the data stays on the file system
    */
   readonly removeOnDelete?: boolean;
@@ -105,8 +107,9 @@ export interface SeedOptions {
    * deploy only starts the copy and goes on, so resources that depend on the seed may start before
    * the content is there; the copy runs for as long as it needs (DataSync: until the execution ends;
    * Distributed Map: up to the state machine's 12 hours), its progress and failures show on the
-   * seed's dashboard row and trip the seed's alarm (`FileSystemMonitoring`), and a deploy with the
-   * same source while it runs follows it rather than starting another. DataSync and Distributed
+   * seed's dashboard row and trip the seed's alarm (`FileSystemMonitoring`), a deploy with the
+   * same source and place while it runs follows it rather than starting another, and one with another
+   * source or place stops it and starts its own. DataSync and Distributed
    * Map engines only: the single-function engine's copy runs inside the deploy.
    * @default true
    */

@@ -113,6 +113,11 @@ export class FileSystemCalls {
     return this.call(() => fs.lstatSync(file, { bigint: true }), () => lstat(file, { bigint: true }) as Promise<fs.BigIntStats>);
   }
 
+  /** fstat with numbers (not 64-bit): cheaper, for what a double holds exactly enough. */
+  fstatPlain(fd: number): Promise<fs.Stats> {
+    return this.call(() => fs.fstatSync(fd), () => fstat(fd) as Promise<fs.Stats>);
+  }
+
   fstat(fd: number): Promise<fs.BigIntStats> {
     return this.call(() => fs.fstatSync(fd, { bigint: true }), () => fstat(fd, { bigint: true }) as Promise<fs.BigIntStats>);
   }

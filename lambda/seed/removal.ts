@@ -71,7 +71,7 @@ export async function removeWritten(tree: TargetTree, files: Iterable<Written>, 
 /** Whether `at` is still what the seed wrote: the same link target, or the same inode, size and modification time. */
 async function isAsWritten(tree: TargetTree, at: string, identity: string | undefined): Promise<boolean> {
   if (identity === undefined) return false; // recorded by a version that kept no identity: not provably the seed's
-  const stats = await tree.calls.lstatExact(at);
+  const stats = await tree.calls.lstat(at);
   if (identity.startsWith(LINK_IDENTITY)) return stats.isSymbolicLink() && await tree.calls.readlink(at) === identity.slice(LINK_IDENTITY.length);
   return stats.isFile() && writtenIdentity(stats) === identity;
 }

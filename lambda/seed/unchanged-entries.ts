@@ -67,7 +67,7 @@ export class UnchangedEntries {
     if (unsure.length > 0) {
       await this.tree.using(key, (dir) => Promise.all(unsure.map(async (job) => {
         const at = dir.at(path.posix.basename(job.path));
-        const stats = await this.tree.calls.lstatExact(at).catch(() => undefined);
+        const stats = await this.tree.calls.lstat(at).catch(() => undefined);
         let same: boolean;
         if (job.kind === 'symlink') {
           same = stats?.isSymbolicLink() === true && await this.tree.calls.readlink(at).catch(() => undefined) === job.entry.target;
