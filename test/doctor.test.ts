@@ -197,6 +197,21 @@ describe('runDoctor on a client with an amazon-efs-utils mount (mountinfo and st
     expect(report.checks.find((c) => c.id === 'mount')).toMatchObject({ status: 'skip', detail: `no mount of ${efs.fileSystemId} on this machine (give --mount-point to check a directory)` });
   });
 
+  test('a direct mount by a mount target\'s IP address is found as the file system\'s, and its options judged', async () => {
+    const efs = await answeringFileSystem();
+    useCredentials({ AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
+    const aws = await readAwsFacts(efs.fileSystemId, undefined, { region: REGION, endpoint: moto.endpoint });
+    const address = efs.mountTargets[1].ipAddress;
+    const line = NFS_MOUNTINFO.ipDefaults.replace(' /var/www/efs ', ` ${mountDir} `).replace(/10\.55\.15\.43/g, address);
+    const report = await runDoctor({ fileSystemId: efs.fileSystemId, region: REGION }, deps(line, { aws }));
+    expect(report.checks.find((c) => c.id === 'mount')).toMatchObject({ status: 'pass', detail: `${efs.fileSystemId} is mounted at ${mountDir} (nfs4 from ${address}:/)` });
+    expect(report.checks.find((c) => c.id === 'mount-options')).toMatchObject({ status: 'warn', detail: expect.stringContaining('no noresvport') });
+    expect(report.checks.find((c) => c.id === 'encryption-in-transit')!.status).toBe('warn');
+    // A direct mount is anonymous and plain: no file system policy lets it in as EFS's default does.
+    expect(report.checks.find((c) => c.id === 'file-system-policy')!.detail).toContain('an anonymous client mounting without TLS, without IAM');
+    expect(report.checks.find((c) => c.id === 'round-trip')!.status).toBe('pass');
+  });
+
   test('a direct NFS mount of another file system, and TLS off: each named', async () => {
     const efs = await answeringFileSystem();
     const line = NFS_MOUNTINFO.dnsNameRecommended.replace(' /mnt/shared ', ` ${mountDir} `);

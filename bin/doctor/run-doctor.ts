@@ -75,7 +75,7 @@ export async function runDoctor(input: DoctorInput, deps: DoctorDeps): Promise<D
   }
 
   // The mount, found before TCP: a direct NFS mount's address is worth a connection too.
-  const mount = findMount(input, deps);
+  const mount = findMount(input, deps, targets);
   const tunnel = mount.entry && isLocalProxy(mount.entry) ? tunnelStateFor(Number(optionMap(mount.entry.superOptions).get('port')), deps.efsUtilsStateDir) : undefined;
 
   // TCP 2049 at every address a client could use.
@@ -181,11 +181,14 @@ interface FoundMount {
 
 const isLocalProxy = (entry: MountEntry) => isNfs(entry) && nfsServerOf(entry.source) === '127.0.0.1' && optionMap(entry.superOptions).has('port');
 
-function findMount(input: DoctorInput, deps: DoctorDeps): FoundMount {
+/** The mount of the file system: by its name in the source, efs-utils' state file, or (with the mount targets known) the address mounted. */
+function findMount(input: DoctorInput, deps: DoctorDeps, targets: DescribedMountTarget[] | undefined): FoundMount {
   const entries = parseMountInfo(deps.mountinfo());
   const fsOf = (e: MountEntry) => {
     if (isLocalProxy(e)) return tunnelStateFor(Number(optionMap(e.superOptions).get('port')), deps.efsUtilsStateDir)?.fileSystemId;
-    return /(?:^|\.)(fs-[0-9a-f]{8,40})\.efs\./.exec(nfsServerOf(e.source))?.[1];
+    const server = nfsServerOf(e.source);
+    if (targets?.some((t) => t.ipv4 === server || t.ipv6 === server)) return input.fileSystemId;
+    return /(?:^|\.)(fs-[0-9a-f]{8,40})\.efs\./.exec(server)?.[1];
   };
   if (input.mountPoint) {
     const dir = fs.realpathSync(input.mountPoint);
@@ -260,8 +263,9 @@ function policyCheck(input: DoctorInput, aws: AwsFacts | undefined, noAws: strin
   }
   if (how.iam && 'problem' in aws.caller) return warn(POLICY_CHECK, `could not tell who the caller is: ${aws.caller.problem}`, 'check the credentials (sts get-caller-identity)');
   const caller = how.iam && 'value' in aws.caller ? aws.caller.value : undefined;
-  const owner = 'value' in aws.mountTargets ? aws.mountTargets.value.ownerId : undefined;
-  const account = owner ?? (caller?.account ?? ('value' in aws.caller ? aws.caller.value.account : '000000000000'));
+  // The file system's account: its mount targets' owner, else (the usual case) the caller's.
+  const account = ('value' in aws.mountTargets ? aws.mountTargets.value.ownerId : undefined) ?? ('value' in aws.caller ? aws.caller.value.account : undefined);
+  if (!account) return warn(POLICY_CHECK, 'could not tell the file system\'s account (neither DescribeMountTargets nor GetCallerIdentity answered)', 'check the credentials and elasticfilesystem:DescribeMountTargets');
   const apArn = how.accessPointId ? (accessPoint?.id === how.accessPointId ? accessPoint.arn : `arn:${partitionOf(input.region)}:elasticfilesystem:${input.region}:${account}:access-point/${how.accessPointId}`) : undefined;
   const mode = `mounting ${how.tls ? 'with TLS' : 'without TLS'}${how.iam ? ', with IAM' : ', without IAM'}${how.accessPointId ? `, through ${how.accessPointId}` : ''}`;
   return clientAccessCheck({
