@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { packageVersion } from '../lib/private/package-root';
 import * as advise from './commands/advise';
 import * as compare from './commands/compare';
+import * as doctor from './commands/doctor';
 import * as probe from './commands/probe';
 import * as seed from './commands/seed';
 import { exitCodeFor } from './exit-codes';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   probe.register(program);
   compare.register(program);
   advise.register(program);
+  doctor.register(program);
   return program;
 }
 

@@ -149,9 +149,10 @@ describe('the installed cdk-efs-kit command', () => {
   }, 600_000);
   const cli = (...args: string[]) => execFileSync(path.join(app, 'node_modules', '.bin', 'cdk-efs-kit'), args, { cwd: app, encoding: 'utf8' });
 
-  test('prints its help and the seed command\'s', () => {
+  test('prints its help, the seed command\'s and the doctor\'s', () => {
     expect(cli('--help')).toMatch(/^Usage: cdk-efs-kit \[options\] \[command\]/);
     expect(cli('seed', '--help')).toMatch(/^Usage: cdk-efs-kit seed \[options\] <source> <target>/);
+    expect(cli('doctor', '--help')).toMatch(/^Usage: cdk-efs-kit doctor \[options\] <file-system-id>/);
   });
 
   test('seeds a directory with worker threads, whose script the package ships', () => {

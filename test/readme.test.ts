@@ -51,7 +51,7 @@ describe('users read the published articles\' titles, never the project\'s worki
   const texts: Array<[string, () => string]> = [
     ['README.md', () => readme],
     ...docs.map((f): [string, () => string] => [f, () => fs.readFileSync(path.join(root, f), 'utf8')]),
-    ...['', 'seed', 'probe', 'compare', 'advise'].map((c): [string, () => string] => [`cdk-efs-kit ${c} --help`, () => cli(...(c ? [c] : []), '--help')]),
+    ...['', 'seed', 'probe', 'compare', 'advise', 'doctor'].map((c): [string, () => string] => [`cdk-efs-kit ${c} --help`, () => cli(...(c ? [c] : []), '--help')]),
     ['cdk-efs-kit probe --list', () => cli('probe', '--list')],
   ];
   test.each(texts)('%s', (_name, text) => {

@@ -1,0 +1,89 @@
+import * as fs from 'fs';
+import * as net from 'net';
+import { Command } from 'commander';
+import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lambda/shared/mount-checks/efs-names';
+import { MOUNTINFO } from '../../lambda/shared/mount-checks/mountinfo';
+import { processIdentity } from '../../lambda/shared/mount-checks/posix-identity';
+
+/** `cdk-efs-kit doctor fs-…`: why a mount fails, or proof that it works, one check per line. */
+export function register(program: Command): void {
+  program.command('doctor')
+    .description('check, on a client, each step an EFS mount needs (DNS, TCP 2049, the mount and its options, TLS, amazon-efs-utils, the file system policy for this identity, the access point\'s user, a write/read round trip) and say what to fix; exit 0 when nothing failed, 1 when something did')
+    .argument('<file-system-id>', 'the file system, e.g. fs-0123456789abcdef0')
+    .option('--access-point <id>', 'the access point the client mounts through, e.g. fsap-0123456789abcdef0')
+    .option('--mount-point <dir>', 'the directory to check (default: the file system\'s mount, if this machine has one)')
+    .option('--region <region>', 'the file system\'s Region (default: AWS_REGION, or the profile\'s)')
+    .option('--profile <name>', 'named profile of the AWS config files (default: AWS_PROFILE)')
+    .option('--endpoint <url>', 'endpoint for every AWS call, e.g. a local test server')
+    .option('--dns-server <ip[:port]>', 'ask this DNS server instead of the system\'s, e.g. the VPC resolver 169.254.169.253 (repeatable)', collect, [])
+    .option('--no-aws', 'run only the checks that need no AWS credentials')
+    .option('--json', 'print the checks as JSON')
+    .addHelpText('after', `
+Checks that need AWS credentials (the mount targets, the file system policy, the access point)
+are skipped, and say so, when there are none.
+
+Examples:
+  $ cdk-efs-kit doctor fs-0123456789abcdef0 --region eu-west-1
+  $ cdk-efs-kit doctor fs-0123456789abcdef0 --access-point fsap-0123456789abcdef0 --mount-point /mnt/efs
+  $ cdk-efs-kit doctor fs-0123456789abcdef0 --no-aws --json`)
+    .action(async (fileSystemId: string, opts: DoctorCliOptions) => {
+      const region = await checkInput(fileSystemId, opts);
+      // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
+      const { runDoctor } = await import('../doctor/run-doctor');
+      const aws = await awsFacts(fileSystemId, region, opts);
+      const report = await runDoctor({ fileSystemId, region, accessPointId: opts.accessPoint, mountPoint: opts.mountPoint }, {
+        aws,
+        dnsServers: opts.dnsServer.length ? opts.dnsServer : undefined,
+        mountinfo: () => fs.readFileSync(MOUNTINFO, 'utf8'),
+        identity: processIdentity(),
+      });
+      console.log(opts.json ? JSON.stringify(report, null, 2) : (await import('../doctor/render')).renderDoctorReport(report));
+      process.exitCode = report.counts.fail > 0 ? 1 : 0;
+    });
+}
+
+interface DoctorCliOptions {
+  accessPoint?: string;
+  mountPoint?: string;
+  region?: string;
+  profile?: string;
+  endpoint?: string;
+  dnsServer: string[];
+  aws: boolean;
+  json?: boolean;
+}
+
+function collect(value: string, into: string[]): string[] {
+  return [...into, value];
+}
+
+/** Every option checked before anything runs: a bad one ends the command with one line naming it. Returns the Region. */
+async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise<string> {
+  if (!FILE_SYSTEM_ID.test(fileSystemId)) throw new Error(`'${fileSystemId}' is not a file system id: expected fs- and 8 to 40 hex digits, e.g. fs-0123456789abcdef0`);
+  if (opts.accessPoint !== undefined && !ACCESS_POINT_ID.test(opts.accessPoint)) {
+    throw new Error(`--access-point '${opts.accessPoint}' is not an access point id: expected fsap- and 8 to 40 hex digits`);
+  }
+  if (opts.mountPoint !== undefined && !fs.statSync(opts.mountPoint, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new Error(`--mount-point ${opts.mountPoint} is not a directory`);
+  }
+  for (const server of opts.dnsServer) {
+    const match = /^\[([^\]]+)\](?::(\d+))?$|^([^:]+)(?::(\d+))?$|^([0-9a-fA-F:]+)$/.exec(server);
+    const address = match?.[1] ?? match?.[3] ?? match?.[5];
+    const port = Number(match?.[2] ?? match?.[4] ?? 53);
+    if (!address || net.isIP(address) === 0 || port < 1 || port > 65535) throw new Error(`--dns-server '${server}' is not an IP address with an optional port (10.0.0.2, 10.0.0.2:53, [fd00::2]:53)`);
+  }
+  if (opts.endpoint !== undefined && !/^https?:\/\/[^/\s]+/.test(opts.endpoint)) throw new Error(`--endpoint must be an http or https URL; got '${opts.endpoint}'`);
+  const region = opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
+    ?? (opts.aws ? await (await import('../doctor/aws-facts')).defaultRegion(opts.profile) : undefined);
+  if (!region) throw new Error('no AWS Region: give --region (the file system\'s DNS names contain it), or set AWS_REGION');
+  if (!REGION.test(region)) throw new Error(`--region '${region}' is not a Region name such as us-east-1`);
+  return region;
+}
+
+async function awsFacts(fileSystemId: string, region: string, opts: DoctorCliOptions) {
+  if (!opts.aws) return { skipped: 'as --no-aws asks' };
+  const { missingCredentials, readAwsFacts } = await import('../doctor/aws-facts');
+  const target = { region, profile: opts.profile, endpoint: opts.endpoint };
+  const missing = await missingCredentials(target);
+  return missing ? { skipped: missing } : readAwsFacts(fileSystemId, opts.accessPoint, target);
+}

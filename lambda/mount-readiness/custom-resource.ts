@@ -1,0 +1,151 @@
+import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties, MountReadinessProperties } from './properties';
+import { MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
+
+/**
+ * The readiness gate as a Provider-framework custom resource. onEvent checks the properties and
+ * runs one round (mount targets that answer at once finish the resource there); isComplete runs
+ * rounds with backoff until every step has succeeded, each invocation stopping before its time runs
+ * out, and fails the resource once the time limit (TimeLimitSeconds from onEvent's start) has
+ * passed, naming each mount target, its zone and the step that never succeeded.
+ *
+ * | event | what the gate does |
+ * |---|---|
+ * | Create | waits for every mount target |
+ * | Update, same file system and mount targets | nothing: they were ready when the last version was |
+ * | Update, anything changed (also a rollback to older properties) | waits for every mount target of the new properties |
+ * | Delete | nothing (the gate owns nothing); properties are not even read |
+ */
+export interface ReadinessEvent {
+  readonly RequestType: 'Create' | 'Update' | 'Delete';
+  readonly ResourceProperties: MountReadinessProperties;
+  readonly OldResourceProperties?: MountReadinessProperties;
+  readonly PhysicalResourceId?: string;
+  /** onEvent's Data, seen by isComplete: whether the targets answered, and when waiting must end (ms since the epoch). */
+  readonly Data?: { Ready?: string; Deadline?: number };
+}
+
+/** A mount target as DescribeMountTargets describes it. */
+export interface DescribedMountTarget {
+  readonly id: string;
+  readonly availabilityZone: string;
+  readonly lifeCycleState: string;
+  readonly ipv4?: string;
+  readonly ipv6?: string;
+}
+
+export interface ReadinessHandlerDeps extends ReadinessDeps {
+  /** Milliseconds this invocation has left. */
+  readonly remainingMs: () => number;
+  /** DescribeMountTargets of the file system (every page). */
+  readonly describeMountTargets: (fileSystemId: string, region: string) => Promise<DescribedMountTarget[]>;
+}
+
+/** Time an invocation keeps for itself after its last round: a round's lookups and connections, the response. */
+const INVOCATION_MARGIN_MS = 15_000;
+
+type Data = Record<string, string | number>;
+
+export async function onEvent(event: ReadinessEvent, deps: ReadinessHandlerDeps): Promise<{ PhysicalResourceId: string; Data: Data }> {
+  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? 'mount-targets-ready', Data: { Ready: 'true' } };
+  const props = checkReadinessProperties(event.ResourceProperties);
+  const physicalId = `mount-targets-ready:${props.fileSystemId}`;
+  if (event.RequestType === 'Update' && unchanged(event.OldResourceProperties, props)) {
+    console.log(JSON.stringify({ message: 'mount readiness: file system and mount targets unchanged, nothing to wait for' }));
+    return { PhysicalResourceId: physicalId, Data: { Ready: 'true' } };
+  }
+  const deadline = Date.now() + props.timeLimitSeconds * 1000;
+  const ready = await runSlice(props, deps, Date.now());
+  return { PhysicalResourceId: physicalId, Data: { Ready: String(ready), Deadline: deadline } };
+}
+
+export async function isComplete(event: ReadinessEvent, deps: ReadinessHandlerDeps): Promise<{ IsComplete: boolean }> {
+  if (event.RequestType === 'Delete' || event.Data?.Ready === 'true') return { IsComplete: true };
+  const runDeadline = event.Data?.Deadline;
+  if (typeof runDeadline !== 'number') throw new Error('mount readiness: no Deadline from onEvent; cannot bound the wait.');
+  const props = checkReadinessProperties(event.ResourceProperties);
+  const sliceDeadline = Math.min(runDeadline, Date.now() + Math.max(0, deps.remainingMs() - INVOCATION_MARGIN_MS));
+  return { IsComplete: await runSlice(props, deps, sliceDeadline, runDeadline) };
+}
+
+/**
+ * Rounds until everything answers (true) or `sliceDeadline` passes (false); past `runDeadline`
+ * it throws the message that fails the resource. Without a run deadline (onEvent) a single round.
+ */
+async function runSlice(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, sliceDeadline: number, runDeadline?: number): Promise<boolean> {
+  const targets = await endpointsOf(props, deps);
+  const timedOut = runDeadline !== undefined && Date.now() >= runDeadline;
+  if ('notAvailable' in targets) {
+    if (timedOut) throw new Error(`mount readiness: ${props.fileSystemId} was not ready within the time limit: ${targets.notAvailable}.`);
+    console.log(JSON.stringify({ message: 'mount readiness: waiting for mount targets to become available', detail: targets.notAvailable }));
+    return false;
+  }
+  const outcome = await waitUntilReady(props.fileSystemId, props.region, targets.endpoints, sliceDeadline, {
+    ...deps,
+    onRound: (round) => {
+      console.log(JSON.stringify({ message: 'mount readiness round', ...round }));
+      deps.onRound?.(round);
+    },
+  });
+  if (outcome.ready) {
+    console.log(JSON.stringify({ message: 'mount readiness: every mount target answers', rounds: outcome.rounds, elapsedMs: outcome.elapsedMs }));
+    return true;
+  }
+  if (runDeadline !== undefined && Date.now() >= runDeadline) throw new Error(notReadyMessage(props.fileSystemId, outcome, props.timeLimitSeconds));
+  return false;
+}
+
+/**
+ * The mount targets with zone and addresses: as the properties give them, with what they leave out
+ * read from DescribeMountTargets. A mount target still being created waits for a later round.
+ */
+async function endpointsOf(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps): Promise<{ endpoints: MountTargetEndpoints[] } | { notAvailable: string }> {
+  const listed = props.mountTargets;
+  if (listed && listed.every(complete)) {
+    return { endpoints: listed.map((t) => ({ id: t.id, availabilityZone: t.availabilityZone!, ipv4: t.ipv4, ipv6: t.ipv6 })) };
+  }
+  let described: DescribedMountTarget[];
+  try {
+    described = await deps.describeMountTargets(props.fileSystemId, props.region);
+  } catch (err) {
+    throw new Error(`mount readiness: DescribeMountTargets of ${props.fileSystemId} failed (${(err as Error).message}); the gate reads the mount targets, zones or addresses its properties leave out from it, so its role needs elasticfilesystem:DescribeMountTargets.`);
+  }
+  if (described.length === 0) throw new Error(`mount readiness: ${props.fileSystemId} has no mount targets: no client can mount it.`);
+  const byId = new Map(described.map((d) => [d.id, d]));
+  const wanted: Array<CheckedMountTarget | DescribedMountTarget> = listed ?? described;
+  const missing = wanted.find((t) => !byId.has(t.id));
+  if (missing) throw new Error(`mount readiness: ${missing.id} is not a mount target of ${props.fileSystemId} (DescribeMountTargets lists ${described.map((d) => d.id).join(', ')}).`);
+  const creating = wanted.map((t) => byId.get(t.id)!).filter((d) => d.lifeCycleState !== 'available');
+  if (creating.length) return { notAvailable: creating.map((d) => `mount target ${d.id} (${d.availabilityZone}) is ${d.lifeCycleState}`).join('; ') };
+  return {
+    endpoints: wanted.map((t) => {
+      const d = byId.get(t.id)!;
+      const given = 'ipAddressType' in t ? t : undefined;
+      // What the properties give wins; the description fills the rest, keeping to the address type given.
+      return {
+        id: t.id,
+        availabilityZone: given?.availabilityZone ?? d.availabilityZone,
+        ipv4: given?.ipv4 ?? (given?.ipAddressType === 'IPV6_ONLY' ? undefined : d.ipv4),
+        ipv6: given?.ipv6 ?? (given?.ipAddressType === 'IPV4_ONLY' ? undefined : d.ipv6),
+      };
+    }),
+  };
+}
+
+/** A listed mount target needs no description: its zone and every address its type has are given. */
+function complete(t: CheckedMountTarget): boolean {
+  const needsV4 = t.ipAddressType !== 'IPV6_ONLY';
+  const needsV6 = t.ipAddressType !== 'IPV4_ONLY';
+  return !!t.availabilityZone && (!needsV4 || !!t.ipv4) && (!needsV6 || !!t.ipv6);
+}
+
+/** Old properties that fail the check (an older version's, or hand-made) count as changed. */
+function unchanged(old: MountReadinessProperties | undefined, now: CheckedReadinessProperties): boolean {
+  let before: CheckedReadinessProperties;
+  try {
+    before = checkReadinessProperties(old);
+  } catch {
+    return false;
+  }
+  const key = (p: CheckedReadinessProperties) => JSON.stringify([p.fileSystemId, p.region, p.mountTargets ?? null]);
+  return key(before) === key(now);
+}

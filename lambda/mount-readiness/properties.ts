@@ -1,0 +1,94 @@
+import * as net from 'node:net';
+import { timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
+import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../shared/mount-checks/efs-names';
+
+/**
+ * The readiness gate's contract: the custom resource properties the construct writes and the
+ * handler reads (CloudFormation delivers every value as a string). No SDK and no CDK imports:
+ * the construct, the handler and the tests load this module.
+ *
+ * ```json
+ * {
+ *   "FileSystemId": "fs-0123456789abcdef0",
+ *   "Region": "us-east-1",
+ *   "MountTargets": [
+ *     { "MountTargetId": "fsmt-0a…", "AvailabilityZone": "us-east-1a", "IpAddressType": "IPV4_ONLY", "IpAddress": "10.0.1.25" },
+ *     { "MountTargetId": "fsmt-0b…", "AvailabilityZone": "us-east-1b", "IpAddressType": "DUAL_STACK", "IpAddress": "10.0.2.9", "Ipv6Address": "2600:1f18::9" }
+ *   ],
+ *   "TimeLimitSeconds": "600"
+ * }
+ * ```
+ * What a mount target's entry leaves out (its zone, an address: CloudFormation has no GetAtt for
+ * a mount target's IPv6 address), and the whole list when MountTargets is absent (an imported
+ * file system), the handler reads from DescribeMountTargets.
+ */
+export interface MountReadinessProperties extends TimeLimitProperties {
+  /** The file system whose mount targets must answer. */
+  readonly FileSystemId: string;
+  /** Its Region, for the DNS names (`fs-….efs.<Region>.amazonaws.com`). */
+  readonly Region: string;
+  /** The mount targets to wait for; absent: every mount target DescribeMountTargets lists. */
+  readonly MountTargets?: MountTargetProperties[];
+}
+
+export interface MountTargetProperties {
+  readonly MountTargetId: string;
+  /** The zone's name (us-east-1a); absent: from DescribeMountTargets. */
+  readonly AvailabilityZone?: string;
+  /** IPV4_ONLY (default), DUAL_STACK or IPV6_ONLY, as AWS::EFS::MountTarget's IpAddressType. */
+  readonly IpAddressType?: string;
+  /** The IPv4 address (IPV4_ONLY, DUAL_STACK); absent: from DescribeMountTargets. */
+  readonly IpAddress?: string;
+  /** The IPv6 address (DUAL_STACK, IPV6_ONLY); absent: from DescribeMountTargets. */
+  readonly Ipv6Address?: string;
+}
+
+export const IP_ADDRESS_TYPES = ['IPV4_ONLY', 'DUAL_STACK', 'IPV6_ONLY'] as const;
+export type IpAddressType = typeof IP_ADDRESS_TYPES[number];
+
+/** The gate's bound when the properties set none: the EFS User Guide's propagation time many times over. */
+export const DEFAULT_READINESS_TIME_LIMIT_SECONDS = 600;
+
+/** The properties, checked: the first problem throws, naming the property and the value. */
+export interface CheckedReadinessProperties {
+  readonly fileSystemId: string;
+  readonly region: string;
+  readonly mountTargets?: CheckedMountTarget[];
+  readonly timeLimitSeconds: number;
+}
+
+export interface CheckedMountTarget {
+  readonly id: string;
+  readonly availabilityZone?: string;
+  readonly ipAddressType: IpAddressType;
+  readonly ipv4?: string;
+  readonly ipv6?: string;
+}
+
+export function checkReadinessProperties(props: MountReadinessProperties | undefined): CheckedReadinessProperties {
+  const p = props ?? ({} as MountReadinessProperties);
+  const problem = (what: string, value: unknown) => new Error(`mount readiness: ${what}, got ${JSON.stringify(value)}`);
+  if (typeof p.FileSystemId !== 'string' || !FILE_SYSTEM_ID.test(p.FileSystemId)) throw problem('FileSystemId must be a file system id (fs- and 8 to 40 hex digits)', p.FileSystemId);
+  if (typeof p.Region !== 'string' || !REGION.test(p.Region)) throw problem('Region must be a Region name such as us-east-1', p.Region);
+  if (p.MountTargets !== undefined && (!Array.isArray(p.MountTargets) || p.MountTargets.length === 0)) throw problem('MountTargets must be a non-empty list, or absent', p.MountTargets);
+  const mountTargets = p.MountTargets?.map((t, i) => checkMountTarget(t, `MountTargets[${i}]`, problem));
+  const ids = mountTargets?.map((t) => t.id) ?? [];
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated) throw problem('MountTargets must list each mount target once', repeated);
+  return { fileSystemId: p.FileSystemId, region: p.Region, mountTargets, timeLimitSeconds: timeLimitSeconds(p) ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS };
+}
+
+function checkMountTarget(t: MountTargetProperties, at: string, problem: (what: string, value: unknown) => Error): CheckedMountTarget {
+  if (typeof t !== 'object' || t === null) throw problem(`${at} must be an object`, t);
+  if (typeof t.MountTargetId !== 'string' || !MOUNT_TARGET_ID.test(t.MountTargetId)) throw problem(`${at}.MountTargetId must be a mount target id (fsmt- and 8 to 40 hex digits)`, t.MountTargetId);
+  if (t.AvailabilityZone !== undefined && (typeof t.AvailabilityZone !== 'string' || !AVAILABILITY_ZONE.test(t.AvailabilityZone))) {
+    throw problem(`${at}.AvailabilityZone must be an Availability Zone name such as us-east-1a`, t.AvailabilityZone);
+  }
+  const type = (t.IpAddressType ?? 'IPV4_ONLY') as IpAddressType;
+  if (!IP_ADDRESS_TYPES.includes(type)) throw problem(`${at}.IpAddressType must be one of ${IP_ADDRESS_TYPES.join(', ')}`, t.IpAddressType);
+  if (t.IpAddress !== undefined && !net.isIPv4(t.IpAddress)) throw problem(`${at}.IpAddress must be an IPv4 address`, t.IpAddress);
+  if (t.Ipv6Address !== undefined && !net.isIPv6(t.Ipv6Address)) throw problem(`${at}.Ipv6Address must be an IPv6 address`, t.Ipv6Address);
+  if (type === 'IPV6_ONLY' && t.IpAddress !== undefined) throw problem(`${at}.IpAddress does not apply to an IPV6_ONLY mount target`, t.IpAddress);
+  if (type === 'IPV4_ONLY' && t.Ipv6Address !== undefined) throw problem(`${at}.Ipv6Address does not apply to an IPV4_ONLY mount target`, t.Ipv6Address);
+  return { id: t.MountTargetId, availabilityZone: t.AvailabilityZone, ipAddressType: type, ipv4: t.IpAddress, ipv6: t.Ipv6Address };
+}
