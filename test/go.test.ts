@@ -70,6 +70,10 @@ test('the README\'s Go quick start synthesizes with cdk synth --strict, with the
   expect(tree.constructInfo).toEqual({ fqn: 'aws-cdk-lib.App', version: '2.276.0' });
 });
 
+test('the README\'s Go quick start is gofmt-formatted', () => {
+  expect(run('gofmt', ['-l', 'main.go'], path.join(work, 'app')).stdout).toBe('');
+});
+
 test('the jsii runtime prints no warning on a supported Node.js line', () => {
   expect(synth.stderr).not.toMatch(/end-of-life|b'!!|warning/i);
 });

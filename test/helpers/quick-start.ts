@@ -21,7 +21,6 @@ export function expectQuickStartTemplate(template: Template): void {
   template.hasResourceProperties('AWS::EFS::FileSystem', {
     FileSystemPolicy: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'DenyWithoutTls', Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
   });
-  template.resourceCountIs('AWS::EFS::AccessPoint', 2);
   template.hasResourceProperties('AWS::EFS::AccessPoint', {
     PosixUser: { Uid: '1000', Gid: '1000' },
     RootDirectory: { Path: '/jobs', CreationInfo: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '750' } },
