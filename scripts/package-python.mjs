@@ -25,9 +25,10 @@ try {
   if (!existsSync(command)) throw new Error(`jsii-pacmak wrote no ${command}: its layout changed, update scripts/package-python.mjs`);
   copyFileSync(join(root, 'bin', 'python', 'cdk-efs-kit'), command);
 
-  // pacmak's build: a venv with its build requirements, `python -m build`, `twine check`.
+  // pacmak's build: a venv with its build requirements, `python -m build`, `twine check`; without the
+  // system's site-packages, whose packages pip would report as conflicting.
   const venv = join(work, 'venv');
-  run('python3', ['-m', 'venv', '--system-site-packages', venv]);
+  run('python3', ['-m', 'venv', venv]);
   const python = join(venv, 'bin', 'python');
   run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-input', '-r', join(root, 'node_modules', 'jsii-pacmak', 'lib', 'targets', 'python', 'requirements-dev.txt')]);
   rmSync(outdir, { recursive: true, force: true });
