@@ -1,6 +1,7 @@
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { readmeQuickStart } from './helpers/quick-start';
 
 // API docs a user can copy from, in every language: an example on every construct and on the main
 // factories and methods, each compiled by jsii-rosetta in strict mode and translated (the build runs
@@ -53,6 +54,11 @@ test('every example compiled, and is translated to Python, Java, C# and Go', () 
     && ['python', 'java', 'csharp', 'go'].every((l) => l in s.translations)));
   expect(failures.map((e) => e.where)).toEqual([]);
   expect(examples().length).toBeGreaterThanOrEqual(26);
+});
+
+test('SharedFileSystem\'s example is the README\'s TypeScript quick start, which Java and C# users read translated', () => {
+  const quickStart = readmeQuickStart('tsx').split('\n').filter((l) => !l.startsWith('import ')).join('\n').trim();
+  expect(assembly.types['cdk-efs-kit.SharedFileSystem'].docs.example).toBe(`${quickStart}\napp.synth();`);
 });
 
 test('the package ships the translations', () => {
