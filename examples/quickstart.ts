@@ -2,8 +2,8 @@
  * Quick start: a VPC, a SharedFileSystem, and a Lambda function and an ECS Fargate service that
  * both mount it through access points; the service's content seeded from a local directory before
  * it starts; a dashboard and alarms, a probe canary measuring the latency applications feel every
- * 15 minutes, and an alarm of your own on AWS's metric math. test/python/quickstart.py is the same
- * app in Python.
+ * 15 minutes, and an alarm of your own on AWS's metric math. The README's quick starts are the same
+ * app in TypeScript, Python and Go.
  *
  *   npx cdk synth                      # this is cdk.json's app: works offline, no credentials
  *   npx cdk deploy EfsKitQuickstart    # with AWS credentials

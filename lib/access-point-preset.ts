@@ -1,6 +1,6 @@
 import * as efs from 'aws-cdk-lib/aws-efs';
 
-/** Options for {@link AccessPointPreset.applicationUser}. */
+/** Options for [AccessPointPreset.applicationUser](#cdk-efs-kit.AccessPointPreset.applicationUser). */
 export interface ApplicationUserOptions {
   /**
    * POSIX user id every request through the access point runs as.
@@ -20,13 +20,16 @@ export interface ApplicationUserOptions {
 }
 
 /**
- * The settings of an access point, for {@link SharedFileSystem.addAccessPoint}: a ready-made one, or
+ * The settings of an access point, for [SharedFileSystem.addAccessPoint](#cdk-efs-kit.SharedFileSystem.addAccessPoint): a ready-made one, or
  * your own. A class rather than a struct, so every language passes it as one argument.
  */
 export class AccessPointPreset {
   /**
    * A directory owned by one application user: every client acts as uid/gid 1000 there, and the
    * directory is created with mode 750 on first use, so containers never need root on the share.
+   *
+   * @example
+   * files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33, permissions: '770' }));
    */
   public static applicationUser(path: string, options: ApplicationUserOptions = {}): AccessPointPreset {
     const uid = String(options.uid ?? 1000);
@@ -38,7 +41,16 @@ export class AccessPointPreset {
     });
   }
 
-  /** Access point settings of your own (path, POSIX user, creation ACL), as aws-cdk takes them. */
+  /**
+   * Access point settings of your own (path, POSIX user, creation ACL), as aws-cdk takes them.
+   *
+   * @example
+   * files.addAccessPoint('Shared', AccessPointPreset.custom({
+   *   path: '/shared',
+   *   posixUser: { uid: '2000', gid: '2000' },
+   *   createAcl: { ownerUid: '2000', ownerGid: '2000', permissions: '755' },
+   * }));
+   */
   public static custom(options: efs.AccessPointOptions): AccessPointPreset {
     return new AccessPointPreset(options);
   }

@@ -1,6 +1,6 @@
 import { Duration, Size } from 'aws-cdk-lib';
 
-/** What an {@link AlarmThreshold} measures in. */
+/** What an [AlarmThreshold](#cdk-efs-kit.AlarmThreshold) measures in. */
 enum ThresholdUnit {
   PERCENT = 'percent',
   COUNT = 'count',
@@ -11,9 +11,19 @@ enum ThresholdUnit {
 }
 
 /**
- * The threshold of one of {@link FileSystemMonitoring}'s alarms, or `off()` for no alarm. Each alarm
+ * The threshold of one of [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)'s alarms, or `off()` for no alarm. Each alarm
  * takes the unit its documentation names (`percent`, `count`, `duration`, `size`, `usd` or
  * `standardDeviations`); another is an error at synth time.
+ *
+ * @example
+ * files.addMonitoring('Monitoring', {
+ *   alarms: {
+ *     throughputUtilization: AlarmThreshold.percent(90),
+ *     percentIOLimit: AlarmThreshold.off(),
+ *     minimumClientConnections: AlarmThreshold.count(1),
+ *     dailySpendLimit: AlarmThreshold.usd(40),
+ *   },
+ * });
  */
 export class AlarmThreshold {
   /** No alarm. */

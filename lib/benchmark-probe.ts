@@ -32,7 +32,7 @@ export interface ProbeCanaryOptions {
   readonly request?: ProbeRequest;
 }
 
-/** What {@link SharedFileSystem.addProbe} takes: a {@link BenchmarkProbe}'s settings, the file system aside. */
+/** What [SharedFileSystem.addProbe](#cdk-efs-kit.SharedFileSystem.addProbe) takes: a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)'s settings, the file system aside. */
 export interface ProbeOptions {
   /**
    * The access point the probe works through (its scratch files go in a subdirectory, removed after each run).
@@ -76,7 +76,7 @@ export interface ProbeOptions {
   readonly canary?: ProbeCanaryOptions;
 }
 
-/** Properties of a {@link BenchmarkProbe}. */
+/** Properties of a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe). */
 export interface BenchmarkProbeProps extends ProbeOptions {
   /** The file system to measure: a SharedFileSystem, or any `efs.IFileSystem` (then give `vpc`). */
   readonly fileSystem: efs.IFileSystem;
@@ -99,7 +99,7 @@ export enum LatencyPercentile {
   MAX = 'max',
 }
 
-/** Options for {@link BenchmarkProbe.searchOperations}. */
+/** Options for [BenchmarkProbe.searchOperations](#cdk-efs-kit.BenchmarkProbe.searchOperations). */
 export interface ProbeSearchOptions {
   /**
    * Statistic of every metric found.
@@ -125,6 +125,18 @@ const MOUNT_PATH = '/mnt/probe';
  * published EFS benchmarks (file sizes, creates across directories, block size x sync, parallel writers,
  * small-file trees, 80/20 reads, metadata, locking), invoked with a JSON request and returning the
  * JSON result, with latency percentiles and throughput published as metrics; optionally on a schedule.
+ *
+ * @example
+ * // Any file system, imported ones too; files.addProbe('Probe', { ... }) is the short form.
+ * const probe = new BenchmarkProbe(this, 'LegacyProbe', {
+ *   fileSystem: imported,
+ *   vpc,
+ *   canary: { interval: Duration.minutes(30) },
+ * });
+ * probe.grantInvoke(ciRole);
+ * dashboard.addWidgets(new cloudwatch.GraphWidget({
+ *   left: [probe.metricLatency('metadata', 'stat', LatencyPercentile.P99)],
+ * }));
  */
 export class BenchmarkProbe extends Construct {
   /** Whether `x` is a BenchmarkProbe, made by any copy of this package. */

@@ -103,6 +103,14 @@ const opsId = (kind: IoKind) => `${kind.toLowerCase()}_ops`;
  * CloudWatch metrics for Amazon EFS"), and the metric math AWS publishes on top of them, for any file
  * system id, imported ones included. aws-cdk's generated canned metrics misspell `MetadataIOBytes`,
  * so these are built by hand.
+ *
+ * @example
+ * const writes = EfsMetrics.throughputMiBps(files.fileSystemId, IoKind.DATA_WRITE);
+ * writes.createAlarm(this, 'HeavyWrites', { threshold: 100, evaluationPeriods: 15 });
+ * dashboard.addWidgets(new cloudwatch.GraphWidget({
+ *   left: [writes, EfsMetrics.throughputMiBps(files.fileSystemId, IoKind.DATA_READ)],
+ *   right: [EfsMetrics.metric(files.fileSystemId, EfsMetricName.CLIENT_CONNECTIONS)],
+ * }));
  */
 export class EfsMetrics {
   /** The CloudWatch namespace of Amazon EFS's metrics. */
@@ -126,7 +134,15 @@ export class EfsMetrics {
     });
   }
 
-  /** Throughput in MiB/s of one kind of I/O: `(Sum of <kind>IOBytes / 1 MiB) / PERIOD`, as AWS publishes it. */
+  /**
+   * Throughput in MiB/s of one kind of I/O: `(Sum of <kind>IOBytes / 1 MiB) / PERIOD`, as AWS publishes it.
+   *
+   * @example
+   * EfsMetrics.throughputMiBps(files.fileSystemId, IoKind.DATA_WRITE).createAlarm(this, 'HeavyWrites', {
+   *   threshold: 100, // MiB/s
+   *   evaluationPeriods: 15,
+   * });
+   */
   public static throughputMiBps(fileSystemId: string, kind: IoKind = IoKind.TOTAL, options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
     return new cloudwatch.MathExpression({
       expression: `(${bytesId(kind)}/1048576)/PERIOD(${bytesId(kind)})`,

@@ -69,7 +69,29 @@ export class EfsPricing {
     archiveTieringPerGb: 0.03,
   });
 
-  /** Prices of your own: another Region's, or negotiated rates. Every price is in US dollars, 0 or more. */
+  /**
+   * Prices of your own: another Region's, or negotiated rates. Every price is in US dollars, 0 or more.
+   *
+   * @example
+   * // USD, from the EFS pricing page for your Region (the figures here are us-east-1's).
+   * const prices = EfsPricing.custom({
+   *   label: 'my Region, checked 2026-11-24',
+   *   elasticReadPerGb: 0.03,
+   *   elasticWritePerGb: 0.06,
+   *   provisionedPerMibpsMonth: 6.0,
+   *   standardStoragePerGbMonth: 0.3,
+   *   iaStoragePerGbMonth: 0.016,
+   *   iaStorageWithBurstingOrProvisionedPerGbMonth: 0.025,
+   *   archiveStoragePerGbMonth: 0.008,
+   *   oneZoneStoragePerGbMonth: 0.16,
+   *   oneZoneIaStoragePerGbMonth: 0.0133,
+   *   iaReadPerGb: 0.01,
+   *   iaTieringPerGb: 0.01,
+   *   archiveReadPerGb: 0.03,
+   *   archiveTieringPerGb: 0.03,
+   * });
+   * files.addMonitoring('Monitoring', { pricing: prices, alarms: { dailySpendLimit: AlarmThreshold.usd(25) } });
+   */
   public static custom(props: EfsPricingProps): EfsPricing {
     return new EfsPricing(props);
   }

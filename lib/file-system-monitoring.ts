@@ -20,7 +20,7 @@ import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
 
 /**
- * The alarms of a {@link FileSystemMonitoring}: each has a default threshold, and
+ * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and
  * `AlarmThreshold.off()` turns it off.
  */
 export interface FileSystemAlarmOptions {
@@ -95,7 +95,7 @@ export interface FileSystemAlarmOptions {
   readonly dataAccessAnomaly?: AlarmThreshold;
 }
 
-/** What {@link SharedFileSystem.addMonitoring} takes: a {@link FileSystemMonitoring}'s settings, the file system aside. */
+/** What [SharedFileSystem.addMonitoring](#cdk-efs-kit.SharedFileSystem.addMonitoring) takes: a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)'s settings, the file system aside. */
 export interface MonitoringOptions {
   /**
    * The dashboard to add rows to; several file systems can share one.
@@ -140,7 +140,7 @@ export interface MonitoringOptions {
   readonly pricing?: EfsPricing;
 }
 
-/** Properties of a {@link FileSystemMonitoring}. */
+/** Properties of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring). */
 export interface FileSystemMonitoringProps extends MonitoringOptions {
   /** The file system to watch: a SharedFileSystem's `fileSystem`, any `efs.FileSystem`, or an imported one. */
   readonly fileSystem: efs.IFileSystem;
@@ -182,8 +182,18 @@ interface AlarmSettings extends SpendAlarmSettings {
  * A CloudWatch dashboard and alarms for an EFS file system, built on the metrics and the metric math
  * AWS documents: throughput by kind, IOPS and I/O size, permitted throughput used, PercentIOLimit,
  * burst credits and the time until they run out (Bursting), connections and storage by class, what
- * it costs (spend per hour and per day at an {@link EfsPricing}), and the seeds' progress. Each row
+ * it costs (spend per hour and per day at an [EfsPricing](#cdk-efs-kit.EfsPricing)), and the seeds' progress. Each row
  * starts with a note on how to read it. A composite alarm ORs the health alarms, another the spend alarms.
+ *
+ * @example
+ * // Any file system, imported ones too, given its throughput mode; files.addMonitoring(...) is the short form.
+ * new FileSystemMonitoring(this, 'LegacyMonitoring', {
+ *   fileSystem: imported,
+ *   throughputMode: efs.ThroughputMode.BURSTING,
+ *   alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.hours(12)) },
+ *   alarmTopic,
+ *   dashboard,
+ * });
  */
 export class FileSystemMonitoring extends Construct {
   /** Whether `x` is a FileSystemMonitoring, made by any copy of this package. */

@@ -50,7 +50,7 @@ export interface SeedArchiveLimits {
   readonly maxCompressionRatio?: number;
 }
 
-/** What to seed, where, and how: {@link SharedFileSystem.addSeed} takes these. */
+/** What to seed, where, and how: [SharedFileSystem.addSeed](#cdk-efs-kit.SharedFileSystem.addSeed) takes these. */
 export interface SeedOptions {
   /**
    * The access point the seed writes through: files get its POSIX user, and nothing outside its
@@ -116,7 +116,7 @@ export interface SeedOptions {
   readonly waitForCompletion?: boolean;
 }
 
-/** Properties of a {@link FileSystemSeed}. */
+/** Properties of a [FileSystemSeed](#cdk-efs-kit.FileSystemSeed). */
 export interface FileSystemSeedProps extends SeedOptions {
   /** The file system to fill. */
   readonly fileSystem: SharedFileSystem;
@@ -150,6 +150,15 @@ const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: fa
  * Fills an EFS file system at deploy time, before anything that depends on it starts: from a local
  * directory or archive (as a CDK asset), an S3 prefix or an S3 archive; incremental, atomic per
  * file, and resumable. `service.node.addDependency(seed)` starts a service only once its content is there.
+ *
+ * @example
+ * // What files.addSeed('Release', { ... }) makes, built directly.
+ * const release = new FileSystemSeed(this, 'Release', {
+ *   fileSystem: files,
+ *   accessPoint: web,
+ *   source: SeedSource.archive(bucket, 'releases/site-1.4.2.tar.gz'),
+ * });
+ * service.node.addDependency(release);
  */
 export class FileSystemSeed extends Construct {
   /** Whether `x` is a FileSystemSeed, made by any copy of this package. */

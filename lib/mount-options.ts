@@ -21,7 +21,13 @@ export enum MountType {
 
 /** A list of mount options (`-o`), checked against the ones EFS advises against. */
 export class MountOptions {
-  /** The NFS options EFS recommends: NFSv4.1, 1 MiB I/O, hard mounts with 60 s timeouts, no reserved ports. */
+  /**
+   * The NFS options EFS recommends: NFSv4.1, 1 MiB I/O, hard mounts with 60 s timeouts, no reserved ports.
+   *
+   * @example
+   * const fstab = MountOptions.recommendedNfs().toFstabLine('fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/', '/mnt/efs', MountType.NFS4);
+   * // fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/ /mnt/efs nfs4 nfsvers=4.1,rsize=1048576,...,_netdev,nofail 0 0
+   */
   public static recommendedNfs(): MountOptions {
     return new MountOptions(['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport']);
   }
@@ -29,6 +35,12 @@ export class MountOptions {
   /**
    * amazon-efs-utils options (`mount -t efs`): TLS and IAM authorization, optionally through an access point.
    * Encryption in transit and IAM are what a SharedFileSystem's policy requires.
+   *
+   * @example
+   * host.userData.addCommands(
+   *   'mkdir -p /mnt/web',
+   *   MountOptions.efsUtils({ accessPointId: web.accessPointId }).toMountCommand(`${files.fileSystemId}:/`, '/mnt/web', MountType.EFS),
+   * );
    */
   public static efsUtils(options: EfsUtilsMountOptions = {}): MountOptions {
     const list = ['tls', 'iam'];
@@ -77,7 +89,7 @@ export class MountOptions {
   }
 }
 
-/** Options for {@link MountOptions.efsUtils}. */
+/** Options for [MountOptions.efsUtils](#cdk-efs-kit.MountOptions.efsUtils). */
 export interface EfsUtilsMountOptions {
   /**
    * Mount through this access point (`accesspoint=fsap-...`).

@@ -1,5 +1,5 @@
 /**
- * What a {@link BenchmarkProbe} is asked to run: the JSON its function takes, the canary's request,
+ * What a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe) is asked to run: the JSON its function takes, the canary's request,
  * and what the `cdk-efs-kit probe` command builds from its flags. The handler checks every request
  * again (it also accepts `scenarios` as a plain list of names).
  */

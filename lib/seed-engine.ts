@@ -138,11 +138,11 @@ export interface SeedInventory {
 
 /** Which engine does the copying. */
 export enum SeedEngineKind {
-  /** One Lambda function: {@link SeedEngine.singleFunction}. */
+  /** One Lambda function: [SeedEngine.singleFunction](#cdk-efs-kit.SeedEngine.singleFunction). */
   SINGLE_FUNCTION = 'single-function',
-  /** An AWS DataSync task: {@link SeedEngine.dataSync}. */
+  /** An AWS DataSync task: [SeedEngine.dataSync](#cdk-efs-kit.SeedEngine.dataSync). */
   DATASYNC = 'datasync',
-  /** A Step Functions Distributed Map of Lambda workers: {@link SeedEngine.distributedMap}. */
+  /** A Step Functions Distributed Map of Lambda workers: [SeedEngine.distributedMap](#cdk-efs-kit.SeedEngine.distributedMap). */
   DISTRIBUTED_MAP = 'distributed-map',
 }
 
@@ -150,6 +150,14 @@ export enum SeedEngineKind {
  * How a seed runs at deploy time. One Lambda function (the default) handles archives and prefixes
  * up to a few GB per deploy; DataSync is AWS's managed transfer service for large S3 prefixes; a
  * Distributed Map spreads millions of S3 objects over many Lambda workers.
+ *
+ * @example
+ * // A large S3 prefix, copied by AWS DataSync; SeedEngine.distributedMap() for millions of small files.
+ * files.addSeed('Datasets', {
+ *   accessPoint: jobs,
+ *   source: SeedSource.s3(bucket, 'datasets/'),
+ *   engine: SeedEngine.dataSync({ verifyMode: DataSyncVerifyMode.ONLY_FILES_TRANSFERRED }),
+ * });
  */
 export class SeedEngine {
   /** One Lambda function running the cdk-efs-kit copier, resuming across invocations. */

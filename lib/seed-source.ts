@@ -15,7 +15,7 @@ export enum SeedSourceFormat {
   TAR_GZ = 'tar.gz',
 }
 
-/** Where a bound source lives and how to read it: what {@link SeedSource.bind} returns. */
+/** Where a bound source lives and how to read it: what [SeedSource.bind](#cdk-efs-kit.SeedSource.bind) returns. */
 export interface SeedSourceConfig {
   /** The bucket holding the source. */
   readonly bucket: s3.IBucket;
@@ -42,12 +42,15 @@ export interface S3SeedSourceOptions {
 
 /**
  * What to put on the file system. The seed binds its source once, then reads exactly what the
- * returned {@link SeedSourceConfig} names (its prefix, or its one archive), and nothing else.
+ * returned [SeedSourceConfig](#cdk-efs-kit.SeedSourceConfig) names (its prefix, or its one archive), and nothing else.
  */
 export abstract class SeedSource {
   /**
    * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar or .tar.gz file (uploaded
    * as it is). Re-seeds whenever its content changes.
+   *
+   * @example
+   * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') }); // ./site, staged as a zip asset
    */
   public static asset(localPath: string): SeedSource {
     return new AssetSource(localPath);
@@ -56,12 +59,20 @@ export abstract class SeedSource {
   /**
    * Every object under `prefix` in `bucket`, as files under the target (S3 `a/b.txt` -> `<target>/b.txt` for prefix `a/`).
    * @param prefix default: `''`, the whole bucket
+   *
+   * @example
+   * files.addSeed('Datasets', { accessPoint: jobs, source: SeedSource.s3(bucket, 'datasets/') });
    */
   public static s3(bucket: s3.IBucket, prefix: string = '', options: S3SeedSourceOptions = {}): SeedSource {
     return new BucketSource(bucket, prefix, SeedSourceFormat.S3_OBJECTS, options.version ?? '');
   }
 
-  /** One .zip, .tar or .tar.gz object in `bucket`, extracted into the target. */
+  /**
+   * One .zip, .tar or .tar.gz object in `bucket`, extracted into the target.
+   *
+   * @example
+   * files.addSeed('Release', { accessPoint: web, source: SeedSource.archive(bucket, 'releases/site-1.4.2.tar.gz') });
+   */
   public static archive(bucket: s3.IBucket, key: string, options: S3SeedSourceOptions = {}): SeedSource {
     return new BucketSource(bucket, key, archiveFormatOf(key, 'SeedSource.archive: key'), options.version ?? '');
   }

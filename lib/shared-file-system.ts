@@ -20,7 +20,7 @@ import { brand, hasBrand } from './private/type-brand';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
 import { StorageLifecycle } from './storage-lifecycle';
 
-/** Properties of a {@link SharedFileSystem}. */
+/** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
 export interface SharedFileSystemProps {
   /** The VPC to put mount targets in. */
   readonly vpc: ec2.IVpc;
@@ -125,7 +125,7 @@ export enum AccessLevel {
   ROOT = 'ROOT',
 }
 
-/** Options for {@link SharedFileSystem.mountOnLambda}. */
+/** Options for [SharedFileSystem.mountOnLambda](#cdk-efs-kit.SharedFileSystem.mountOnLambda). */
 export interface LambdaMountOptions {
   /**
    * Where the function sees the access point; Lambda requires `/mnt/<name>`.
@@ -145,7 +145,7 @@ export interface LambdaMountOptions {
   readonly threadPoolSize?: number;
 }
 
-/** Options for {@link SharedFileSystem.mountOnEcsTask} and {@link SharedFileSystem.mountOnEcsService}. */
+/** Options for [SharedFileSystem.mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask) and [SharedFileSystem.mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService). */
 export interface EcsMountOptions {
   /** Where the container sees the access point. */
   readonly containerPath: string;
@@ -172,7 +172,7 @@ export interface IEc2Host extends IConstruct, ec2.IConnectable, iam.IGrantable {
   readonly userData: ec2.UserData;
 }
 
-/** Options for {@link SharedFileSystem.mountOnEc2}. */
+/** Options for [SharedFileSystem.mountOnEc2](#cdk-efs-kit.SharedFileSystem.mountOnEc2). */
 export interface Ec2MountOptions {
   /**
    * Directory to mount at.
@@ -198,6 +198,57 @@ const WHERE = 'SharedFileSystem';
  * policy without anonymous access, backups, RETAIN) and helpers that wire Lambda functions, ECS
  * tasks and EC2 hosts to it: security group, IAM scoped to the access point, mount options, and a
  * dependency on the mount targets.
+ *
+ * @exampleMetadata fixture=app
+ * @example
+ * const app = new App();
+ * const stack = new Stack(app, 'MyApp');
+ * const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+ *
+ * // An encrypted, TLS-only file system with Elastic throughput and backups, and two access points.
+ * const files = new SharedFileSystem(stack, 'Files', { vpc });
+ * const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));   // uid/gid 1000, mode 750
+ * const jobs = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+ *
+ * // A Lambda function that mounts /jobs.
+ * const fn = new lambda.Function(stack, 'Lister', {
+ *   runtime: lambda.Runtime.NODEJS_22_X,
+ *   handler: 'index.handler',
+ *   code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/jobs');"),
+ *   vpc,
+ * });
+ * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs' });
+ *
+ * // An nginx service on Fargate that serves /web, read-only.
+ * const cluster = new ecs.Cluster(stack, 'Cluster', { vpc });
+ * const task = new ecs.FargateTaskDefinition(stack, 'WebTask');
+ * task.addContainer('web', {
+ *   image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
+ *   portMappings: [{ containerPort: 80 }],
+ * });
+ * const service = new ecs.FargateService(stack, 'WebService', {
+ *   cluster, taskDefinition: task, minHealthyPercent: 100, circuitBreaker: { rollback: true },
+ * });
+ * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
+ *
+ * // Copy ./site onto /web at deploy time, before the service starts.
+ * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
+ * service.node.addDependency(content);
+ *
+ * // Latency as applications feel it every 15 minutes, a dashboard, and alarms.
+ * files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+ * files.addMonitoring('Monitoring', {
+ *   alarms: {
+ *     minimumClientConnections: AlarmThreshold.count(1),  // off by default
+ *     throughputUtilization: AlarmThreshold.percent(90),  // 80 by default
+ *     percentIOLimit: AlarmThreshold.off(),
+ *   },
+ * });
+ * // An alarm of your own on AWS's metric math: writes above 100 MiB/s for 15 minutes.
+ * EfsMetrics.throughputMiBps(files.fileSystemId, IoKind.DATA_WRITE).createAlarm(stack, 'HeavyWrites', {
+ *   threshold: 100, evaluationPeriods: 15,
+ * });
+ * app.synth();
  */
 export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /** Whether `x` is a SharedFileSystem, made by any copy of this package. */
@@ -291,6 +342,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * can force a POSIX user, e.g. `AccessPointPreset.applicationUser('/web')`.
    * @param preset the access point's settings; default: `AccessPointPreset.custom({})`, the root
    * of the file system, where clients keep their own user
+   *
+   * @example
+   * const uploads = files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33 }));
    */
   public addAccessPoint(id: string, preset: AccessPointPreset = AccessPointPreset.custom({})): efs.AccessPoint {
     const where = `${WHERE}.addAccessPoint('${id}')`;
@@ -321,6 +375,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /**
    * Grant `grantee` access to the file system, through `accessPoint` only when one is given
    * (`elasticfilesystem:AccessPointArn` condition), and only through mount targets.
+   *
+   * @example
+   * files.grantAccess(fn, AccessLevel.READ_ONLY, web);
    */
   public grantAccess(grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant {
     const actions = ['elasticfilesystem:ClientMount'];
@@ -353,6 +410,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * Mount `accessPoint` on a Lambda function in this VPC: FileSystemConfigs, port 2049 from the
    * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and dependencies on the
    * mount targets and on the port 2049 rules (the function is created only once it can mount).
+   *
+   * @example
+   * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
    */
   public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions = {}): void {
     const where = `${WHERE}.mountOnLambda(${fn.node.path})`;
@@ -377,7 +437,10 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /**
    * Add `accessPoint` as a volume of an ECS task definition, with transit encryption and IAM
    * authorization, mount it in a container and grant the task role. Returns the volume name.
-   * Use {@link mountOnEcsService} to also open the security group to a service.
+   * Use [mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService) to also open the security group to a service.
+   *
+   * @example
+   * files.mountOnEcsTask(task, jobs, { containerPath: '/data' });
    */
   public mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
     const where = `${WHERE}.mountOnEcsTask(${taskDefinition.node.path})`;
@@ -402,8 +465,11 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
-   * Mount `accessPoint` in a service's tasks ({@link mountOnEcsTask}), open port 2049 from the
+   * Mount `accessPoint` in a service's tasks ([mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask)), open port 2049 from the
    * service, and start the service only once the mount targets are available.
+   *
+   * @example
+   * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
    */
   public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
     const volumeName = this.mountOnEcsTask(service.taskDefinition, accessPoint, options);
@@ -416,6 +482,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * Mount the file system on an EC2 instance or Auto Scaling group at boot: user data installs
    * amazon-efs-utils and mounts with `tls,iam[,accesspoint=...]` from /etc/fstab (`_netdev,nofail`),
    * falling back to NFSv4.1 with the recommended options only where the policy allows plain NFS.
+   *
+   * @example
+   * files.mountOnEc2(host, { mountPoint: '/mnt/jobs', accessPoint: jobs });
    */
   public mountOnEc2(host: IEc2Host, options: Ec2MountOptions = {}): void {
     const where = `${WHERE}.mountOnEc2(${host.node.path})`;
@@ -526,8 +595,12 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
-   * Fill the file system at deploy time through `options.accessPoint` (see {@link FileSystemSeed}).
+   * Fill the file system at deploy time through `options.accessPoint` (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)).
    * Make consumers depend on the returned seed to start them once the content is in place.
+   *
+   * @example
+   * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
+   * service.node.addDependency(content); // the service starts once the files are there
    */
   public addSeed(id: string, options: SeedOptions): FileSystemSeed {
     const seed = new FileSystemSeed(this, id, { ...options, fileSystem: this });
@@ -536,7 +609,11 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
-   * A Lambda function that measures latency and throughput on this file system (see {@link BenchmarkProbe}).
+   * A Lambda function that measures latency and throughput on this file system (see [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)).
+   *
+   * @example
+   * const probe = files.addProbe('Probe', { accessPoint: jobs, canary: { interval: Duration.minutes(15) } });
+   * probe.grantInvoke(ciRole);
    */
   public addProbe(id: string, options: ProbeOptions = {}): BenchmarkProbe {
     const probe = new BenchmarkProbe(this, id, { ...options, fileSystem: this });
@@ -545,8 +622,14 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   }
 
   /**
-   * A dashboard and alarms for this file system (see {@link FileSystemMonitoring}), including the
+   * A dashboard and alarms for this file system (see [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)), including the
    * seeds and probes added so far unless `options.seeds` or `options.probes` says otherwise.
+   *
+   * @example
+   * files.addMonitoring('Monitoring', {
+   *   alarms: { minimumClientConnections: AlarmThreshold.count(2), dailySpendLimit: AlarmThreshold.usd(25) },
+   *   alarmTopic,
+   * });
    */
   public addMonitoring(id: string, options: MonitoringOptions = {}): FileSystemMonitoring {
     return new FileSystemMonitoring(this, id, {

@@ -1,6 +1,6 @@
 import * as efs from 'aws-cdk-lib/aws-efs';
 
-/** Options for {@link StorageLifecycle.infrequentAccess}. */
+/** Options for [StorageLifecycle.infrequentAccess](#cdk-efs-kit.StorageLifecycle.infrequentAccess). */
 export interface InfrequentAccessOptions {
   /**
    * Move a file to Infrequent Access after it has not been read or written for this long.
@@ -22,7 +22,15 @@ export interface InfrequentAccessOptions {
 
 /** When files move between EFS storage classes. */
 export class StorageLifecycle {
-  /** Tier cold files to Infrequent Access (the default: 30 days, back to Standard on first access). */
+  /**
+   * Tier cold files to Infrequent Access (the default: 30 days, back to Standard on first access).
+   *
+   * @example
+   * new SharedFileSystem(this, 'Archive', {
+   *   vpc,
+   *   lifecycle: StorageLifecycle.infrequentAccess({ after: efs.LifecyclePolicy.AFTER_7_DAYS, archiveAfter: efs.LifecyclePolicy.AFTER_90_DAYS }),
+   * });
+   */
   public static infrequentAccess(options: InfrequentAccessOptions = {}): StorageLifecycle {
     return new StorageLifecycle(
       options.after ?? efs.LifecyclePolicy.AFTER_30_DAYS,

@@ -2,6 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { readmeQuickStart } from './helpers/quick-start';
 
 // The peer range, proven: the packed package installed into an app that has exactly the oldest
 // aws-cdk-lib and constructs package.json accepts, and into one with the newest 2.x the registry
@@ -97,11 +98,8 @@ describe.each(cases)('an app on $name of aws-cdk-lib', ({ versions }) => {
       const source = path.join(work, 'examples', file);
       fs.writeFileSync(source, fs.readFileSync(source, 'utf8').replace(/from '\.\.\/lib'/g, "from 'cdk-efs-kit'"));
     }
-    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    const quickStart = /^## Quick start\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme);
-    if (!quickStart) throw new Error('README.md has no ```ts block under "## Quick start"');
     fs.mkdirSync(path.join(work, 'bin'));
-    fs.writeFileSync(path.join(work, 'bin', 'app.ts'), quickStart[1]);
+    fs.writeFileSync(path.join(work, 'bin', 'app.ts'), readmeQuickStart('tsx'));
     fs.mkdirSync(path.join(work, 'site'));
     fs.writeFileSync(path.join(work, 'site', 'index.html'), '<h1>hello</h1>\n');
     fs.writeFileSync(path.join(work, 'cdk.json'), JSON.stringify({ notices: false, context: { 'cli-telemetry': false } }));

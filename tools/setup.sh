@@ -3,9 +3,10 @@
 # packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the HTML report
 # test, zip for test archives, bc for efs-sim's calibration), a project-local Python venv with
 # cfn-lint and moto's server, Node.js 22 (the Lambda runtime's major version) for the tests that
-# run the bundled handlers on it, and for the Python package: a venv with aws-cdk-lib and pytest
-# (.venv-python) and the wheels jsii-pacmak builds with (.wheelhouse), so that building and testing
-# the wheel needs no network.
+# run the bundled handlers on it, Node.js 24 (the other supported line), and for the other languages'
+# bindings: a venv with aws-cdk-lib and pytest (.venv-python) and the wheels jsii-pacmak builds with
+# (.wheelhouse), the Go modules test/go/go.mod lists and the jars test/java/pom.xml names (both in
+# ~/.cache/cdk-efs-kit, outside the repository), so that building and testing them needs no network.
 #
 #   bash tools/setup.sh           everything above (npm test runs it first)
 #   bash tools/setup.sh efs-sim   only the Debian packages efs-sim builds with (npm run demo runs it as root)
@@ -13,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 EFS_SIM_PACKAGES=(fuse3 libfuse3-dev pkg-config gcc libc6-dev)
-APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" rsync parallel fpart cpio rclone chromium zip bc)
+APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cdk-efs-kit"
 PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
 
 install_debian_packages() {
@@ -48,6 +50,10 @@ if [ ! -x tools/lambda-node/node_modules/.bin/node ]; then
   echo "setup: installing Node.js 22 into tools/lambda-node (pinned by its package-lock.json)"
   npm ci --prefix tools/lambda-node --no-audit --no-fund >/dev/null
 fi
+if [ ! -x tools/node-24/node_modules/.bin/node ]; then
+  echo "setup: installing Node.js 24 into tools/node-24 (pinned by its package-lock.json)"
+  npm ci --prefix tools/node-24 --no-audit --no-fund >/dev/null
+fi
 
 # Kept while the pinned lists are unchanged; a list that changes rebuilds its directory.
 python_requirements=test/python/requirements.txt
@@ -65,4 +71,23 @@ if ! cmp -s "$pacmak_requirements" .wheelhouse/requirements-dev.txt; then
   rm -rf .wheelhouse
   python3 -m pip download -q --disable-pip-version-check -d .wheelhouse -r "$pacmak_requirements"
   cp "$pacmak_requirements" .wheelhouse/requirements-dev.txt
+fi
+
+# Go is not a Debian package recent enough (aws-cdk-go needs Go 1.26): it comes with the machine.
+if ! command -v go >/dev/null; then
+  echo "setup: go is missing; test/go.test.ts needs Go 1.26 or later on the PATH" >&2
+elif ! cmp -s test/go/go.sum "$CACHE/go/go.sum"; then
+  echo "setup: downloading the Go modules of test/go/go.mod into $CACHE/go"
+  mkdir -p "$CACHE/go"
+  modules=$(awk '/^require \(/ { inside = 1; next } inside && /^\)/ { inside = 0 } inside && !/cdk-efs-kit/ { print $1 "@" $2 }' test/go/go.mod)
+  # shellcheck disable=SC2086 # one argument per module
+  (cd "$CACHE/go" && GOFLAGS= GOMODCACHE="$CACHE/go/mod" GOCACHE="$CACHE/go/build" GOTOOLCHAIN=local go mod download $modules)
+  cp test/go/go.sum "$CACHE/go/go.sum"
+fi
+
+if ! cmp -s test/java/pom.xml "$CACHE/java/pom.xml"; then
+  echo "setup: resolving the classpath of test/java/pom.xml into $CACHE/java"
+  mkdir -p "$CACHE/java"
+  mvn -B -q -Dstyle.color=never -f test/java/pom.xml dependency:build-classpath -Dmdep.outputFile="$CACHE/java/classpath.txt" >/dev/null
+  cp test/java/pom.xml "$CACHE/java/pom.xml"
 fi

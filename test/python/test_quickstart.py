@@ -1,4 +1,4 @@
-"""Synthesizes the quick start (quickstart.py) with the cdk-efs-kit wheel and aws-cdk-lib from PyPI."""
+"""The README's Python quick start's template, and the API as Python users call it, with the cdk-efs-kit wheel and aws-cdk-lib from PyPI."""
 import json
 import os
 
@@ -20,24 +20,22 @@ from cdk_efs_kit import (
     SharedFileSystem,
 )
 
-import quickstart
+
+# test/python.test.ts synthesizes the README's Python quick start with `cdk synth --strict` in an app
+# folder (app.py, site/, cdk.out/) and names it in QUICKSTART_APP.
+@pytest.fixture(scope="module")
+def app_dir():
+    app = os.environ.get("QUICKSTART_APP")
+    if not app:
+        pytest.fail("QUICKSTART_APP is not set: run these tests through test/python.test.ts (npx jest test/python.test.ts)")
+    return app
 
 
 @pytest.fixture(scope="module")
-def site_dir(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
-    (site / "index.html").write_text("<h1>hello from Python</h1>")
-    return str(site)
-
-
-@pytest.fixture(scope="module")
-def synthesized(tmp_path_factory, site_dir):
-    outdir = str(tmp_path_factory.mktemp("cdk.out"))
-    app = App(outdir=outdir)
-    stack = quickstart.build(app, site_dir)
-    template = Template.from_stack(stack)
-    app.synth()
-    return template, outdir
+def synthesized(app_dir):
+    outdir = os.path.join(app_dir, "cdk.out")
+    with open(os.path.join(outdir, "MyApp.template.json")) as f:
+        return Template.from_json(json.load(f)), outdir
 
 
 def test_the_file_system_is_elastic_and_encrypted(synthesized):
@@ -65,7 +63,7 @@ def test_the_access_points_use_the_preset(synthesized):
 def test_the_lambda_mount_sizes_the_thread_pool(synthesized):
     template, _ = synthesized
     template.has_resource_properties("AWS::Lambda::Function", {
-        "Runtime": "python3.13",
+        "Runtime": "nodejs22.x",
         "FileSystemConfigs": [Match.object_like({"LocalMountPath": "/mnt/jobs"})],
         "Environment": {"Variables": {"UV_THREADPOOL_SIZE": "64"}},
     })
@@ -80,7 +78,14 @@ def test_the_ecs_mount_encrypts_in_transit_through_the_access_point(synthesized)
     })
 
 
-def test_the_seed_copies_the_local_directory_as_an_asset(synthesized, site_dir):
+def test_the_service_keeps_its_tasks_through_deploys(synthesized):
+    template, _ = synthesized
+    template.has_resource_properties("AWS::ECS::Service", {"DeploymentConfiguration": Match.object_like({
+        "MinimumHealthyPercent": 100, "DeploymentCircuitBreaker": {"Enable": True, "Rollback": True},
+    })})
+
+
+def test_the_seed_copies_the_local_directory_as_an_asset(synthesized):
     template, outdir = synthesized
     seeds = template.find_resources("Custom::CdkEfsKitSeed")
     assert len(seeds) == 1
