@@ -1,9 +1,11 @@
-import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { CreateStateMachineCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { isComplete, onEvent } from '../lambda/sfn-run/run';
 import { Moto, startMoto } from './helpers/moto';
+import { settledStatus, untilMotoRuns } from './helpers/moto-sfn';
 
 // The Distributed Map seed's deploy-time runner against moto's Step Functions on 127.0.0.1, which
-// really executes simple state machines (Pass, Fail) once told to.
+// really executes simple state machines (Pass, Fail) once told to. moto applies StopExecution in a
+// worker thread where AWS applies it at once: the tests wait for it (test/helpers/moto-sfn.ts).
 let moto: Moto;
 let client: SFNClient;
 
@@ -27,7 +29,8 @@ const WAIT_A_MINUTE = { StartAt: 'Copy', States: { Copy: { Type: 'Wait', Seconds
 async function runToEnd(arn: string, requestId: string) {
   const started = await onEvent({ RequestType: 'Create', RequestId: requestId, ResourceProperties: waited(arn) }, client);
   const event = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started };
-  for (let i = 0; i < 50; i++) {
+  // A Pass state ends at once; a minute only guards against a hang (moto's first execution loads its interpreter).
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     const done = await isComplete(event, client);
     if (done.IsComplete) return done;
     await new Promise((r) => setTimeout(r, 200));
@@ -79,10 +82,10 @@ test('an Update of neither the state machine nor the source starts nothing', asy
 test('past the time limit, stops the execution and fails the deploy, saying why and what to do', async () => {
   const arn = await stateMachine('too-slow', WAIT_A_MINUTE);
   const started = await onEvent({ RequestType: 'Create', RequestId: 'req-8', ResourceProperties: waited(arn) }, client);
+  await untilMotoRuns(client, started.Data!.ExecutionArn!);
   const late = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started, Data: { ...started.Data, Deadline: Date.now() - 1 } };
   await expect(isComplete(late, client)).rejects.toThrow(/did not finish within the deploy's time limit of 50 minutes .*so it was stopped.*waitForCompletion: false/);
-  const execution = await client.send(new DescribeExecutionCommand({ executionArn: started.Data!.ExecutionArn! }));
-  expect(execution.status).toBe('ABORTED');
+  expect(await settledStatus(client, started.Data!.ExecutionArn!, 'ABORTED')).toBe('ABORTED');
 });
 
 test('without a time limit (the deploy does not wait) it only starts the execution', async () => {
