@@ -9,7 +9,7 @@ import * as path from 'path';
  * open a temporary directory to other users and copy there what they run.
  */
 
-const DIST = path.join(__dirname, '..', '..', 'dist');
+const ROOT = path.join(__dirname, '..', '..');
 
 /** Lets other users reach `dir`: it, and each directory above it up to the system's temporary directory, become searchable. */
 export function openToOtherUsers(dir: string): void {
@@ -19,16 +19,19 @@ export function openToOtherUsers(dir: string): void {
 let copied: string | undefined;
 
 /**
- * The built command line, copied where any user can run it (once per test file): dist/bin, and the
- * seed's worker script it starts from dist/handlers/seed. Needs `npm run build`.
+ * The built command line, copied where any user can run it (once per test file), laid out as in the
+ * package: dist/bin, the seed's worker script it starts from dist/handlers/seed, and package.json,
+ * whose version it reads. Needs `npm run build`.
  */
 export function cliForOtherUsers(): string {
   if (!copied) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-for-others-'));
-    for (const part of ['bin', path.join('handlers', 'seed')]) fs.cpSync(path.join(DIST, part), path.join(dir, part), { recursive: true });
+    for (const part of ['package.json', path.join('dist', 'bin'), path.join('dist', 'handlers', 'seed')]) {
+      fs.cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+    }
     readableByAll(dir);
     openToOtherUsers(dir);
-    copied = path.join(dir, 'bin', 'cdk-efs-kit.js');
+    copied = path.join(dir, 'dist', 'bin', 'cdk-efs-kit.js');
   }
   return copied;
 }
