@@ -7,13 +7,11 @@ import { renderSlowdownTable } from '../scripts/demo-probe';
 import { efsSimUsable } from '../tools/efs-sim/mount';
 import { describeWithFuse } from './helpers/efs-sim';
 
-// `npm run demo` is `npm run build` (npm test has done it) then scripts/demo.ts, run here as it is,
-// at the lowest CPU priority, so the tests that time file operations on efs-sim alongside do not
-// wait for it.
+// `npm run demo` is `npm run build` (npm test has done it) then scripts/demo.ts, run here as it is.
 const root = path.join(__dirname, '..');
 
 function demo(env: Record<string, string | undefined>): { status: number | null; out: string } {
-  const result = spawnSync('nice', ['-n', '19', path.join(root, 'node_modules', '.bin', 'tsx'), path.join(root, 'scripts', 'demo.ts')], {
+  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'scripts', 'demo.ts')], {
     cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024,
   });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };

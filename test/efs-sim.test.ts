@@ -7,9 +7,17 @@ import { describeWithFuse, EfsSim, startEfsSim } from './helpers/efs-sim';
 
 const exec = promisify(execFile);
 
+/** Milliseconds `fn` took. */
+function time(fn: () => void): number {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
 // Proof that the emulator overlaps requests, keeps the kernel's per-directory serialisation,
-// charges the configured latencies, injects faults, and cleans up. No wall-clock pass/fail
-// except generous bounds around large configured latencies.
+// charges the configured latencies, injects faults, and cleans up. Times are held only to what load
+// cannot break: a round trip is never shorter than its configured latency, and an upper bound is met
+// by the fastest of many operations, with room for a machine at full load.
 describeWithFuse('efs-sim', () => {
   let sim: EfsSim | undefined;
   afterEach(async () => {
@@ -19,7 +27,8 @@ describeWithFuse('efs-sim', () => {
   const start = async (options: Parameters<typeof startEfsSim>[0]) => (sim = await startEfsSim(options));
 
   test('64 parallel creates across 64 directories reach 64 operations in flight', async () => {
-    const s = await start({ flags: ['--latency-create=50'] });
+    // Half a second a create: the 64 overlap even when a loaded machine is slow to start the threads that send them.
+    const s = await start({ flags: ['--latency-create=500'] });
     await Promise.all(Array.from({ length: 64 }, (_, i) => fs.promises.mkdir(path.join(s.mount, `d${i}`))));
     await s.resetStats();
     // Node's fs runs on libuv's thread pool: 64 threads let 64 creates be in flight at once.
@@ -55,37 +64,30 @@ describeWithFuse('efs-sim', () => {
 
   test('configured latencies show up in measured per-operation times', async () => {
     const s = await start({ profile: 'local', flags: ['--latency-mkdir=25', '--latency-rename=40'] });
-    const time = (fn: () => void, n: number) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) fn();
-      return Number(process.hrtime.bigint() - start) / 1e6 / n;
-    };
-    let i = 0;
-    const mkdirMs = time(() => fs.mkdirSync(path.join(s.mount, `m${i++}`)), 20);
-    let j = 0;
-    const renameMs = time(() => { fs.renameSync(path.join(s.mount, `m${j}`), path.join(s.mount, `r${j}`)); j++; }, 20);
-    expect(mkdirMs).toBeGreaterThanOrEqual(25);
-    expect(mkdirMs).toBeLessThan(25 * 2);
-    expect(renameMs).toBeGreaterThanOrEqual(40);
-    expect(renameMs).toBeLessThan(40 * 2);
+    const times = (fn: (i: number) => void, n: number) => Array.from({ length: n }, (_, i) => time(() => fn(i)));
+    const mkdirMs = times((i) => fs.mkdirSync(path.join(s.mount, `m${i}`)), 20);
+    const renameMs = times((i) => fs.renameSync(path.join(s.mount, `m${i}`), path.join(s.mount, `r${i}`)), 20);
+    expect((await s.stats()).ops).toMatchObject({ mkdir: 20, rename: 20 });
+    // Each pays its round trip (a sleep is never shorter, whatever the load), and one round trip, not
+    // two: the fastest of 20 stays under twice it.
+    expect(Math.min(...mkdirMs)).toBeGreaterThanOrEqual(25);
+    expect(Math.min(...mkdirMs)).toBeLessThan(25 * 2);
+    expect(Math.min(...renameMs)).toBeGreaterThanOrEqual(40);
+    expect(Math.min(...renameMs)).toBeLessThan(40 * 2);
   });
 
   test('the times the page cache sends after a write or a rename cost no round trip; utimes does', async () => {
     const s = await start({ profile: 'local', flags: ['--latency-setattr=100'] });
-    const time = (fn: () => void) => {
-      const start = process.hrtime.bigint();
-      fn();
-      return Number(process.hrtime.bigint() - start) / 1e6;
-    };
     await s.resetStats();
-    const writeAndRenameMs = time(() => {
-      fs.writeFileSync(path.join(s.mount, 'tmp'), 'data');
-      fs.renameSync(path.join(s.mount, 'tmp'), path.join(s.mount, 'final'));
-    });
+    const writeAndRenameMs = Array.from({ length: 5 }, (_, i) => time(() => {
+      fs.writeFileSync(path.join(s.mount, `tmp${i}`), 'data');
+      fs.renameSync(path.join(s.mount, `tmp${i}`), path.join(s.mount, `final${i}`));
+    }));
     // FUSE's write-back cache sent its times (at close, after the rename); an NFS client sends none.
     expect((await s.stats()).ops.setattr).toBeGreaterThanOrEqual(1);
-    expect(writeAndRenameMs).toBeLessThan(100);
-    expect(time(() => fs.utimesSync(path.join(s.mount, 'final'), 1, 1))).toBeGreaterThanOrEqual(100);
+    // Not waited for: the fastest of five rounds takes less than the one round trip a setattr costs.
+    expect(Math.min(...writeAndRenameMs)).toBeLessThan(100);
+    expect(time(() => fs.utimesSync(path.join(s.mount, 'final0'), 1, 1))).toBeGreaterThanOrEqual(100);
   });
 
   // Writes are gathered in the page cache (as an NFS client does), so a fault on write surfaces when

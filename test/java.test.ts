@@ -19,9 +19,9 @@ const env = onNode(22, { ...process.env, npm_config_update_notifier: 'false', JS
 let work: string;
 let classpath: string[];
 
-/** Runs a command at the lowest CPU priority (the tests that time file operations must not wait for javac); a failure shows its output. */
+/** Runs a command; a failure shows its output. */
 function run(command: string, args: string[]): string {
-  const result = spawnSync('nice', ['-n', '19', command, ...args], { cwd: root, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, { cwd: root, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }

@@ -36,13 +36,9 @@ beforeAll(() => {
 }, 300_000);
 afterAll(() => fs.rmSync(outdir, { recursive: true, force: true }));
 
-/**
- * Runs a command offline, at the lowest CPU priority: the wheel's build and the Python app's synth
- * keep both cores busy for a while, and the tests that time file operations on efs-sim must not wait
- * for them. A failure shows the command's whole output.
- */
+/** Runs a command offline; a failure shows the command's whole output. */
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { stdout: string; stderr: string } {
-  const result = spawnSync('nice', ['-n', '19', command, ...args], { cwd: options.cwd ?? root, env: { ...offline, ...options.env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, { cwd: options.cwd ?? root, env: { ...offline, ...options.env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
   return { stdout: result.stdout, stderr: result.stderr };
 }

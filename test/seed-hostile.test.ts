@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { Case, CLI, fixturesDir, isRoot, materialize, runCli, runHostileCases, seedHandler, text, useHostileHarness } from './helpers/hostile-harness';
+import { Case, fixturesDir, isRoot, materialize, runCli, runHostileCases, seedHandler, text, useHostileHarness } from './helpers/hostile-harness';
+import { cliForOtherUsers, openToOtherUsers } from './helpers/other-user';
 import { makeTarGzBomb, makeZipBomb, snapshot } from './helpers/sentinel';
 import { tempDir, manifestPaths } from './helpers/seed-fixtures';
 
@@ -405,9 +406,9 @@ describe('through the CLI, its own refusals', () => {
     const target = path.join(work, 'target');
     fs.mkdirSync(target);
     fs.chownSync(target, 65534, 65534);
-    fs.chmodSync(work, 0o755);
-    // Root reads every directory: run the CLI as nobody.
-    const result = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, CLI, 'seed', src, target], { encoding: 'utf8' });
+    openToOtherUsers(work);
+    // Root reads every directory: run the CLI as nobody (a copy nobody can reach, wherever the checkout is).
+    const result = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, cliForOtherUsers(), 'seed', src, target], { encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('locked: cannot list the source directory: EACCES');
     expect(text(target, 'ok/a')).toBe('a');

@@ -29,7 +29,8 @@ const WAIT_A_MINUTE = { StartAt: 'Copy', States: { Copy: { Type: 'Wait', Seconds
 async function runToEnd(arn: string, requestId: string) {
   const started = await onEvent({ RequestType: 'Create', RequestId: requestId, ResourceProperties: waited(arn) }, client);
   const event = { RequestType: 'Create' as const, ResourceProperties: waited(arn), ...started };
-  for (let i = 0; i < 50; i++) {
+  // A Pass state ends at once; a minute only guards against a hang (moto's first execution loads its interpreter).
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     const done = await isComplete(event, client);
     if (done.IsComplete) return done;
     await new Promise((r) => setTimeout(r, 200));

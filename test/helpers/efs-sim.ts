@@ -1,4 +1,7 @@
 import { efsSimUsable } from '../../tools/efs-sim/mount';
+import { refuseInUnitProject } from './test-project';
+
+refuseInUnitProject('efs-sim');
 
 export type { EfsSim } from '../../tools/efs-sim/mount';
 export { onEfsSim, startEfsSim } from '../../tools/efs-sim/mount';

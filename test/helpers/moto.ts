@@ -1,6 +1,9 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as net from 'net';
 import * as path from 'path';
+import { refuseInUnitProject } from './test-project';
+
+refuseInUnitProject('moto\'s server');
 
 /** moto's server on 127.0.0.1: a real S3 (and Step Functions, CloudWatch...) endpoint for tests. */
 export interface Moto {
