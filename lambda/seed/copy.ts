@@ -672,9 +672,11 @@ class CopyRun {
     // Then the directories, once nothing else is left in them.
     const keep = withParents([...this.declared, ...this.holdingEntries]);
     const dropped = [...this.manifest.directories].filter((directory) => !keep.has(directory));
-    const removed = await removeMadeDirectories(this.tree, dropped, this.manifest.directories, this.options.deadline);
+    const { gone: removed, finished } = await removeMadeDirectories(this.tree, dropped, this.manifest.directories, this.options.deadline);
     removed.forEach((directory) => this.manifest.directories.delete(directory));
     this.manifestChanged ||= removed.length > 0;
+    // Past the deadline, the directories left wait for the next slice.
+    if (!finished) this.complete = false;
     return { pruned: gone.length, kept };
   }
 

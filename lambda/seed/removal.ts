@@ -78,9 +78,10 @@ async function isAsWritten(tree: TargetTree, at: string, identity: string | unde
 
 /**
  * Removes the directories among `candidates` that a seed made (`made`), deepest first, where nothing
- * else is left in them (rmdir leaves a directory that holds anything); returns those now gone.
+ * else is left in them (rmdir leaves a directory that holds anything): those now gone, and whether
+ * every candidate was tried (false when the deadline came first: the next call goes on).
  */
-export async function removeMadeDirectories(tree: TargetTree, candidates: Iterable<string>, made: ReadonlySet<string>, deadline = Infinity): Promise<string[]> {
+export async function removeMadeDirectories(tree: TargetTree, candidates: Iterable<string>, made: ReadonlySet<string>, deadline = Infinity): Promise<{ gone: string[]; finished: boolean }> {
   const byDepth = new Map<number, string[]>();
   for (const dir of new Set(candidates)) {
     if (!made.has(dir)) continue;
@@ -88,9 +89,13 @@ export async function removeMadeDirectories(tree: TargetTree, candidates: Iterab
     byDepth.set(depth, [...byDepth.get(depth) ?? [], dir]);
   }
   const gone: string[] = [];
+  let finished = true;
   for (const depth of [...byDepth.keys()].sort((a, b) => b - a)) {
     await Promise.all(byDepth.get(depth)!.map(async (dir) => {
-      if (Date.now() >= deadline) return;
+      if (Date.now() >= deadline) {
+        finished = false;
+        return;
+      }
       const parent = directoryKey(dir);
       if (await tree.find(parent) !== 'real') return;
       // rmdir removes a link's name, never what it points to, and fails on anything but an empty directory.
@@ -101,7 +106,7 @@ export async function removeMadeDirectories(tree: TargetTree, candidates: Iterab
       }
     }));
   }
-  return gone;
+  return { gone, finished };
 }
 
 /**

@@ -92,14 +92,15 @@ async function removeSlice(place: Place, physicalId: string, request: string, co
         manifest.written.delete(file);
       }
       const timeLeft = leftoversGone && Date.now() < deadline && gone.length + kept.length + failures.length === files.length;
-      if (timeLeft) {
-        (await removeMadeDirectories(tree, manifest.directories, manifest.directories, deadline)).forEach((dir) => manifest.directories.delete(dir));
+      const emptied = timeLeft ? await removeMadeDirectories(tree, manifest.directories, manifest.directories, deadline) : undefined;
+      emptied?.gone.forEach((dir) => manifest.directories.delete(dir));
+      if (emptied?.finished) {
         await state.remove();
         console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, kept: kept.length, failed: failures.length }));
         return true;
       }
       await state.saveManifest(manifest, false);
-      console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size }));
+      console.log(JSON.stringify({ message: 'seed removal slice done', removed: gone.length, left: manifest.files.size, directoriesLeft: manifest.directories.size }));
       return false;
     } finally {
       await lock?.release();
