@@ -15,6 +15,7 @@ import { AccessPointPreset } from './access-point-preset';
 import { handlerCode } from './private/handler-code';
 import { acknowledgeFunction } from './private/nag';
 import { packageVersion } from './private/package-root';
+import { allowClientTo, dependOnRulesBetween } from './private/security-group-rules';
 import { defaultPrivateSubnets } from './private/subnets';
 import { brand, hasBrand } from './private/type-brand';
 import { check } from './private/validate';
@@ -121,6 +122,30 @@ export interface ProbeSearchOptions {
 const MOUNT_PATH = '/mnt/probe';
 
 /**
+ * aws-cdk's mount of an access point on a function (FileSystemConfigs, the mount target dependency)
+ * with neither of its side effects that fail strict checks: its port 2049 rule, which adds an egress
+ * rule the function's security group (all outbound allowed) ignores with a warning (the probe opens
+ * the port with `allowClientTo`), and its `ClientMount` on `*` (cdk-nag IAM5): the probe's mount and
+ * write are granted on the file system, for its access point only, as a SharedFileSystem grants them.
+ */
+class ProbeMount extends lambda.FileSystem {
+  constructor(fileSystem: efs.IFileSystem, accessPoint: efs.IAccessPoint, mountPath: string) {
+    const { arn, localMountPath, dependency } = lambda.FileSystem.fromEfsAccessPoint(accessPoint, mountPath).config;
+    super({
+      arn, localMountPath, dependency,
+      policies: [new iam.PolicyStatement({
+        actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+        resources: [fileSystem.fileSystemArn],
+        conditions: {
+          Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+          StringEquals: { 'elasticfilesystem:AccessPointArn': accessPoint.accessPointArn },
+        },
+      })],
+    });
+  }
+}
+
+/**
  * A Lambda function that measures what applications feel on an EFS file system: the experiments of
  * published EFS benchmarks (file sizes, creates across directories, block size x sync, parallel writers,
  * small-file trees, 80/20 reads, metadata, locking), invoked with a JSON request and returning the
@@ -198,8 +223,7 @@ export class BenchmarkProbe extends Construct {
       vpc,
       vpcSubnets,
       description: `cdk-efs-kit benchmark probe ${this.node.path}`,
-      // Other file systems are mounted the aws-cdk way: security group, IAM and the mount target dependency.
-      filesystem: shared ? undefined : lambda.FileSystem.fromEfsAccessPoint(this.accessPoint, MOUNT_PATH),
+      filesystem: shared ? undefined : new ProbeMount(props.fileSystem, this.accessPoint, MOUNT_PATH),
       environment: {
         PROBE_MOUNT_PATH: MOUNT_PATH,
         PROBE_FILE_SYSTEM_ID: this.fileSystemId,
@@ -211,6 +235,9 @@ export class BenchmarkProbe extends Construct {
     if (shared) {
       shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: PROBE_THREAD_POOL_SIZE });
     } else {
+      allowClientTo(this.function, props.fileSystem, props.fileSystem.connections.defaultPort ?? ec2.Port.tcp(efs.FileSystem.DEFAULT_PORT));
+      // The function mounts when it starts: not before its NFS rules exist.
+      dependOnRulesBetween(this.function.node.defaultChild!, this.function, props.fileSystem);
       this.function.addEnvironment('UV_THREADPOOL_SIZE', String(PROBE_THREAD_POOL_SIZE));
     }
     acknowledgeFunction(this.function);

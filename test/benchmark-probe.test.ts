@@ -1,5 +1,5 @@
 import { App, Duration, Size, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -110,6 +110,51 @@ describe('on any efs.IFileSystem', () => {
       Environment: { Variables: Match.objectLike({ UV_THREADPOOL_SIZE: '256' }) },
     });
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049, GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PlainEfsSecurityGroup'), 'GroupId'] } });
+  });
+
+  test('on an aws-cdk file system, synthesizes without warnings: port 2049 is opened on the file system only, and the function waits for it', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    const ingress = template().findResources('AWS::EC2::SecurityGroupIngress', {
+      Properties: { FromPort: 2049, SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ProbeFunctionSecurityGroup'), 'GroupId'] } },
+    });
+    expect(Object.keys(ingress)).toHaveLength(1);
+    template().resourceCountIs('AWS::EC2::SecurityGroupEgress', 0);
+    expect(probeFunction()[0].DependsOn).toEqual(expect.arrayContaining(Object.keys(ingress)));
+  });
+
+  test('on an aws-cdk file system, grants mount and write on the file system through the probe\'s access point only, with no cdk-nag finding', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc, canary: { interval: Duration.minutes(5) } });
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([{
+          Effect: 'Allow',
+          Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+          Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Plain'), 'Arn'] },
+          Condition: {
+            Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+            StringEquals: { 'elasticfilesystem:AccessPointArn': Match.anyValue() },
+          },
+        }]),
+      },
+    });
+    expect(nagErrors(stack)).toEqual([]);
+  });
+
+  test('with the file system in another stack, the port rule goes to the probe\'s stack (no dependency cycle)', () => {
+    // Strong references, as aws-cdk-lib asks an app with references across stacks to choose.
+    const app = new App({ context: { '@aws-cdk/core:defaultCrossStackReferences': 'strong' } });
+    const storage = new Stack(app, 'Storage');
+    const shared = new ec2.Vpc(storage, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const plain = new efs.FileSystem(storage, 'Plain', { vpc: shared, encrypted: true });
+    const probes = new Stack(app, 'Probes');
+    new BenchmarkProbe(probes, 'Probe', { fileSystem: plain, vpc: shared });
+    expect(() => app.synth()).not.toThrow();
+    Template.fromStack(probes).resourceCountIs('AWS::EC2::SecurityGroupIngress', 1);
+    Template.fromStack(storage).resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
+    Annotations.fromStack(probes).hasNoWarning('*', Match.anyValue());
   });
 
   test('in a VPC with isolated subnets only, the function goes into those (it needs no egress)', () => {

@@ -166,6 +166,26 @@ describe('Distributed Map engine', () => {
     });
   });
 
+  test.each([undefined, true, false])('writes results with ResultWriterV2, no deprecated API and no warning, with the app\'s ResultWriterV2 flag %s', (flag) => {
+    const context = flag === undefined ? {} : { '@aws-cdk/aws-stepfunctions:useDistributedMapResultWriterV2': flag };
+    const before = process.env.JSII_DEPRECATED;
+    process.env.JSII_DEPRECATED = 'fail'; // jsii throws on a deprecated aws-cdk-lib API, reading this at each call
+    try {
+      const own = new Stack(new App({ context }), 'Own');
+      const ownFiles = new SharedFileSystem(own, 'Files', { vpc: new ec2.Vpc(own, 'Vpc', { maxAzs: 2, natGateways: 1 }) });
+      ownFiles.addSeed('Bulk', {
+        accessPoint: ownFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')),
+        source: SeedSource.s3(new s3.Bucket(own, 'Lake'), 'data/'), engine: SeedEngine.distributedMap(),
+      });
+      const map = Object.values<any>(definitionOf(Template.fromStack(own), 'CopyObjects').States)[0];
+      expect(map.ResultWriter).toEqual({ Resource: expect.stringContaining(':states:::s3:putObject'), Parameters: { Bucket: 'TOKEN', Prefix: 'seed-results' } });
+      Annotations.fromStack(own).hasNoWarning('*', Match.anyValue());
+    } finally {
+      if (before === undefined) delete process.env.JSII_DEPRECATED;
+      else process.env.JSII_DEPRECATED = before;
+    }
+  });
+
   test('scopes the state machine\'s S3 read to the bucket and prefix', () => {
     const policies = Object.values<any>(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);

@@ -7,7 +7,8 @@ import { readmeQuickStart } from './helpers/quick-start';
 
 // The peer range, proven: the packed package installed into an app that has exactly the oldest
 // aws-cdk-lib and constructs package.json accepts, and into one with the newest 2.x the registry
-// serves; there, every example and the README's quick start synthesize with `cdk synth --strict`
+// serves; there, every example, the README's quick start and test/apps/every-construct.ts (every
+// engine and construct on every kind of file system) synthesize with `cdk synth --strict`
 // (a warning fails) and JSII_DEPRECATED=fail (a deprecated API fails). The peers' install (13 s a
 // pair on an idle machine, from npm's cache) is kept in ~/.cache/cdk-efs-kit/peers and shared by
 // every clone and run; each run copies it and installs this build's tarball into the copy. Needs
@@ -122,6 +123,10 @@ describe.each(cases)('an app on $name of aws-cdk-lib', ({ versions }) => {
       const source = path.join(work, 'examples', file);
       fs.writeFileSync(source, fs.readFileSync(source, 'utf8').replace(/from '\.\.\/lib'/g, "from 'cdk-efs-kit'"));
     }
+    // The app that uses every engine and construct on every kind of file system, as a user would write it.
+    fs.cpSync(path.join(root, 'test', 'apps'), path.join(work, 'apps'), { recursive: true });
+    const everyConstruct = path.join(work, 'apps', 'every-construct.ts');
+    fs.writeFileSync(everyConstruct, fs.readFileSync(everyConstruct, 'utf8').replace(/from '\.\.\/\.\.\/lib'/g, "from 'cdk-efs-kit'"));
     fs.mkdirSync(path.join(work, 'bin'));
     fs.writeFileSync(path.join(work, 'bin', 'app.ts'), readmeQuickStart('tsx'));
     fs.mkdirSync(path.join(work, 'site'));
@@ -153,6 +158,12 @@ describe.each(cases)('an app on $name of aws-cdk-lib', ({ versions }) => {
   test.each(examples)('examples/%s synthesizes with --strict and JSII_DEPRECATED=fail', (file) => {
     const tree = synth(path.join('examples', file));
     expect(tree.constructInfo).toEqual({ fqn: 'aws-cdk-lib.App', version: awsCdkLib });
+  });
+
+  test('test/apps/every-construct.ts (every engine and construct, on a SharedFileSystem, a plain and an imported efs.FileSystem) synthesizes with --strict and JSII_DEPRECATED=fail', () => {
+    const tree = synth(path.join('apps', 'every-construct.ts'));
+    expect(tree.constructInfo.version).toBe(awsCdkLib);
+    expect(Object.keys(tree.children)).toContain('EfsKitEveryConstruct');
   });
 
   test('the README\'s quick start type-checks and synthesizes with --strict and JSII_DEPRECATED=fail', () => {

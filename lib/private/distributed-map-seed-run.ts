@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
 import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
@@ -60,6 +61,10 @@ export class DistributedMapSeedRun extends Construct {
 
   constructor(scope: Construct, id: string, props: DistributedMapSeedRunProps) {
     super(scope, id);
+    // The map writes its results with ResultWriterV2 (aws-cdk-lib >= 2.188; ResultWriter is
+    // deprecated), which aws-cdk renders only under this feature flag: set for this subtree, before
+    // any child exists, so the app's own flags neither matter nor change.
+    this.node.setContext(cxapi.STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
 
     this.worker = new lambda.Function(this, 'Worker', {
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -95,12 +100,10 @@ export class DistributedMapSeedRun extends Construct {
       }),
       maxConcurrency: props.maxConcurrency ?? 100,
       toleratedFailurePercentage: props.toleratedFailurePercentage ?? 0,
-      // aws-cdk renders one or the other depending on the app's
-      // @aws-cdk/aws-stepfunctions:useDistributedMapResultWriterV2 flag: give both.
-      resultWriter: new sfn.ResultWriter({ bucket: this.resultsBucket, prefix: 'seed-results' }),
       resultWriterV2: new sfn.ResultWriterV2({ bucket: this.resultsBucket, prefix: 'seed-results' }),
+      mapExecutionType: sfn.StateMachineType.STANDARD,
     });
-    copy.itemProcessor(this.copyBatch(), { mode: sfn.ProcessorMode.DISTRIBUTED, executionType: sfn.ProcessorType.STANDARD });
+    copy.itemProcessor(this.copyBatch());
 
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {

@@ -26,3 +26,19 @@ export function dependOnRulesBetween(dependent: IConstruct, client: ec2.IConnect
     .filter((rule) => serverGroups.has(key((rule as ec2.CfnSecurityGroupEgress).destinationSecurityGroupId)));
   for (const rule of [...ingress, ...egress]) dependent.node.addDependency(rule);
 }
+
+/**
+ * Opens `port` on the server's security groups to the client's, as `client.connections.allowTo(server, port)`
+ * does (the ingress rule goes to the client's stack when the server is in another, so a file
+ * system's stack never depends on its clients'), but without the egress rules a client group that
+ * allows all outbound traffic would ignore with a warning (`@aws-cdk/aws-ec2:ipv4IgnoreEgressRule`,
+ * which fails `cdk synth --strict`).
+ */
+export function allowClientTo(client: ec2.IConnectable, server: ec2.IConnectable, port: ec2.Port): void {
+  for (const clientGroup of client.connections.securityGroups) {
+    for (const serverGroup of server.connections.securityGroups) {
+      serverGroup.addIngressRule(clientGroup, port, undefined, true);
+      if (!clientGroup.allowAllOutbound) clientGroup.addEgressRule(serverGroup, port);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Every engine and construct of cdk-efs-kit on both kinds of file system, for the strict-synth
+ * checks: test/every-construct.test.ts synthesizes it here and checks its annotations,
+ * test/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
+ * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
+ * kind, a probe and monitoring; a plain efs.FileSystem and an imported one get what takes any
+ * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring).
+ *
+ *   npx cdk synth --strict --app 'npx tsx test/apps/every-construct.ts'
+ */
+import * as path from 'path';
+import { App, Duration, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import {
+  AccessPointPreset, BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, SeedEngine, SeedSource, SharedFileSystem,
+} from '../../lib';
+
+export class EveryConstructStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const vpc = new ec2.Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    vpc.addFlowLog('FlowLog');
+    const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    const bucket = new s3.Bucket(this, 'Sources', {
+      encryption: s3.BucketEncryption.S3_MANAGED, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL, enforceSSL: true,
+    });
+    Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'A source bucket of this test app; nothing is deployed.' });
+
+    this.sharedFileSystem(vpc, bucket, dashboard);
+    const plain = new efs.FileSystem(this, 'Plain', { vpc, encrypted: true });
+    this.probeAndMonitoring('Plain', plain, vpc, dashboard);
+    const imported = efs.FileSystem.fromFileSystemAttributes(this, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ImportedMountTargets', 'sg-0123456789abcdef0'),
+    });
+    this.probeAndMonitoring('Imported', imported, vpc, dashboard, efs.ThroughputMode.ELASTIC);
+    Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
+  }
+
+  /** A SharedFileSystem with every mount helper, a seed of each engine and source kind, a probe and monitoring. */
+  private sharedFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
+    const files = new SharedFileSystem(this, 'Shared', { vpc });
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    const jobs = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+
+    const fn = new lambda.Function(this, 'Lister', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/jobs');"),
+      vpc,
+    });
+    files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs' });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS managed policy for CloudWatch Logs is the documented minimum for a Lambda function.',
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason: 'The AWS managed policy for VPC network interfaces is required for a function in a VPC.',
+    });
+
+    const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    const task = new ecs.FargateTaskDefinition(this, 'WebTask', { cpu: 256, memoryLimitMiB: 512 });
+    task.addContainer('web', {
+      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'web', logRetention: logs.RetentionDays.ONE_MONTH }),
+    });
+    const service = new ecs.FargateService(this, 'WebService', { cluster, taskDefinition: task, minHealthyPercent: 100, circuitBreaker: { rollback: true } });
+    files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
+
+    const host = new ec2.Instance(this, 'Host', {
+      vpc,
+      instanceType: new ec2.InstanceType('t3.micro'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      ssmSessionPermissions: true,
+      detailedMonitoring: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
+    });
+    files.mountOnEc2(host, { accessPoint: jobs, mountPoint: '/mnt/jobs' });
+    Validations.of(host).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
+    });
+    Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
+
+    // A seed per engine and per kind of source; each owns its own place under its access point.
+    files.addSeed('Asset', { accessPoint: web, source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/asset' });
+    files.addSeed('Archive', { accessPoint: web, source: SeedSource.archive(bucket, 'releases/site.tar.gz'), targetPath: '/archive' });
+    files.addSeed('Objects', { accessPoint: jobs, source: SeedSource.s3(bucket, 'objects/'), targetPath: '/objects' });
+    files.addSeed('DataSync', { accessPoint: jobs, source: SeedSource.s3(bucket, 'datasync/'), targetPath: '/datasync', engine: SeedEngine.dataSync() });
+    files.addSeed('DistributedMap', {
+      accessPoint: jobs, source: SeedSource.s3(bucket, 'map/'), targetPath: '/map', engine: SeedEngine.distributedMap(),
+    });
+    new FileSystemSeed(this, 'UnwaitedMap', {
+      fileSystem: files, accessPoint: jobs, source: SeedSource.s3(bucket, 'unwaited/'), targetPath: '/unwaited',
+      engine: SeedEngine.distributedMap({ inventory: { bucket, manifestKey: 'inventory/manifest.json' } }), waitForCompletion: false,
+    });
+
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+    files.addMonitoring('Monitoring', { dashboard, title: 'SharedFileSystem' });
+  }
+
+  /** What takes any efs.IFileSystem: a probe with a canary, and monitoring that watches it. */
+  private probeAndMonitoring(name: string, fileSystem: efs.IFileSystem, vpc: ec2.IVpc, dashboard: cloudwatch.Dashboard, throughputMode?: efs.ThroughputMode): void {
+    const probe = new BenchmarkProbe(this, `${name}Probe`, { fileSystem, vpc, canary: { interval: Duration.minutes(30) } });
+    new FileSystemMonitoring(this, `${name}Monitoring`, { fileSystem, throughputMode, dashboard, title: name, probes: [probe] });
+  }
+}
+
+/** Builds this app's stack into `app` (test/every-construct.test.ts and test/peer-range.test.ts synthesize it). */
+export function createApp(app = new App()): App {
+  new EveryConstructStack(app, 'EfsKitEveryConstruct');
+  return app;
+}
+
+if (require.main === module) createApp().synth();
