@@ -14,6 +14,8 @@ import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
+import { warnAboutEc2Owner, warnAboutEcsOwner } from './private/mount-owners';
+import { gateOf } from './private/shared-file-system-gate';
 import { dependOnRulesBetween } from './private/security-group-rules';
 import { defaultPrivateSubnets } from './private/subnets';
 import { brand, hasBrand } from './private/type-brand';
@@ -325,6 +327,16 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.mountTargetsAvailable = this.fileSystem.mountTargetsAvailable;
   }
 
+  /**
+   * Completes once every mount target answers from the file system's subnets: its DNS names
+   * resolve and TCP 2049 accepts (see [MountTargetsReady](#cdk-efs-kit.MountTargetsReady)). The
+   * mount helpers make their clients depend on it; for others, `client.node.addDependency(files.mountTargetsReady)`.
+   * One per file system, made on first use.
+   */
+  public get mountTargetsReady(): IDependable {
+    return gateOf(this);
+  }
+
   public get fileSystemRef(): efs.FileSystemReference {
     return this.fileSystem.fileSystemRef;
   }
@@ -431,7 +443,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     // The function mounts when it starts: not before its NFS rules exist.
     dependOnRulesBetween(cfn, fn, this);
     this.grantAccess(fn, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
-    fn.node.addDependency(this.mountTargetsAvailable);
+    fn.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
   }
 
   /**
@@ -461,6 +473,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     });
     container.addMountPoints({ sourceVolume: volumeName, containerPath: options.containerPath, readOnly: options.readOnly ?? false });
     this.grantAccess(taskDefinition.taskRole, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
+    warnAboutEcsOwner(container, accessPoint, options);
+    // Whatever runs tasks of this definition (a service, a schedule, a state machine) comes after it.
+    taskDefinition.node.addDependency(this.mountTargetsReady);
     return volumeName;
   }
 
@@ -474,7 +489,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
     const volumeName = this.mountOnEcsTask(service.taskDefinition, accessPoint, options);
     this.connections.allowDefaultPortFrom(service, `NFS from ${service.node.path}`);
-    service.node.addDependency(this.mountTargetsAvailable);
+    service.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
     return volumeName;
   }
 
@@ -502,7 +517,8 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     }));
     this.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
     this.grantAccess(host, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, options.accessPoint);
-    host.node.addDependency(this.mountTargetsAvailable);
+    warnAboutEc2Owner(host, mountPoint, options);
+    host.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
   }
 
   /** `PercentIOLimit` (Average): how close a General Purpose file system is to its I/O limit. */
