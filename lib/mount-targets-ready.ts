@@ -92,12 +92,8 @@ export interface MountTargetsReadyProps {
  *
  * @example
  * // A file system made outside this app: the gate reads its mount targets from DescribeMountTargets.
- * const imported = efs.FileSystem.fromFileSystemAttributes(this, 'Imported', {
- *   fileSystemId: 'fs-0123456789abcdef0',
- *   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'MountTargetsSg', 'sg-0123456789abcdef0'),
- * });
  * const ready = new MountTargetsReady(this, 'ImportedReady', { fileSystem: imported, vpc });
- * worker.node.addDependency(ready);
+ * host.node.addDependency(ready); // the instance boots once the file system answers
  */
 export class MountTargetsReady extends Construct {
   /** Whether `x` is a MountTargetsReady gate, made by any copy of this package. */

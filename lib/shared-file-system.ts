@@ -330,8 +330,12 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /**
    * Completes once every mount target answers from the file system's subnets: its DNS names
    * resolve and TCP 2049 accepts (see [MountTargetsReady](#cdk-efs-kit.MountTargetsReady)). The
-   * mount helpers make their clients depend on it; for others, `client.node.addDependency(files.mountTargetsReady)`.
+   * mount helpers make their clients depend on it; make others depend on it yourself.
    * One per file system, made on first use.
+   *
+   * @example
+   * const worker = new ecs.FargateTaskDefinition(this, 'Worker'); // runs tasks that mount the file system their own way
+   * worker.node.addDependency(files.mountTargetsReady);
    */
   public get mountTargetsReady(): IDependable {
     return gateOf(this);
@@ -421,7 +425,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /**
    * Mount `accessPoint` on a Lambda function in this VPC: FileSystemConfigs, port 2049 from the
    * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and dependencies on the
-   * mount targets and on the port 2049 rules (the function is created only once it can mount).
+   * readiness gate ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)) and on the port 2049 rules (the function is created only once it can mount).
    *
    * @example
    * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
@@ -481,7 +485,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
 
   /**
    * Mount `accessPoint` in a service's tasks ([mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask)), open port 2049 from the
-   * service, and start the service only once the mount targets are available.
+   * service, and start the service only once the mount targets answer ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)).
    *
    * @example
    * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
