@@ -11,3 +11,4 @@ export * from './file-system-monitoring';
 export * from './probe-request';
 export * from './benchmark-probe';
 export * from './efs-pricing';
+export * from './mount-targets-ready';

@@ -14,6 +14,8 @@ import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
+import { warnAboutEc2Owner, warnAboutEcsOwner } from './private/mount-owners';
+import { gateOf } from './private/shared-file-system-gate';
 import { dependOnRulesBetween } from './private/security-group-rules';
 import { defaultPrivateSubnets } from './private/subnets';
 import { brand, hasBrand } from './private/type-brand';
@@ -325,6 +327,20 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.mountTargetsAvailable = this.fileSystem.mountTargetsAvailable;
   }
 
+  /**
+   * Completes once every mount target answers from the file system's subnets: its DNS names
+   * resolve and TCP 2049 accepts (see [MountTargetsReady](#cdk-efs-kit.MountTargetsReady)). The
+   * mount helpers make their clients depend on it; make others depend on it yourself.
+   * One per file system, made on first use.
+   *
+   * @example
+   * const worker = new ecs.FargateTaskDefinition(this, 'Worker'); // runs tasks that mount the file system their own way
+   * worker.node.addDependency(files.mountTargetsReady);
+   */
+  public get mountTargetsReady(): IDependable {
+    return gateOf(this);
+  }
+
   public get fileSystemRef(): efs.FileSystemReference {
     return this.fileSystem.fileSystemRef;
   }
@@ -409,7 +425,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /**
    * Mount `accessPoint` on a Lambda function in this VPC: FileSystemConfigs, port 2049 from the
    * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and dependencies on the
-   * mount targets and on the port 2049 rules (the function is created only once it can mount).
+   * readiness gate ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)) and on the port 2049 rules (the function is created only once it can mount).
    *
    * @example
    * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
@@ -431,7 +447,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     // The function mounts when it starts: not before its NFS rules exist.
     dependOnRulesBetween(cfn, fn, this);
     this.grantAccess(fn, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
-    fn.node.addDependency(this.mountTargetsAvailable);
+    fn.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
   }
 
   /**
@@ -461,12 +477,15 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     });
     container.addMountPoints({ sourceVolume: volumeName, containerPath: options.containerPath, readOnly: options.readOnly ?? false });
     this.grantAccess(taskDefinition.taskRole, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
+    warnAboutEcsOwner(container, accessPoint, options);
+    // Whatever runs tasks of this definition (a service, a schedule, a state machine) comes after it.
+    taskDefinition.node.addDependency(this.mountTargetsReady);
     return volumeName;
   }
 
   /**
    * Mount `accessPoint` in a service's tasks ([mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask)), open port 2049 from the
-   * service, and start the service only once the mount targets are available.
+   * service, and start the service only once the mount targets answer ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)).
    *
    * @example
    * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
@@ -474,7 +493,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
     const volumeName = this.mountOnEcsTask(service.taskDefinition, accessPoint, options);
     this.connections.allowDefaultPortFrom(service, `NFS from ${service.node.path}`);
-    service.node.addDependency(this.mountTargetsAvailable);
+    service.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
     return volumeName;
   }
 
@@ -502,7 +521,8 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     }));
     this.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
     this.grantAccess(host, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, options.accessPoint);
-    host.node.addDependency(this.mountTargetsAvailable);
+    warnAboutEc2Owner(host, mountPoint, options);
+    host.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
   }
 
   /** `PercentIOLimit` (Average): how close a General Purpose file system is to its I/O limit. */

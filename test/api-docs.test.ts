@@ -33,7 +33,7 @@ test('strict mode is on for the assembly: Construct Hub and jsii-pacmak fail on 
 
 test('every construct has an example', () => {
   const constructs = Object.values<any>(assembly.types).filter((t) => t.kind === 'class' && t.initializer?.parameters?.[0]?.name === 'scope').map((t) => t.name);
-  expect(constructs.sort()).toEqual(['BenchmarkProbe', 'FileSystemMonitoring', 'FileSystemSeed', 'SharedFileSystem']);
+  expect(constructs.sort()).toEqual(['BenchmarkProbe', 'FileSystemMonitoring', 'FileSystemSeed', 'MountTargetsReady', 'SharedFileSystem']);
   expect(constructs.filter((c) => !hasExample(c))).toEqual([]);
 });
 

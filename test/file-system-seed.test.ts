@@ -345,7 +345,7 @@ describe('deploy time: no waiter polls past CloudFormation\'s hour', () => {
     // a last slice's in-flight writes (60 s), one more poll, and the response.
     expect(limit).toBeGreaterThan(0);
     expect(limit + 60 + 30 + 60).toBeLessThanOrEqual(3600 - 300);
-    const waiters = Object.entries<any>(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) => /waiterstatemachine/.test(id));
+    const waiters = Object.entries<any>(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) => /^FilesContent.*waiterstatemachine/.test(id));
     expect(waiters).toHaveLength(1);
     const retry = Object.values<any>(definitionOf(template, waiters[0][0]).States)[0].Retry[0];
     expect(retry.MaxAttempts * retry.IntervalSeconds).toBe(limit);
@@ -358,7 +358,7 @@ describe('deploy time: no waiter polls past CloudFormation\'s hour', () => {
     const template = Template.fromStack(stack);
     const [resource] = Object.values<any>(template.findResources(type));
     expect(resource.Properties.TimeLimitSeconds).toBeUndefined();
-    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).filter((id) => /waiterstatemachine/.test(id))).toEqual([]);
+    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).filter((id) => /^FilesContent.*waiterstatemachine/.test(id))).toEqual([]);
     expect(nagErrors(stack).filter((f) => f.includes('/Content/'))).toEqual([]);
   });
 

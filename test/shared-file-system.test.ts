@@ -310,13 +310,14 @@ describe('mountOnLambda', () => {
   });
 
   test('configures the access point, UV_THREADPOOL_SIZE and the mount target dependency', () => {
-    files.mountOnLambda(newFunction(), ap, { mountPath: '/mnt/data' });
+    const client = newFunction();
+    files.mountOnLambda(client, ap, { mountPath: '/mnt/data' });
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Lambda::Function', {
       FileSystemConfigs: [{ Arn: stack.resolve(ap.accessPointArn), LocalMountPath: '/mnt/data' }],
       Environment: { Variables: { UV_THREADPOOL_SIZE: '64' } },
     });
-    const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+    const fn = template.toJSON().Resources[stack.getLogicalId(client.node.defaultChild as lambda.CfnFunction)];
     expect(fn.DependsOn).toEqual(expect.arrayContaining(
       Object.keys(template.findResources('AWS::EFS::MountTarget'))));
   });
@@ -335,10 +336,12 @@ describe('mountOnLambda', () => {
     });
     files.mountOnLambda(fn, ap);
     const template = Template.fromStack(stack);
-    const rules = [...Object.keys(template.findResources('AWS::EC2::SecurityGroupIngress', { Properties: { FromPort: 2049 } })),
-      ...Object.keys(template.findResources('AWS::EC2::SecurityGroupEgress', { Properties: { FromPort: 2049 } }))];
+    const fromFn = { Properties: { FromPort: 2049 } };
+    // The rules between this function's group and the file system's (the readiness gate has its own).
+    const rules = [...Object.keys(template.findResources('AWS::EC2::SecurityGroupIngress', fromFn)),
+      ...Object.keys(template.findResources('AWS::EC2::SecurityGroupEgress', fromFn))].filter((id) => id.includes('FnGroup'));
     expect(rules).toHaveLength(2);
-    const [cfnFunction] = Object.values(template.findResources('AWS::Lambda::Function'));
+    const cfnFunction = template.toJSON().Resources[stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction)];
     expect(cfnFunction.DependsOn).toEqual(expect.arrayContaining(rules));
   });
 
