@@ -139,7 +139,8 @@ describeWithFuse('seed on efs-sim', () => {
     makeTree(src, 30, 100, [64, 256]);
     sim = await startEfsSim({ profile: 'efs-gp' });
     const target = path.join(sim.mount, 'dst');
-    const child: ChildProcess = spawn(process.execPath, [CLI, 'seed', src, target, '--concurrency', '16', '--json'], { stdio: 'ignore' });
+    // Four at a time: 1,000 files take seconds, past the 2 s a run waits before its first checkpoint, and the run is far from done.
+    const child: ChildProcess = spawn(process.execPath, [CLI, 'seed', src, target, '--concurrency', '4', '--json'], { stdio: 'ignore' });
     await waitFor(() => { try { return manifestPaths(target).length >= 1000; } catch { return false; } });
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
