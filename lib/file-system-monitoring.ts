@@ -16,8 +16,8 @@ import type { SpendModel } from './private/spend-math';
 import { addSpendRow, SpendAlarmSettings } from './private/spend-row';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './private/dashboard-widgets';
 import type { ThroughputMode as BilledMode } from './private/efs-cost';
-import { brand, hasBrand } from './private/type-brand';
-import { check } from './private/validate';
+import { brand, hasBrand } from './core/type-brand';
+import { check } from './core/validate';
 
 /**
  * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and

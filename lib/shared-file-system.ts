@@ -14,10 +14,10 @@ import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from './file-system-seed';
 import { renderEc2MountScript } from './private/ec2-mount-script';
-import { dependOnRulesBetween } from './private/security-group-rules';
-import { defaultPrivateSubnets } from './private/subnets';
-import { brand, hasBrand } from './private/type-brand';
-import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './private/validate';
+import { dependOnRulesBetween } from './core/security-group-rules';
+import { defaultPrivateSubnets } from './core/subnets';
+import { brand, hasBrand } from './core/type-brand';
+import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './core/validate';
 import { StorageLifecycle } from './storage-lifecycle';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */

@@ -3,7 +3,7 @@ import {
   CancelTaskExecutionCommand, DataSyncClient, DescribeTaskCommand, DescribeTaskExecutionCommand, DescribeTaskExecutionResponse,
   ListTagsForResourceCommand, ListTaskExecutionsCommand, StartTaskExecutionCommand, TagListEntry,
 } from '@aws-sdk/client-datasync';
-import { describeSeconds, timeLimitSeconds } from '../shared/deploy-time-limit';
+import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 
 /**
  * A custom resource (Provider framework) that runs a DataSync task at deploy time. A run belongs to

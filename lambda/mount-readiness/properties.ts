@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
+import { timeLimitSeconds, TimeLimitProperties } from '../../lib/core/contract/deploy-time-limit';
 import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../shared/mount-checks/efs-names';
 
 /**

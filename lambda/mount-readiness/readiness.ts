@@ -1,6 +1,6 @@
 import * as net from 'node:net';
 import type { Resolver } from 'node:dns/promises';
-import { describeSeconds } from '../shared/deploy-time-limit';
+import { describeSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { lookup, RecordType } from '../shared/mount-checks/dns-lookup';
 import { fileSystemDnsName, mountTargetDnsName, NFS_PORT } from '../shared/mount-checks/efs-names';
 import { connectTcp, endpointOf } from '../shared/mount-checks/tcp-connect';

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../shared/lambda-cpu';
+import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../../lib/core/contract/lambda-cpu';
 import type { WriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './file-copy';

@@ -2,7 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
 import { publishSeedMetrics } from './metrics';
-import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
+import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';
 import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
 import { physicalIdOf, Place, placeOf } from './seed-place';

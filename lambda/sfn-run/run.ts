@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { describeSeconds, timeLimitSeconds } from '../shared/deploy-time-limit';
+import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 
 /**
  * A custom resource (Provider framework) that runs the Distributed Map seed state machine at deploy

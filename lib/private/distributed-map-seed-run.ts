@@ -11,9 +11,9 @@ import type { SeedResourceProperties } from '../../lambda/seed/resource-properti
 import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine';
 import type { SharedFileSystem } from '../shared-file-system';
-import { deployTimeRun } from './deploy-time-run';
-import { handlerCode } from './handler-code';
-import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from './nag';
+import { deployTimeRun } from '../core/deploy-time-run';
+import { handlerCode } from '../core/handler-code';
+import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../core/nag';
 import { grantPrefixRead } from './seed-grants';
 
 export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {

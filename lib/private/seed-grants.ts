@@ -3,7 +3,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
 import { SeedSourceConfig, SeedSourceFormat } from '../seed-source';
-import { acknowledgeWildcard, nagResource } from './nag';
+import { acknowledgeWildcard, nagResource } from '../core/nag';
 
 /** Read access to exactly what a bound seed source names: its objects' prefix, or its one archive. */
 export function grantSourceRead(grantee: iam.IGrantable, source: SeedSourceConfig): void {

@@ -2,7 +2,7 @@ import { CustomResource, Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { CUSTOM_RESOURCE_TIMEOUT_SECONDS, DEPLOY_TIME_LIMIT_SECONDS, TIME_LIMIT_PROPERTY } from '../../lambda/shared/deploy-time-limit';
+import { CUSTOM_RESOURCE_TIMEOUT_SECONDS, DEPLOY_TIME_LIMIT_SECONDS, TIME_LIMIT_PROPERTY } from './contract/deploy-time-limit';
 import { acknowledgeFunction, acknowledgeProvider } from './nag';
 
 /** Work done at deploy time by a custom resource on aws-cdk's Provider framework. */
