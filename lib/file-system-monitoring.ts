@@ -11,11 +11,11 @@ import { BenchmarkProbe, LatencyPercentile } from './benchmark-probe';
 import type { FileSystemSeed } from './file-system-seed';
 import { AlarmThreshold } from './alarm-threshold';
 import { SeedEngineKind } from './seed-engine';
-import { EfsPricing } from './efs-pricing';
+import { EfsPricing } from './cost/efs-pricing';
 import type { SpendModel } from './private/spend-math';
 import { addSpendRow, SpendAlarmSettings } from './private/spend-row';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './private/dashboard-widgets';
-import type { ThroughputMode as BilledMode } from './private/efs-cost';
+import type { ThroughputMode as BilledMode } from './cost/efs-cost';
 import { brand, hasBrand } from './core/type-brand';
 import { check } from './core/validate';
 

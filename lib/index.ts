@@ -10,4 +10,4 @@ export * from './alarm-threshold';
 export * from './file-system-monitoring';
 export * from './probe-request';
 export * from './benchmark-probe';
-export * from './efs-pricing';
+export * from './cost/efs-pricing';

@@ -2,7 +2,7 @@ import { EfsPricing } from '../lib';
 import {
   burstBytesPerSecond, burstingBaselineBytesPerSecond, elasticAccessUsd, includedProvisionedMibps, maxBurstCreditBytes,
   provisionedUsd, replayBursting, replayProvisioned, storagePricesPerGbMonth, storageUsd,
-} from '../lib/private/efs-cost';
+} from '../lib/cost/efs-cost';
 import { TEST_PRICES } from './helpers/test-prices';
 
 // The cost formulas against hand calculations, with round test prices ($1 per GB read, $2 written,

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { EfsPricing } from '../../lib/efs-pricing';
+import { EfsPricing } from '../../lib/cost/efs-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
 import { scenarioCost } from './cost';
 import { MAX_MESSAGES, Recorder } from './recorder';

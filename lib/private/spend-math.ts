@@ -1,8 +1,8 @@
 import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type { EfsPricing } from '../efs-pricing';
+import type { EfsPricing } from '../cost/efs-pricing';
 import { EfsMetricName, EfsMetrics, StorageClass } from '../efs-metrics';
-import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth, ThroughputMode } from './efs-cost';
+import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth, ThroughputMode } from '../cost/efs-cost';
 
 /**
  * Metric math for what an EFS file system costs, from the metrics AWS publishes and an EfsPricing:

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { EfsMetricName, EfsMetrics } from '../efs-metrics';
 import { graph, note } from './dashboard-widgets';
-import type { ThroughputMode } from './efs-cost';
+import type { ThroughputMode } from '../cost/efs-cost';
 import { dailySpendUsd, dataAccessUsdPerHour, SpendModel } from './spend-math';
 
 /** The spend alarms' settings, checked: undefined is off. */

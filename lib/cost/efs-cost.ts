@@ -1,4 +1,4 @@
-import type { EfsPricing } from '../efs-pricing';
+import type { EfsPricing } from './efs-pricing';
 
 /**
  * What EFS throughput modes and storage cost: pure formulas over an EfsPricing, shared by
