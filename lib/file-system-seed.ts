@@ -19,7 +19,7 @@ import { brand, hasBrand } from './core/type-brand';
 import { check } from './core/validate';
 import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
 import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
-import type { SharedFileSystem } from './shared-file-system';
+import type { SharedFileSystem } from './file-system/shared-file-system';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
 import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine';
-import type { SharedFileSystem } from '../shared-file-system';
+import type { SharedFileSystem } from '../file-system/shared-file-system';
 import { deployTimeRun } from '../core/deploy-time-run';
 import { handlerCode } from '../core/handler-code';
 import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../core/nag';

@@ -1,3 +1,5 @@
+import { RECOMMENDED_NFS_OPTIONS } from './contract/recommended-nfs-options';
+
 /**
  * NFS mount options as data: the set Amazon EFS recommends, rendered to an fstab line or a
  * mount command, with a check that refuses the options EFS advises against.
@@ -29,7 +31,7 @@ export class MountOptions {
    * // fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/ /mnt/efs nfs4 nfsvers=4.1,rsize=1048576,...,_netdev,nofail 0 0
    */
   public static recommendedNfs(): MountOptions {
-    return new MountOptions(['nfsvers=4.1', 'rsize=1048576', 'wsize=1048576', 'hard', 'timeo=600', 'retrans=2', 'noresvport']);
+    return new MountOptions([...RECOMMENDED_NFS_OPTIONS]);
   }
 
   /**

@@ -7,17 +7,17 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
-import { UV_THREADPOOL_MAX } from '../lambda/seed/limits';
+import { UV_THREADPOOL_MAX } from '../../lambda/seed/limits';
 import { AccessPointPreset } from './access-point-preset';
-import { BenchmarkProbe, ProbeOptions } from './benchmark-probe';
-import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
-import { FileSystemMonitoring, MonitoringOptions } from './file-system-monitoring';
-import { FileSystemSeed, SeedOptions } from './file-system-seed';
-import { renderEc2MountScript } from './private/ec2-mount-script';
-import { dependOnRulesBetween } from './core/security-group-rules';
-import { defaultPrivateSubnets } from './core/subnets';
-import { brand, hasBrand } from './core/type-brand';
-import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from './core/validate';
+import { BenchmarkProbe, ProbeOptions } from '../benchmark-probe';
+import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from '../efs-metrics';
+import { FileSystemMonitoring, MonitoringOptions } from '../file-system-monitoring';
+import { FileSystemSeed, SeedOptions } from '../file-system-seed';
+import { renderEc2MountScript } from './ec2-mount-script';
+import { dependOnRulesBetween } from '../core/security-group-rules';
+import { defaultPrivateSubnets } from '../core/subnets';
+import { brand, hasBrand } from '../core/type-brand';
+import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { StorageLifecycle } from './storage-lifecycle';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */

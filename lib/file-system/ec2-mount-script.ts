@@ -1,4 +1,4 @@
-import { MountOptions, MountType } from '../mount-options';
+import { MountOptions, MountType } from './mount-options';
 
 /** What the boot script needs to know to mount one EFS file system. */
 export interface Ec2MountScriptProps {
