@@ -4,7 +4,7 @@
  * `probe` runs up to a few hundred operations at once (create-files: 128 threads by default), so
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
-import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
+import { PROBE_THREAD_POOL_SIZE } from '../lib/probe/contract/limits';
 import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lambda/seed/limits';
 
 function requestedConcurrency(argv: string[]): number {

@@ -8,6 +8,6 @@ export * from './seed-engine';
 export * from './efs-metrics';
 export * from './alarm-threshold';
 export * from './file-system-monitoring';
-export * from './probe-request';
-export * from './benchmark-probe';
+export * from './probe/probe-request';
+export * from './probe/benchmark-probe';
 export * from './cost/efs-pricing';

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CANARY_REQUEST } from '../lib/private/canary';
+import { CANARY_REQUEST } from '../lib/probe/canary';
 import { BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../lib';
 import { nagErrors } from './helpers/checks';
 

@@ -10,7 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { AccessPointPreset, AlarmThreshold, EfsMetricName, EfsPricing, FileSystemAlarmOptions, FileSystemMonitoring, MonitoringOptions, SeedEngine, SeedSource, SharedFileSystem } from '../lib';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from './helpers/metric-math';
-import { CANARY_SMALL_OPERATIONS } from '../lib/private/canary';
+import { CANARY_SMALL_OPERATIONS } from '../lib/probe/canary';
 import { TEST_PRICES } from './helpers/test-prices';
 
 const EFS_METRIC_NAMES = new Set<string>(Object.values(EfsMetricName));

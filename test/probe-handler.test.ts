@@ -2,8 +2,8 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CANARY_REQUEST, CANARY_SMALL_OPERATIONS } from '../lib/private/canary';
-import { PROBE_METRIC } from '../lambda/probe/metric-names';
+import { CANARY_REQUEST, CANARY_SMALL_OPERATIONS } from '../lib/probe/canary';
+import { PROBE_METRIC } from '../lib/probe/contract/metric-names';
 
 // The bundled probe handler, exactly the asset BenchmarkProbe deploys (dist/handlers/probe), invoked
 // in its own process as Lambda would, with the mount path and limits the construct sets, on this

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IConstruct, IDependable } from 'constructs';
 import { UV_THREADPOOL_MAX } from '../../lambda/seed/limits';
 import { AccessPointPreset } from './access-point-preset';
-import { BenchmarkProbe, ProbeOptions } from '../benchmark-probe';
+import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from '../efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from '../file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from '../file-system-seed';

@@ -1,4 +1,4 @@
-import type { ProbeOperation, ProbeRequest } from '../probe-request';
+import type { ProbeOperation, ProbeRequest } from './probe-request';
 
 /**
  * The light request a scheduled probe runs every few minutes: a few seconds of small writes,

@@ -7,19 +7,19 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST, smallOperationsOf } from './private/canary';
-import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
-import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from '../lambda/probe/metric-names';
-import { LAMBDA_MIB_PER_VCPU } from './core/contract/lambda-cpu';
-import { AccessPointPreset } from './file-system/access-point-preset';
-import { handlerCode } from './core/handler-code';
-import { acknowledgeFunction } from './core/nag';
-import { packageVersion } from './core/package-root';
-import { defaultPrivateSubnets } from './core/subnets';
-import { brand, hasBrand } from './core/type-brand';
-import { check } from './core/validate';
+import { CANARY_REQUEST, smallOperationsOf } from './canary';
+import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from './contract/limits';
+import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from './contract/metric-names';
+import { LAMBDA_MIB_PER_VCPU } from '../core/contract/lambda-cpu';
+import { AccessPointPreset } from '../file-system/access-point-preset';
+import { handlerCode } from '../core/handler-code';
+import { acknowledgeFunction } from '../core/nag';
+import { packageVersion } from '../core/package-root';
+import { defaultPrivateSubnets } from '../core/subnets';
+import { brand, hasBrand } from '../core/type-brand';
+import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
-import { SharedFileSystem } from './file-system/shared-file-system';
+import { SharedFileSystem } from '../file-system/shared-file-system';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
