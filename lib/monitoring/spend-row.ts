@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { EfsMetricName, EfsMetrics } from '../efs-metrics';
+import { EfsMetricName, EfsMetrics } from './efs-metrics';
 import { graph, note } from './dashboard-widgets';
 import type { ThroughputMode } from '../cost/efs-cost';
 import { dailySpendUsd, dataAccessUsdPerHour, SpendModel } from './spend-math';

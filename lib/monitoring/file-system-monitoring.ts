@@ -5,19 +5,19 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
-import { PROBE_METRIC } from './probe/contract/metric-names';
-import { CANARY_SMALL_OPERATIONS } from './probe/canary';
-import { BenchmarkProbe, LatencyPercentile } from './probe/benchmark-probe';
-import type { FileSystemSeed } from './file-system-seed';
+import { PROBE_METRIC } from '../probe/contract/metric-names';
+import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
+import { BenchmarkProbe, LatencyPercentile } from '../probe/benchmark-probe';
+import type { FileSystemSeed } from '../file-system-seed';
 import { AlarmThreshold } from './alarm-threshold';
-import { SeedEngineKind } from './seed-engine';
-import { EfsPricing } from './cost/efs-pricing';
-import type { SpendModel } from './private/spend-math';
-import { addSpendRow, SpendAlarmSettings } from './private/spend-row';
-import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './private/dashboard-widgets';
-import type { ThroughputMode as BilledMode } from './cost/efs-cost';
-import { brand, hasBrand } from './core/type-brand';
-import { check } from './core/validate';
+import { SeedEngineKind } from '../seed-engine';
+import { EfsPricing } from '../cost/efs-pricing';
+import type { SpendModel } from './spend-math';
+import { addSpendRow, SpendAlarmSettings } from './spend-row';
+import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
+import type { ThroughputMode as BilledMode } from '../cost/efs-cost';
+import { brand, hasBrand } from '../core/type-brand';
+import { check } from '../core/validate';
 
 /**
  * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and

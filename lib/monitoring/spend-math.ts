@@ -1,7 +1,7 @@
 import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { EfsPricing } from '../cost/efs-pricing';
-import { EfsMetricName, EfsMetrics, StorageClass } from '../efs-metrics';
+import { EfsMetricName, EfsMetrics, StorageClass } from './efs-metrics';
 import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth, ThroughputMode } from '../cost/efs-cost';
 
 /**
