@@ -5,7 +5,7 @@
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
 import { PROBE_THREAD_POOL_SIZE } from '../lib/probe/contract/limits';
-import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lambda/seed/limits';
+import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lib/seed/contract/limits';
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));

@@ -3,7 +3,7 @@ import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
 import { DEFAULT_LOCK_WAIT_MS, seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
 import { describeHolder } from '../../lambda/seed/target-lock';
 import { settleRootRun } from '../seed-as-root';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources/s3-retry';

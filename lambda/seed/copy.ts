@@ -5,7 +5,7 @@ import { CopyWorkers } from './copy-workers';
 import { EntrySource, LINK_IDENTITY } from './entry';
 import { Copied, FileCopier, Job } from './file-copy';
 import { FileSystemCalls } from './file-system-calls';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { emptyManifest, Manifest } from './manifest';
 import { PendingWork } from './pending-work';
 import { parentsOf, removeMadeDirectories, removeWritten, Written } from './removal';

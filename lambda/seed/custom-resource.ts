@@ -4,7 +4,7 @@ import { seed, SeedSummary } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';
-import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { openSource, SourceFormat } from './sources/open-source';

@@ -1,7 +1,7 @@
 import { LINK_IDENTITY } from './entry';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
-import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from './resource-properties';
+import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './custom-resource';
 

@@ -24,4 +24,4 @@ export function isCleanAbsolutePath(value: string): boolean {
 }
 
 /** A Lambda file system mount path: /mnt/<name>, as Lambda requires (the seed handler checks it too). */
-export { LAMBDA_MOUNT_PATH } from '../../lambda/seed/resource-properties';
+export { LAMBDA_MOUNT_PATH } from '../seed/contract/resource-properties';

@@ -1,8 +1,8 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
-import { SeedSourceConfig, SeedSourceFormat } from '../seed-source';
+import { folderPrefix } from './contract/s3-prefix';
+import { SeedSourceConfig, SeedSourceFormat } from './seed-source';
 import { acknowledgeWildcard, nagResource } from '../core/nag';
 
 /** Read access to exactly what a bound seed source names: its objects' prefix, or its one archive. */

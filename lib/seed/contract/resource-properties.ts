@@ -1,6 +1,6 @@
-import type { ArchiveLimits } from './sources/archive-limits';
+import type { ArchiveLimits } from '../../../lambda/seed/sources/archive-limits';
 import { MAX_CONCURRENCY } from './limits';
-import { isNormalEntryPath } from './safety';
+import { isNormalEntryPath } from '../../../lambda/seed/safety';
 
 /**
  * The contract between the FileSystemSeed construct (lib/file-system-seed.ts), which writes these

@@ -10,10 +10,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
-import { deployTimeRun } from '../core/deploy-time-run';
-import { handlerCode } from '../core/handler-code';
-import { acknowledgeWildcard, nagRef, nagResource } from '../core/nag';
-import { dependOnRulesBetween } from '../core/security-group-rules';
+import { deployTimeRun } from '../../core/deploy-time-run';
+import { handlerCode } from '../../core/handler-code';
+import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
+import { dependOnRulesBetween } from '../../core/security-group-rules';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   /** Wait for the execution within the deploy's time limit, or only start it. */

@@ -3,23 +3,23 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../lambda/seed/limits';
-import { DEPLOY_TIME_LIMIT_SECONDS } from './core/contract/deploy-time-limit';
-import { copyWorkersFor, LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from './core/contract/lambda-cpu';
-import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../lambda/seed/metric-names';
-import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from '../lambda/seed/resource-properties';
-import { handlerCode } from './core/handler-code';
-import { DataSyncSeedRun } from './private/datasync-seed-run';
-import { deployTimeRun } from './core/deploy-time-run';
-import { DistributedMapSeedRun, SeedFunctionSize } from './private/distributed-map-seed-run';
-import { isImportedVpc, subnetsWithoutS3 } from './private/s3-route';
-import { grantSourceRead } from './private/seed-grants';
-import { claimSeedPlace } from './private/seed-places';
-import { brand, hasBrand } from './core/type-brand';
-import { check } from './core/validate';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
+import { DEPLOY_TIME_LIMIT_SECONDS } from '../core/contract/deploy-time-limit';
+import { copyWorkersFor, LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../core/contract/lambda-cpu';
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
+import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
+import { handlerCode } from '../core/handler-code';
+import { DataSyncSeedRun } from './engines/datasync-seed-run';
+import { deployTimeRun } from '../core/deploy-time-run';
+import { DistributedMapSeedRun, SeedFunctionSize } from './engines/distributed-map-seed-run';
+import { isImportedVpc, subnetsWithoutS3 } from './s3-route';
+import { grantSourceRead } from './seed-grants';
+import { claimSeedPlace } from './seed-places';
+import { brand, hasBrand } from '../core/type-brand';
+import { check } from '../core/validate';
 import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
 import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
-import type { SharedFileSystem } from './file-system/shared-file-system';
+import type { SharedFileSystem } from '../file-system/shared-file-system';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)

@@ -7,14 +7,14 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import type { SeedResourceProperties } from '../../lambda/seed/resource-properties';
-import { folderPrefix } from '../../lambda/seed/sources/s3-prefix';
+import type { SeedResourceProperties } from '../contract/resource-properties';
+import { folderPrefix } from '../contract/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine';
-import type { SharedFileSystem } from '../file-system/shared-file-system';
-import { deployTimeRun } from '../core/deploy-time-run';
-import { handlerCode } from '../core/handler-code';
-import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../core/nag';
-import { grantPrefixRead } from './seed-grants';
+import type { SharedFileSystem } from '../../file-system/shared-file-system';
+import { deployTimeRun } from '../../core/deploy-time-run';
+import { handlerCode } from '../../core/handler-code';
+import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
+import { grantPrefixRead } from '../seed-grants';
 
 export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {
   readonly fileSystem: SharedFileSystem;
