@@ -10,7 +10,7 @@ import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources
 import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { terminalBar } from '../terminal-bar';
 
-/** `cdk-efs-kit seed <source> <target>`: the engine the FileSystemSeed construct deploys, on any machine. */
+/** `cdk-efs-kit seed <source> <target>`: the copier the FileSystemSeed construct deploys, on any machine. */
 export function register(program: Command): void {
   program.command('seed')
     .description('copy a directory, an S3 prefix or an archive onto a (mounted EFS) directory: parallel across directories, atomic per file, incremental')

@@ -4,9 +4,10 @@ import { seed, SeedSummary } from './copy';
 import { publishSeedMetrics } from './metrics';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';
-import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
+import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
+import { archiveLimitsOf } from './sources/archive-limits';
 import { openSource, SourceFormat } from './sources/open-source';
 
 /**

@@ -1,9 +1,8 @@
-import type { ArchiveLimits } from '../../../lambda/seed/sources/archive-limits';
+import { isNormalEntryPath } from './entry-path';
 import { MAX_CONCURRENCY } from './limits';
-import { isNormalEntryPath } from '../../../lambda/seed/safety';
 
 /**
- * The contract between the FileSystemSeed construct (lib/file-system-seed.ts), which writes these
+ * The contract between the FileSystemSeed construct (lib/seed/file-system-seed.ts), which writes these
  * ResourceProperties into the template, and the seed handler, which reads them. CloudFormation
  * passes every value as a string.
  *
@@ -96,15 +95,4 @@ export function checkSeedProperties(props: unknown): SeedResourceProperties {
   const problems = props !== null && typeof props === 'object' ? seedPropertyProblems(props) : ['the properties must be an object'];
   if (problems.length > 0) throw new Error(`invalid seed properties: ${problems.join('; ')}`);
   return props as SeedResourceProperties;
-}
-
-/** The archive limits the properties set (the rest default). */
-export function archiveLimitsOf(props: SeedResourceProperties): ArchiveLimits {
-  const number = (value?: string) => (value === undefined ? undefined : Number(value));
-  return {
-    maxMemberBytes: number(props.MaxMemberBytes),
-    maxTotalBytes: number(props.MaxTotalBytes),
-    maxEntries: number(props.MaxEntries),
-    maxCompressionRatio: number(props.MaxCompressionRatio),
-  };
 }
