@@ -6,7 +6,7 @@ import { LAMBDA_MIB_PER_VCPU } from '../../lib/core/contract/lambda-cpu';
 import { copyWorkersFor, SEED_WORKERS_ENV } from '../../lib/seed/contract/copy-workers';
 import type { WriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
-import type { Placement } from './file-copy';
+import type { Placement } from './placement';
 
 /**
  * The file writes of a seed spread over worker threads, one per vCPU, so that a copy bound by the

@@ -16,8 +16,9 @@ import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
 import { renderEc2MountScript } from './ec2-mount-script';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { defaultPrivateSubnets } from '../core/subnets';
-import { brand, hasBrand } from '../core/type-brand';
+import { brand } from '../core/type-brand';
 import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from '../core/validate';
+import { isSharedFileSystem, SHARED_FILE_SYSTEM_BRAND } from './shared-file-system-brand';
 import { StorageLifecycle } from './storage-lifecycle';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
@@ -253,7 +254,7 @@ const WHERE = 'SharedFileSystem';
 export class SharedFileSystem extends Resource implements efs.IFileSystem {
   /** Whether `x` is a SharedFileSystem, made by any copy of this package. */
   public static isSharedFileSystem(x: any): x is SharedFileSystem {
-    return hasBrand(x, 'SharedFileSystem');
+    return isSharedFileSystem(x);
   }
 
   /** The underlying aws-cdk file system. */
@@ -279,7 +280,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
-    brand(this, 'SharedFileSystem');
+    brand(this, SHARED_FILE_SYSTEM_BRAND);
     this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
     this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
     this.tlsEnforced = props.enforceTls ?? true;
