@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { DataSyncRunEvent, isComplete, onEvent, REQUEST_TAG, TRIGGER_TAG } from '../lambda/datasync-run/run';
+import { DataSyncRunEvent, isComplete, onEvent, REQUEST_TAG, TRIGGER_TAG } from '../lambda/seed-datasync-run/run';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { DataSyncStandIn } from './helpers/datasync-stand-in';
 import { decide, Request, statementsOf } from './helpers/iam-policy';

@@ -3,7 +3,7 @@ import {
   StartTaskExecutionCommand,
 } from '@aws-sdk/client-datasync';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DataSyncRunEvent, isComplete, onEvent, TRIGGER_TAG } from '../lambda/datasync-run/run';
+import { DataSyncRunEvent, isComplete, onEvent, TRIGGER_TAG } from '../lambda/seed-datasync-run/run';
 
 // moto has no DataSync EFS locations and moves no data, so these tests stub the DataSync client with
 // aws-sdk-client-mock. Every response below is shaped after the DataSync API reference

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import * as path from 'path';
 import { CreateStateMachineCommand, ExecutionListItem, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { isComplete, onEvent } from '../lambda/sfn-run/run';
+import { isComplete, onEvent } from '../lambda/seed-distributed-map-run/run';
 import { cfnLintErrors, nagErrors } from './helpers/checks';
 import { decide, Request, statementsOf } from './helpers/iam-policy';
 import { Moto, startMoto } from './helpers/moto';
@@ -243,11 +243,11 @@ describe('retries: the same request delivered again starts no second execution',
   });
 });
 
-test('the bundled handler, as deployed (dist/handlers/sfn-run), stops a running execution on Delete', async () => {
+test('the bundled handler, as deployed (dist/handlers/seed-distributed-map-run), stops a running execution on Delete', async () => {
   const seed = await deployedSeed(false);
   const slow = seed.properties({ version: 'slow' });
   Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
-  const bundled = require(path.join(__dirname, '..', 'dist', 'handlers', 'sfn-run', 'index.js'));
+  const bundled = require(path.join(__dirname, '..', 'dist', 'handlers', 'seed-distributed-map-run', 'index.js'));
   const framework = new ProviderFramework({ onEvent: bundled.onEvent });
   expect(await framework.deliver(create(slow))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
   await running(seed);

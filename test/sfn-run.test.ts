@@ -1,5 +1,5 @@
 import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { isComplete, onEvent } from '../lambda/sfn-run/run';
+import { isComplete, onEvent } from '../lambda/seed-distributed-map-run/run';
 import { Moto, startMoto } from './helpers/moto';
 import { settledStatus, untilMotoRuns } from './helpers/moto-sfn';
 

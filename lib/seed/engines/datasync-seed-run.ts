@@ -191,7 +191,7 @@ export class DataSyncSeedRun extends Construct {
   }
 
   private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
-    const code = handlerCode('datasync-run');
+    const code = handlerCode('seed-datasync-run');
     const executions = `${this.task.attrTaskArn}/execution/*`;
     const run = deployTimeRun(this, {
       newFunction: (id, handler) => {

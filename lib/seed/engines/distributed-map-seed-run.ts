@@ -175,7 +175,7 @@ export class DistributedMapSeedRun extends Construct {
   private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {
     const stack = this.stateMachine.stack;
     const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${this.stateMachine.stateMachineName}:*`;
-    const code = handlerCode('sfn-run');
+    const code = handlerCode('seed-distributed-map-run');
     const run = deployTimeRun(this, {
       newFunction: (id, handler) => new lambda.Function(this, id, {
         runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,

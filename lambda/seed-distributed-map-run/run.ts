@@ -11,7 +11,7 @@ import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deplo
  * limit runs out. Delete stops what still runs and always succeeds; it never deletes data.
  */
 
-export interface StateMachineRunProperties {
+export interface DistributedMapRunProperties {
   readonly StateMachineArn: string;
   /** Changes whenever the source changes. */
   readonly Trigger?: string;
@@ -21,16 +21,16 @@ export interface StateMachineRunProperties {
   readonly TimeLimitSeconds?: string;
 }
 
-export interface StateMachineRunEvent {
+export interface DistributedMapRunEvent {
   readonly RequestType: 'Create' | 'Update' | 'Delete';
   readonly RequestId?: string;
-  readonly ResourceProperties: StateMachineRunProperties;
-  readonly OldResourceProperties?: StateMachineRunProperties;
+  readonly ResourceProperties: DistributedMapRunProperties;
+  readonly OldResourceProperties?: DistributedMapRunProperties;
   readonly PhysicalResourceId?: string;
   readonly Data?: { ExecutionArn?: string; Deadline?: number };
 }
 
-export interface StateMachineRunResponse {
+export interface DistributedMapRunResponse {
   readonly PhysicalResourceId: string;
   /** The execution to follow (none when there was nothing to run) and, when the deploy waits, when it must be over. */
   readonly Data?: { readonly ExecutionArn?: string; readonly Deadline?: number };
@@ -43,15 +43,15 @@ const SUPERSEDED = 'SeedSuperseded';
  * Executions of a seed are named `seed-<hash of its source and place>-<request>`: the name says what
  * an execution copies where, and the request id makes a retried onEvent find its own execution.
  */
-const namePrefix = (p: StateMachineRunProperties) => `seed-${createHash('sha256').update(JSON.stringify([p.Trigger ?? '', p.Target ?? ''])).digest('hex').slice(0, 16)}-`;
+const namePrefix = (p: DistributedMapRunProperties) => `seed-${createHash('sha256').update(JSON.stringify([p.Trigger ?? '', p.Target ?? ''])).digest('hex').slice(0, 16)}-`;
 
 /** A new run is due when the state machine, the source or the place changed (a Target missing before counts as changed). */
-const needsRun = (old: StateMachineRunProperties | undefined, now: StateMachineRunProperties) =>
+const needsRun = (old: DistributedMapRunProperties | undefined, now: DistributedMapRunProperties) =>
   old?.StateMachineArn !== now.StateMachineArn || old?.Trigger !== now.Trigger || old?.Target !== now.Target;
 
 const STATE_MACHINE_ARN = /^arn:[\w-]+:states:[\w-]*:\d{12}:stateMachine:[\w-]+$/;
 
-export async function onEvent(event: StateMachineRunEvent, client: SFNClient): Promise<StateMachineRunResponse> {
+export async function onEvent(event: DistributedMapRunEvent, client: SFNClient): Promise<DistributedMapRunResponse> {
   const startedAt = Date.now();
   if (event.RequestType === 'Delete') return onDelete(event, client);
   const properties = event.ResourceProperties;
@@ -92,7 +92,7 @@ export async function onEvent(event: StateMachineRunEvent, client: SFNClient): P
  * state machine after a replacement) and succeeds whatever the properties hold: the files stay,
  * and a Delete that fails would hold the stack.
  */
-async function onDelete(event: StateMachineRunEvent, client: SFNClient): Promise<StateMachineRunResponse> {
+async function onDelete(event: DistributedMapRunEvent, client: SFNClient): Promise<DistributedMapRunResponse> {
   const stateMachineArn = [event.PhysicalResourceId, event.ResourceProperties?.StateMachineArn].find((arn) => typeof arn === 'string' && STATE_MACHINE_ARN.test(arn));
   const physicalResourceId = event.PhysicalResourceId ?? stateMachineArn ?? '';
   if (!stateMachineArn) return { PhysicalResourceId: physicalResourceId };
@@ -113,7 +113,7 @@ async function onDelete(event: StateMachineRunEvent, client: SFNClient): Promise
   return { PhysicalResourceId: physicalResourceId };
 }
 
-export async function isComplete(event: StateMachineRunEvent, client: SFNClient) {
+export async function isComplete(event: DistributedMapRunEvent, client: SFNClient) {
   if (event.RequestType === 'Delete') return { IsComplete: true };
   const executionArn = event.Data?.ExecutionArn;
   if (!executionArn) return { IsComplete: true }; // onEvent had nothing to run
