@@ -44,10 +44,10 @@ test('fails without a label', () => {
 });
 
 test('the price model and the cost formulas load without aws-cdk-lib, so the CLI and the probe can use them', () => {
-  const dist = path.join(__dirname, '..', '..', '..', 'dist', 'lib');
+  const dist = path.join(__dirname, '..', '..', '..', 'dist', 'lib', 'cost');
   const loaded = execFileSync(process.execPath, ['-e', `
     require(${JSON.stringify(path.join(dist, 'efs-pricing.js'))});
-    require(${JSON.stringify(path.join(dist, 'private', 'efs-cost.js'))});
+    require(${JSON.stringify(path.join(dist, 'efs-cost.js'))});
     console.log(Object.keys(require.cache).filter((f) => f.includes('node_modules')).length);
   `], { encoding: 'utf8' });
   expect(loaded.trim()).toBe('0');
