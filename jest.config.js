@@ -7,14 +7,19 @@
 // A suite is in unit unless listed below; efs-sim and moto refuse to start in the unit project
 // (test/helpers/test-project.ts), so a suite that needs them cannot stay there unnoticed.
 
+// Suites are named by their path under test/ without '.test.ts'; a name ending in '/' is a folder.
+// test/ mirrors the source: test/lib/<capability>, test/lambda/<handler>, test/bin, and test/package
+// for the packed package (all of it in the package project).
 const INTEGRATION = [
-  'advise-cli', 'demo', 'doctor', 'efs-sim', 'mount-checks', 'mount-readiness', 'probe-efs-sim', 'seed-batch-worker',
-  'seed-containment', 'seed-efs-sim', 'seed-handler', 'seed-hostile', 'seed-hostile-archives', 'seed-lifecycle',
-  'seed-s3', 'seed-s3-faults', 'seed-s3-grants', 'seed-workers', 'sfn-run', 'sfn-run-lifecycle',
+  'bin/commands/advise', 'bin/commands/doctor', 'examples/demo', 'lambda/mount-readiness/readiness', 'lambda/probe/efs-sim',
+  'lambda/seed/batch-worker', 'lambda/seed/containment', 'lambda/seed/copy-workers', 'lambda/seed/efs-sim', 'lambda/seed/handler',
+  'lambda/seed/hostile', 'lambda/seed/hostile-archives', 'lambda/seed/lifecycle', 'lambda/seed/s3', 'lambda/seed/s3-faults',
+  'lambda/seed-distributed-map-run/', 'lambda/shared/mount-checks', 'lib/seed/s3-grants', 'tools/efs-sim',
 ];
-const PACKAGE = ['go', 'java', 'node-lines', 'package', 'peer-range', 'python', 'type-checks'];
+const PACKAGE = ['package/'];
 
-const suites = (names) => names.map((name) => `<rootDir>/test/${name}.test.ts`);
+const pattern = (name) => (name.endsWith('/') ? `/test/${name}` : `/test/${name}\\.test\\.ts$`);
+const suites = (names) => names.map((name) => (name.endsWith('/') ? `<rootDir>/test/${name}**/*.test.ts` : `<rootDir>/test/${name}.test.ts`));
 const project = (displayName, options) => ({
   displayName,
   testEnvironment: 'node',
@@ -29,7 +34,7 @@ module.exports = {
   projects: [
     project('unit', {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...[...INTEGRATION, ...PACKAGE].map((name) => `/test/${name}\\.test\\.ts$`)],
+      testPathIgnorePatterns: ['/node_modules/', ...[...INTEGRATION, ...PACKAGE].map(pattern)],
     }),
     project('integration', { testMatch: suites(INTEGRATION) }),
     project('package', { testMatch: suites(PACKAGE) }),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import './uv-threadpool'; // first: sizes libuv's pool before any file system call
 import { Command } from 'commander';
-import { packageVersion } from '../lib/private/package-root';
+import { packageVersion } from '../lib/core/package-root';
 import * as advise from './commands/advise';
 import * as compare from './commands/compare';
 import * as doctor from './commands/doctor';

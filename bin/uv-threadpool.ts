@@ -4,8 +4,8 @@
  * `probe` runs up to a few hundred operations at once (create-files: 128 threads by default), so
  * size the pool before anything touches the file system. Imported first by the CLI entry point.
  */
-import { PROBE_THREAD_POOL_SIZE } from '../lambda/probe/limits';
-import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lambda/seed/limits';
+import { PROBE_THREAD_POOL_SIZE } from '../lib/probe/contract/limits';
+import { DEFAULT_CONCURRENCY, UV_THREADPOOL_MAX } from '../lib/seed/contract/limits';
 
 function requestedConcurrency(argv: string[]): number {
   const i = argv.findIndex((a) => a === '--concurrency' || a.startsWith('--concurrency='));

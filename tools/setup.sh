@@ -75,7 +75,7 @@ fi
 
 # Go is not a Debian package recent enough (aws-cdk-go needs Go 1.26): it comes with the machine.
 if ! command -v go >/dev/null; then
-  echo "setup: go is missing; test/go.test.ts needs Go 1.26 or later on the PATH" >&2
+  echo "setup: go is missing; test/package/go.test.ts needs Go 1.26 or later on the PATH" >&2
 elif ! cmp -s test/go/go.sum "$CACHE/go/go.sum"; then
   echo "setup: downloading the Go modules of test/go/go.mod into $CACHE/go"
   mkdir -p "$CACHE/go"

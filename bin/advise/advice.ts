@@ -1,8 +1,8 @@
-import type { EfsPricing } from '../../lib/efs-pricing';
+import type { EfsPricing } from '../../lib/cost/efs-pricing';
 import {
   BurstingReplay, BYTES_PER_GB, elasticAccessUsd, includedProvisionedMibps, IoBytes, maxBurstCreditBytes, provisionedUsd, replayBursting, replayProvisioned,
   storagePricesPerGbMonth, storageUsd, THROUGHPUT_MODES, ThroughputMode, ThroughputReplay,
-} from '../../lib/private/efs-cost';
+} from '../../lib/cost/efs-cost';
 import { percentiles } from '../../lambda/probe/stats';
 import { MiB } from '../../lambda/shared/sizes';
 import { usd } from '../report/money';

@@ -1,4 +1,4 @@
-import type { IoBytes, StoredBytes } from '../../lib/private/efs-cost';
+import type { IoBytes, StoredBytes } from '../../lib/cost/efs-cost';
 
 /** What CloudWatch holds about one file system over a window of whole minutes, [start, end): the input of the advice. */
 export interface EfsUsage {

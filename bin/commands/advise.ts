@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { Command } from 'commander';
-import { EfsPricing, EfsPricingProps } from '../../lib/efs-pricing';
+import { EfsPricing, EfsPricingProps } from '../../lib/cost/efs-pricing';
 
 /** CloudWatch keeps 1-minute data for 15 days; the window stays inside it. */
 const MAX_DAYS = 14;

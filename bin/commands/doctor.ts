@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as net from 'net';
 import { Command } from 'commander';
-import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lambda/shared/mount-checks/efs-names';
+import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lib/file-system/contract/efs-names';
 import { MOUNTINFO } from '../../lambda/shared/mount-checks/mountinfo';
 import { processIdentity } from '../../lambda/shared/mount-checks/posix-identity';
 

@@ -1,11 +1,11 @@
 import * as fs from 'fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
-import { DEFAULT_MAX_BYTES } from '../../lambda/probe/limits';
-import type { ProbeRequest } from '../../lib/probe-request';
+import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
+import type { ProbeRequest } from '../../lib/probe/probe-request';
 import { isRejection } from '../../lambda/probe/result';
 import type { ProbeProgress } from '../../lambda/probe/runner';
-import { packageVersion } from '../../lib/private/package-root';
+import { packageVersion } from '../../lib/core/package-root';
 import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */

@@ -3,14 +3,14 @@ import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
 import { DEFAULT_LOCK_WAIT_MS, seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
 import { describeHolder } from '../../lambda/seed/target-lock';
 import { settleRootRun } from '../seed-as-root';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lambda/seed/limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources/s3-retry';
 import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { terminalBar } from '../terminal-bar';
 
-/** `cdk-efs-kit seed <source> <target>`: the engine the FileSystemSeed construct deploys, on any machine. */
+/** `cdk-efs-kit seed <source> <target>`: the copier the FileSystemSeed construct deploys, on any machine. */
 export function register(program: Command): void {
   program.command('seed')
     .description('copy a directory, an S3 prefix or an archive onto a (mounted EFS) directory: parallel across directories, atomic per file, incremental')

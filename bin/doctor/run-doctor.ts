@@ -4,7 +4,7 @@ import type { DescribedMountTarget } from '../../lambda/mount-readiness/custom-r
 import { CheckResult, fail, pass, skip, warn } from '../../lambda/shared/mount-checks/check-result';
 import { lookup, newResolver } from '../../lambda/shared/mount-checks/dns-lookup';
 import { clientAccessCheck, POLICY_CHECK } from '../../lambda/shared/mount-checks/efs-client-access';
-import { fileSystemArn, fileSystemDnsName, mountTargetDnsName, NFS_PORT, partitionOf } from '../../lambda/shared/mount-checks/efs-names';
+import { fileSystemArn, fileSystemDnsName, mountTargetDnsName, NFS_PORT, partitionOf } from '../../lib/file-system/contract/efs-names';
 import { compareVersions, efsUtilsVersion, processAlive, TunnelState, tunnelStateFor } from '../../lambda/shared/mount-checks/efs-utils';
 import { isNfs, MountEntry, mountContaining, nfsServerOf, optionMap, parseMountInfo } from '../../lambda/shared/mount-checks/mountinfo';
 import { judgeNfsOptions, MOUNT_OPTIONS_CHECK } from '../../lambda/shared/mount-checks/nfs-mount-options';

@@ -1,4 +1,4 @@
-import { THROUGHPUT_MODES } from '../../lib/private/efs-cost';
+import { THROUGHPUT_MODES } from '../../lib/cost/efs-cost';
 import { Advice, formatDays, MODE_NAMES } from '../advise/advice';
 import { barChart } from './bar-chart';
 import { adviceRows, noDataLine, storageLine, trafficLine } from './advice-table';

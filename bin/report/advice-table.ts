@@ -1,4 +1,4 @@
-import { THROUGHPUT_MODES } from '../../lib/private/efs-cost';
+import { THROUGHPUT_MODES } from '../../lib/cost/efs-cost';
 import { Advice, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
 import { usd } from './money';
 

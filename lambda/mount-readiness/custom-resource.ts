@@ -1,4 +1,5 @@
-import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties, MountReadinessProperties } from './properties';
+import { MountReadinessProperties } from '../../lib/file-system/contract/mount-readiness-properties';
+import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties } from './properties';
 import { MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
 
 /**

@@ -1,53 +1,7 @@
 import * as net from 'node:net';
-import { timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
-import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../shared/mount-checks/efs-names';
-
-/**
- * The readiness gate's contract: the custom resource properties the construct writes and the
- * handler reads (CloudFormation delivers every value as a string). No SDK and no CDK imports:
- * the construct, the handler and the tests load this module.
- *
- * ```json
- * {
- *   "FileSystemId": "fs-0123456789abcdef0",
- *   "Region": "us-east-1",
- *   "MountTargets": [
- *     { "MountTargetId": "fsmt-0a…", "AvailabilityZone": "us-east-1a", "IpAddressType": "IPV4_ONLY", "IpAddress": "10.0.1.25" },
- *     { "MountTargetId": "fsmt-0b…", "AvailabilityZone": "us-east-1b", "IpAddressType": "DUAL_STACK", "IpAddress": "10.0.2.9", "Ipv6Address": "2600:1f18::9" }
- *   ],
- *   "TimeLimitSeconds": "600"
- * }
- * ```
- * What a mount target's entry leaves out (its zone, an address: CloudFormation has no GetAtt for
- * a mount target's IPv6 address), and the whole list when MountTargets is absent (an imported
- * file system), the handler reads from DescribeMountTargets.
- */
-export interface MountReadinessProperties extends TimeLimitProperties {
-  /** The file system whose mount targets must answer. */
-  readonly FileSystemId: string;
-  /** Its Region, for the DNS names (`fs-….efs.<Region>.amazonaws.com`). */
-  readonly Region: string;
-  /** The mount targets to wait for; absent: every mount target DescribeMountTargets lists. */
-  readonly MountTargets?: MountTargetProperties[];
-}
-
-export interface MountTargetProperties {
-  readonly MountTargetId: string;
-  /** The zone's name (us-east-1a); absent: from DescribeMountTargets. */
-  readonly AvailabilityZone?: string;
-  /** IPV4_ONLY (default), DUAL_STACK or IPV6_ONLY, as AWS::EFS::MountTarget's IpAddressType. */
-  readonly IpAddressType?: string;
-  /** The IPv4 address (IPV4_ONLY, DUAL_STACK); absent: from DescribeMountTargets. */
-  readonly IpAddress?: string;
-  /** The IPv6 address (DUAL_STACK, IPV6_ONLY); absent: from DescribeMountTargets. */
-  readonly Ipv6Address?: string;
-}
-
-export const IP_ADDRESS_TYPES = ['IPV4_ONLY', 'DUAL_STACK', 'IPV6_ONLY'] as const;
-export type IpAddressType = typeof IP_ADDRESS_TYPES[number];
-
-/** The gate's bound when the properties set none: the EFS User Guide's propagation time many times over. */
-export const DEFAULT_READINESS_TIME_LIMIT_SECONDS = 600;
+import { timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
+import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../../lib/file-system/contract/efs-names';
+import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, IP_ADDRESS_TYPES, IpAddressType, MountReadinessProperties, MountTargetProperties } from '../../lib/file-system/contract/mount-readiness-properties';
 
 /** The properties, checked: the first problem throws, naming the property and the value. */
 export interface CheckedReadinessProperties {

@@ -1,8 +1,8 @@
 import * as net from 'node:net';
 import type { Resolver } from 'node:dns/promises';
-import { describeSeconds } from '../shared/deploy-time-limit';
+import { describeSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { lookup, RecordType } from '../shared/mount-checks/dns-lookup';
-import { fileSystemDnsName, mountTargetDnsName, NFS_PORT } from '../shared/mount-checks/efs-names';
+import { fileSystemDnsName, mountTargetDnsName, NFS_PORT } from '../../lib/file-system/contract/efs-names';
 import { connectTcp, endpointOf } from '../shared/mount-checks/tcp-connect';
 
 /**

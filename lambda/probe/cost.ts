@@ -1,5 +1,5 @@
-import type { EfsPricing } from '../../lib/efs-pricing';
-import { elasticAccessUsd, provisionedUsd, SECONDS_PER_MONTH } from '../../lib/private/efs-cost';
+import type { EfsPricing } from '../../lib/cost/efs-pricing';
+import { elasticAccessUsd, provisionedUsd, SECONDS_PER_MONTH } from '../../lib/cost/efs-cost';
 import { addMetered, NOTHING_METERED } from './metering';
 import type { ScenarioCost, ScenarioRound } from './result';
 import { MiB } from '../shared/sizes';

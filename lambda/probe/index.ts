@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { PROBE_METRICS_NAMESPACE } from './metric-names';
+import { PROBE_METRICS_NAMESPACE } from '../../lib/probe/contract/metric-names';
 import { publishProbeMetrics } from './metrics';
 import { isRejection } from './result';
 import { runProbe } from './runner';

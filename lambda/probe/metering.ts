@@ -1,4 +1,4 @@
-import { EFS_METERING, IoBytes } from '../../lib/private/efs-cost';
+import { EFS_METERING, IoBytes } from '../../lib/cost/efs-cost';
 
 /**
  * What EFS meters for the probe's operations. The probe sees system calls, not NFS requests, so

@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { PROBE_DIMENSIONS, PROBE_METRIC } from './metric-names';
+import { PROBE_DIMENSIONS, PROBE_METRIC } from '../../lib/probe/contract/metric-names';
 import { isRejection, ProbeRejection, ProbeResult, scenarioFailed } from './result';
 
 /**

@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { EfsPricing } from '../../lib/efs-pricing';
+import { EfsPricing } from '../../lib/cost/efs-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
 import { scenarioCost } from './cost';
 import { MAX_MESSAGES, Recorder } from './recorder';
-import { DEFAULT_MAX_BYTES } from './limits';
+import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
 import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
 import { Calibration, FindingValue, OperationRound, OperationSummary, ProbeRejection, ProbeResult, ScenarioResult, ScenarioRound, scenarioFailed } from './result';
 import { createScratchRoot, removeStaleScratch, removeTree } from './scratch';

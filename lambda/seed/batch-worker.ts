@@ -3,7 +3,7 @@ import { SeedEntry, EntrySource } from './entry';
 import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedFailure } from './copy';
 import { publishSeedMetrics } from './metrics';
-import { checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { sliceDeadline } from './slice-deadline';
 import { S3ObjectsSource } from './sources/s3-objects';
 

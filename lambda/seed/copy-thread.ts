@@ -6,7 +6,7 @@ import { FileSystemCalls } from './file-system-calls';
 import { Directory } from './target-tree';
 
 /**
- * A copy worker (see copy-workers.ts): writes the files it is sent, each as the engine's own thread
+ * A copy worker (see copy-workers.ts): writes the files it is sent, each as the main thread
  * would, and answers in batches, one message per turn of its event loop.
  */
 const source = new FileSystemCalls(FileSystemCalls.SOURCE);

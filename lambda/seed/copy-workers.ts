@@ -2,27 +2,28 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { copyWorkersFor, LAMBDA_MIB_PER_VCPU, SEED_WORKERS_ENV } from '../shared/lambda-cpu';
+import { LAMBDA_MIB_PER_VCPU } from '../../lib/core/contract/lambda-cpu';
+import { copyWorkersFor, SEED_WORKERS_ENV } from '../../lib/seed/contract/copy-workers';
 import type { WriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
-import type { Placement } from './file-copy';
+import type { Placement } from './placement';
 
 /**
  * The file writes of a seed spread over worker threads, one per vCPU, so that a copy bound by the
  * CPU (many small files on a fast target, or the thread-pool hops of a slow one) uses every vCPU the
- * process has, not one. The engine keeps everything else (the walk, the scheduling, the directories,
+ * process has, not one. The main thread keeps everything else (the walk, the scheduling, the directories,
  * the manifest) on its own thread: a worker only writes a file it is told to, at the place it is
  * told, with the seed's usual guarantees (a new inode, atomic, nothing followed). Only content a
  * worker can reach itself travels: a local file by its path, an S3 object by its bucket and key
  * (the worker fetches it with a client of its own, so HTTP and TLS spread over the vCPUs too),
  * in-memory content by value; other streams (zip members, large tar members) are written by the
- * engine's thread.
+ * main thread.
  * Jobs and results cross in batches, one message per turn of the event loop, not one per file.
  */
 
 /**
  * What a worker is asked to do: the directories by descriptor (threads share them), which the
- * engine's thread holds open until the answer comes.
+ * main thread holds open until the answer comes.
  */
 export interface CopyRequest {
   readonly id: number;
@@ -63,7 +64,7 @@ interface Lane {
 }
 
 export class CopyWorkers {
-  /** `count` workers, or undefined for 0 (the engine writes on its own thread). */
+  /** `count` workers, or undefined for 0 (the main thread writes them all). */
   static start(count: number): CopyWorkers | undefined {
     if (count === 0) return undefined;
     const script = WORKER_SCRIPTS.find((file) => fs.existsSync(file));
@@ -78,7 +79,7 @@ export class CopyWorkers {
 
   private constructor(script: string, count: number) {
     this.lanes = Array.from({ length: count }, () => {
-      // The engine's environment as it is now (AWS settings and credentials for the S3 clients).
+      // The main thread's environment as it is now (AWS settings and credentials for the S3 clients).
       const worker = new Worker(script, { env: { ...process.env } });
       const lane: Lane = { worker, outbox: [], inFlight: 0, written: 0 };
       worker.on('message', (responses: CopyResponse[]) => this.settle(lane, responses));

@@ -5,12 +5,13 @@ import { CopyWorkers } from './copy-workers';
 import { EntrySource, LINK_IDENTITY } from './entry';
 import { Copied, FileCopier, Job } from './file-copy';
 import { FileSystemCalls } from './file-system-calls';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { emptyManifest, Manifest } from './manifest';
 import { PendingWork } from './pending-work';
 import { parentsOf, removeMadeDirectories, removeWritten, Written } from './removal';
 import { RoundRobinPool } from './round-robin-pool';
-import { checkLinkTargetShape, LinkGraph, PathKind, safeEntryPath, UnsafeEntryError } from './safety';
+import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
+import { checkLinkTargetShape, LinkGraph, PathKind } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import { STATE_DIR, StateDirectory } from './state-directory';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
@@ -20,8 +21,8 @@ import { TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
 
 /**
- * The copier behind the seed Lambda, the CLI and the Distributed Map worker (the deploy-time
- * backends are the "engines" of lib/seed-engine.ts): it fills `target`
+ * The copier behind the seed Lambda, the CLI and the Distributed Map worker (the seed engines of
+ * lib/seed/seed-engine.ts deploy it, or DataSync instead): it fills `target`
  * from a source with a bounded pool of writers spread across directories, each file written
  * atomically (through a temporary name, or inside a new directory published whole once it is filled);
  * unchanged files (per the manifest) are only looked for in one listing of their
@@ -139,7 +140,7 @@ export interface SeedSummary {
   readonly specialFiles: string[];
   /** What the run noticed but did not fail on (a manifest entry it ignored, a link it removed). */
   readonly warnings: string[];
-  /** Files each worker thread wrote (empty where the engine's thread wrote them all). */
+  /** Files each worker thread wrote (empty where the main thread wrote them all). */
   readonly filesByWorker: number[];
   /** Files and links the source no longer has that are kept because they changed since a seed wrote them (prune). */
   readonly kept: string[];

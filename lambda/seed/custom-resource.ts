@@ -1,12 +1,13 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { defaultWorkerCount } from './copy-workers';
 import { seed, SeedSummary } from './copy';
 import { publishSeedMetrics } from './metrics';
-import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds, TimeLimitProperties } from '../shared/deploy-time-limit';
+import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';
-import { archiveLimitsOf, checkSeedProperties, SeedResourceProperties } from './resource-properties';
+import type { SeedDeps, SeedEvent } from './seed-event';
+import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
+import { archiveLimitsOf } from './sources/archive-limits';
 import { openSource, SourceFormat } from './sources/open-source';
 
 /**
@@ -24,26 +25,6 @@ import { openSource, SourceFormat } from './sources/open-source';
  *   unfinished forward run added.
  * - Delete (remove-on-delete.ts) parses leniently and never sticks.
  */
-export interface SeedEvent {
-  readonly RequestType: 'Create' | 'Update' | 'Delete';
-  readonly RequestId?: string;
-  readonly LogicalResourceId?: string;
-  readonly ResourceProperties: SeedResourceProperties & TimeLimitProperties;
-  readonly OldResourceProperties?: SeedResourceProperties;
-  readonly PhysicalResourceId?: string;
-  /**
-   * onEvent's Data, seen by isComplete: whether it finished, when the whole run must be over (ms),
-   * and a Create's failure, reported from isComplete.
-   */
-  readonly Data?: { Complete?: string; Deadline?: number; Failure?: string };
-}
-
-export interface SeedDeps {
-  readonly s3: S3Client;
-  /** Milliseconds this invocation has left. */
-  readonly remainingMs: () => number;
-}
-
 type Data = Record<string, string | number>;
 
 /** How long a slice waits for an older request's run to see it is superseded and let go (it looks every 10 s). */

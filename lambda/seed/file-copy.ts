@@ -2,22 +2,10 @@ import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './
 import { CopyWorkers } from './copy-workers';
 import { FileEntry, SymlinkEntry } from './entry';
 import { FileSystemCalls } from './file-system-calls';
-import { Directory } from './target-tree';
+import type { Placement } from './placement';
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
 export type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };
-
-/**
- * Where and how one entry goes: its name in a directory the seed holds open, and for a file, in place
- * or through a temporary name (in `tempDir`). The directories stay open until the copy settles.
- */
-export interface Placement {
-  readonly dir: Directory;
-  readonly name: string;
-  /** In a directory no reader sees yet: written at its name, with no temporary name. */
-  readonly inPlace: boolean;
-  readonly tempDir?: Directory;
-}
 
 export interface Copied {
   readonly written: boolean;

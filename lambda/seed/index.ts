@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { copyBatch as copy, BatchEvent } from './batch-worker';
-import { isComplete as resume, onEvent as start, SeedEvent } from './custom-resource';
+import { isComplete as resume, onEvent as start } from './custom-resource';
+import type { SeedEvent } from './seed-event';
 import { s3Client } from './sources/s3-client';
 
 /** The seed Lambda's entry points: the custom resource (onEvent, isComplete) and the batch worker. */

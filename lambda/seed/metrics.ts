@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SeedSummary } from './copy';
-import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './metric-names';
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../../lib/seed/contract/metric-names';
 
 /** Publishes one invocation's work as EMF (printed to stdout, turned into metrics by CloudWatch Logs). */
 export function publishSeedMetrics(seedName: string, summary: SeedSummary): void {

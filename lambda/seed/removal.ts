@@ -2,7 +2,7 @@ import * as path from 'path';
 import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX, writtenIdentity } from './atomic-write';
 import { LINK_IDENTITY } from './entry';
 import { RoundRobinPool } from './round-robin-pool';
-import { UnsafeEntryError } from './safety';
+import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { TargetTree } from './target-tree';
 
 /**

@@ -1,9 +1,9 @@
 import { LINK_IDENTITY } from './entry';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './limits';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
-import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from './resource-properties';
+import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
 import { Place, placeOf } from './seed-place';
-import type { SeedEvent } from './custom-resource';
+import type { SeedEvent } from './seed-event';
 
 /**
  * The seed's Delete, which never sticks: it parses the properties leniently (only where the place

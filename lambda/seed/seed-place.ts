@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
-import { SeedResourceProperties } from './resource-properties';
+import { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { StateDirectory } from './state-directory';
 import { TargetTree } from './target-tree';
 

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE } from './entry';
-import { UnsafeEntryError } from './safety';
+import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { FileSystemCalls } from './file-system-calls';
 import { removeTree } from './removal';
 import { STATE_DIR } from './state-directory';

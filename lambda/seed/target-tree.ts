@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
-import { UnsafeEntryError } from './safety';
+import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,

@@ -1,7 +1,7 @@
 /**
  * Every engine and construct of cdk-efs-kit on both kinds of file system, for the strict-synth
- * checks: test/every-construct.test.ts synthesizes it here and checks its annotations,
- * test/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
+ * checks: test/lib/every-construct.test.ts synthesizes it here and checks its annotations,
+ * test/package/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
  * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
  * kind, a probe and monitoring; a plain efs.FileSystem and an imported one get what takes any
  * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring).
@@ -114,7 +114,7 @@ export class EveryConstructStack extends Stack {
   }
 }
 
-/** Builds this app's stack into `app` (test/every-construct.test.ts and test/peer-range.test.ts synthesize it). */
+/** Builds this app's stack into `app` (test/lib/every-construct.test.ts and test/package/peer-range.test.ts synthesize it). */
 export function createApp(app = new App()): App {
   new EveryConstructStack(app, 'EfsKitEveryConstruct');
   return app;

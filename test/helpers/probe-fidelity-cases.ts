@@ -1,5 +1,5 @@
 /**
- * For the probe's fidelity on efs-sim (test/probe-efs-sim.test.ts and bench/probe-accuracy.ts): each
+ * For the probe's fidelity on efs-sim (test/lambda/probe/efs-sim.test.ts and bench/probe-accuracy.ts): each
  * efs-sim operation kind, the probe operation whose latency it makes, and a small request that runs it.
  */
 export const FIDELITY_CASES: ReadonlyArray<{ kind: string; operation: string; scenarios: object }> = [

@@ -21,13 +21,13 @@ from cdk_efs_kit import (
 )
 
 
-# test/python.test.ts synthesizes the README's Python quick start with `cdk synth --strict` in an app
+# test/package/python.test.ts synthesizes the README's Python quick start with `cdk synth --strict` in an app
 # folder (app.py, site/, cdk.out/) and names it in QUICKSTART_APP.
 @pytest.fixture(scope="module")
 def app_dir():
     app = os.environ.get("QUICKSTART_APP")
     if not app:
-        pytest.fail("QUICKSTART_APP is not set: run these tests through test/python.test.ts (npx jest test/python.test.ts)")
+        pytest.fail("QUICKSTART_APP is not set: run these tests through test/package/python.test.ts (npx jest test/package/python.test.ts)")
     return app
 
 

@@ -1,3 +1,5 @@
+import type { SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
+
 /**
  * Limits that stop an archive from filling the file system or the function (a zip or gzip bomb):
  * checked against what each member declares, before any of its bytes are written, so a tripped
@@ -99,4 +101,15 @@ export class ArchiveBudget {
 
 function definedOnly(limits: ArchiveLimits): ArchiveLimits {
   return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+}
+
+/** The archive limits the properties set (the rest default). */
+export function archiveLimitsOf(props: SeedResourceProperties): ArchiveLimits {
+  const number = (value?: string) => (value === undefined ? undefined : Number(value));
+  return {
+    maxMemberBytes: number(props.MaxMemberBytes),
+    maxTotalBytes: number(props.MaxTotalBytes),
+    maxEntries: number(props.MaxEntries),
+    maxCompressionRatio: number(props.MaxCompressionRatio),
+  };
 }

@@ -75,7 +75,7 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   const getObject = () => readObject(client, bucket, key);
   switch (format) {
     case 's3-objects':
-      // A client given without its settings cannot be rebuilt in a worker: the engine's thread fetches then.
+      // A client given without its settings cannot be rebuilt in a worker: the main thread fetches then.
       return { source: new S3ObjectsSource(client, bucket, key, options.client && !options.s3 ? undefined : options.s3 ?? {}), close: nothing };
     case 'tar':
     case 'tar.gz':

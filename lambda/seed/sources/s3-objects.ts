@@ -2,7 +2,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from '../entry';
 import type { S3Location } from './s3-client';
 import { readObject } from './s3-object-read';
-import { folderPrefix } from './s3-prefix';
+import { folderPrefix } from '../../../lib/seed/contract/s3-prefix';
 import { S3Attempts } from './s3-retry';
 
 /** Every object under an S3 prefix, as a file at its key minus the prefix. */

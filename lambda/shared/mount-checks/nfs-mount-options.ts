@@ -1,10 +1,10 @@
-import { MountOptions } from '../../../lib/mount-options';
+import { RECOMMENDED_NFS_OPTIONS } from '../../../lib/file-system/contract/recommended-nfs-options';
 import { CheckResult, pass, warn } from './check-result';
 import { MountEntry, optionMap } from './mountinfo';
 
 /**
- * A mounted NFS file system's options against the ones EFS recommends (MountOptions.recommendedNfs(),
- * the set the library writes: nfsvers=4.1, rsize/wsize 1 MiB, hard, timeo=600, retrans=2,
+ * A mounted NFS file system's options against the ones EFS recommends (RECOMMENDED_NFS_OPTIONS,
+ * the set MountOptions.recommendedNfs() and so the library writes: nfsvers=4.1, rsize/wsize 1 MiB, hard, timeo=600, retrans=2,
  * noresvport), in the kernel's spelling: mountinfo shows `vers=` for `nfsvers=`, always shows
  * `hard` or `soft`, and shows `actimeo=0` as `acregmax=0,acdirmax=0`.
  */
@@ -21,7 +21,7 @@ export const MOUNT_OPTIONS_CHECK = 'mount-options';
 
 export function judgeNfsOptions(entry: MountEntry): CheckResult {
   const options = optionMap(entry.superOptions);
-  const wanted = optionMap(MountOptions.recommendedNfs().options);
+  const wanted = optionMap([...RECOMMENDED_NFS_OPTIONS]);
   const problems: string[] = [];
 
   const version = options.get('vers') ?? '';
@@ -51,5 +51,5 @@ export function judgeNfsOptions(entry: MountEntry): CheckResult {
   if (problems.length === 0) return pass(MOUNT_OPTIONS_CHECK, `${entry.fsType} options are what EFS recommends (${shown})`);
   const differ = problems.length === 1 ? '1 option differs' : `${problems.length} options differ`;
   return warn(MOUNT_OPTIONS_CHECK, `${differ} from EFS's recommendations: ${problems.join('; ')}`,
-    `remount with -o ${MountOptions.recommendedNfs()} (mount -t efs sets them for you)`);
+    `remount with -o ${RECOMMENDED_NFS_OPTIONS.join(',')} (mount -t efs sets them for you)`);
 }

@@ -1,0 +1,208 @@
+import { CfnResource, CustomResource, Duration, Stack, Token } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct, Dependable } from 'constructs';
+import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MountReadinessProperties, MountTargetProperties } from './contract/mount-readiness-properties';
+import { DEPLOY_TIME_LIMIT_SECONDS } from '../core/contract/deploy-time-limit';
+import { handlerCode } from '../core/handler-code';
+import { acknowledgeFunction, acknowledgeProvider } from '../core/nag';
+import { dependOnRulesBetween } from '../core/security-group-rules';
+import { defaultPrivateSubnets } from '../core/subnets';
+import { brand, hasBrand } from '../core/type-brand';
+import { check } from '../core/validate';
+
+/** How a mount target takes addresses, as `AWS::EFS::MountTarget`'s `IpAddressType`. */
+export enum MountTargetIpAddressType {
+  /** An IPv4 address only. */
+  IPV4_ONLY = 'IPV4_ONLY',
+  /** An IPv4 and an IPv6 address. */
+  DUAL_STACK = 'DUAL_STACK',
+  /** An IPv6 address only. */
+  IPV6_ONLY = 'IPV6_ONLY',
+}
+
+/** A mount target the gate waits for. What is left out, the gate reads from DescribeMountTargets at deploy time. */
+export interface MountTargetEndpoint {
+  /** Its id (`fsmt-…`), e.g. a `CfnMountTarget`'s `ref`. */
+  readonly mountTargetId: string;
+  /**
+   * Its Availability Zone's name (`us-east-1a`), for its zone DNS name.
+   * @default - read from DescribeMountTargets
+   */
+  readonly availabilityZone?: string;
+  /**
+   * Which addresses it has.
+   * @default MountTargetIpAddressType.IPV4_ONLY
+   */
+  readonly ipAddressType?: MountTargetIpAddressType;
+  /**
+   * Its IPv4 address, e.g. a `CfnMountTarget`'s `attrIpAddress`.
+   * @default - read from DescribeMountTargets (for IPV4_ONLY and DUAL_STACK)
+   */
+  readonly ipAddress?: string;
+  /**
+   * Its IPv6 address (CloudFormation has no attribute for it).
+   * @default - read from DescribeMountTargets (for DUAL_STACK and IPV6_ONLY)
+   */
+  readonly ipv6Address?: string;
+}
+
+/** Properties of a [MountTargetsReady](#cdk-efs-kit.MountTargetsReady) gate. */
+export interface MountTargetsReadyProps {
+  /** The file system: its id, its ARN, and its `connections` (port 2049 is opened on them from the gate). */
+  readonly fileSystem: efs.IFileSystem;
+  /** The VPC of the mount targets; the gate runs in it and asks its resolver. */
+  readonly vpc: ec2.IVpc;
+  /**
+   * Subnets the gate runs in: those of the mount targets, so that the file system's name resolves
+   * there as it will for the clients.
+   * @default - the VPC's private subnets with egress, else its isolated subnets, one per zone
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /**
+   * The mount targets to wait for. Whatever they leave out (all of them, a zone, an IPv6 address)
+   * the gate reads from DescribeMountTargets, which needs a route from `vpcSubnets` to the EFS API
+   * (egress or an `elasticfilesystem` interface endpoint); the gate then may call it, on this file
+   * system only, and reach port 443.
+   * @default - every mount target DescribeMountTargets lists
+   */
+  readonly mountTargets?: MountTargetEndpoint[];
+  /**
+   * How long the gate waits for every mount target to answer before it fails the deploy, naming
+   * what never answered. New mount targets' names resolve within 60 to 90 seconds.
+   * @default Duration.minutes(10)
+   */
+  readonly timeLimit?: Duration;
+}
+
+/**
+ * A deploy-time gate that completes only when, from the file system's own subnets, every mount
+ * target's zone DNS name resolves to its address, TCP 2049 answers there, and the file system's
+ * name resolves to one of them: what a first mount needs, and what `mountTargetsAvailable` does not
+ * wait for (a new mount target is "available" up to 90 seconds before its name resolves). On
+ * timeout the deploy fails naming each mount target, its zone and the step that never succeeded.
+ * Make clients depend on it: `client.node.addDependency(gate)` (`SharedFileSystem`'s mount helpers
+ * do, through `files.mountTargetsReady`).
+ *
+ * It is a Lambda function pair in the mount targets' subnets (a security group that may reach them
+ * on 2049 only), aws-cdk's custom resource Provider framework, and the custom resource.
+ *
+ * @example
+ * // A file system made outside this app: the gate reads its mount targets from DescribeMountTargets.
+ * const ready = new MountTargetsReady(this, 'ImportedReady', { fileSystem: imported, vpc });
+ * host.node.addDependency(ready); // the instance boots once the file system answers
+ */
+export class MountTargetsReady extends Construct {
+  /** Whether `x` is a MountTargetsReady gate, made by any copy of this package. */
+  public static isMountTargetsReady(x: any): x is MountTargetsReady {
+    return hasBrand(x, 'MountTargetsReady');
+  }
+
+  /** The custom resource that completes once every mount target answers; depending on the gate depends on it. */
+  public readonly resource: CustomResource;
+
+  /** The security group of the gate's functions: it reaches the mount targets on 2049. */
+  public readonly securityGroup: ec2.ISecurityGroup;
+
+  constructor(scope: Construct, id: string, props: MountTargetsReadyProps) {
+    super(scope, id);
+    brand(this, 'MountTargetsReady');
+    const where = `MountTargetsReady(${this.node.path})`;
+    const limitSeconds = props.timeLimit?.toSeconds() ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS;
+    check(Number.isInteger(limitSeconds) && limitSeconds >= 1 && limitSeconds <= DEPLOY_TIME_LIMIT_SECONDS, where, 'timeLimit (seconds)', limitSeconds,
+      `must be whole seconds from 1 to ${DEPLOY_TIME_LIMIT_SECONDS} (CloudFormation waits an hour for a custom resource, the framework's start and response included)`);
+    if (props.mountTargets?.length === 0) throw new Error(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`);
+    const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(t, `${where}: mountTargets[${i}]`));
+    const describes = mountTargets === undefined || mountTargets.some(isIncomplete);
+
+    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      allowAllOutbound: false,
+      description: 'cdk-efs-kit mount readiness gate: TCP 2049 to the mount targets (DNS goes to the VPC resolver, which security groups do not filter)',
+    });
+    if (describes) this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'DescribeMountTargets (the EFS API)');
+    const newFunction = (functionId: string, handler: string, timeout: Duration) => {
+      const fn = new lambda.Function(this, functionId, {
+        runtime: lambda.Runtime.NODEJS_22_X,
+        code: handlerCode('mount-readiness'),
+        handler,
+        memorySize: 256,
+        timeout,
+        vpc: props.vpc,
+        vpcSubnets: props.vpcSubnets ?? defaultPrivateSubnets(props.vpc),
+        securityGroups: [this.securityGroup],
+        description: `cdk-efs-kit mount readiness gate of ${props.fileSystem.node.path}`,
+      });
+      if (describes) {
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [props.fileSystem.fileSystemArn] }));
+      }
+      acknowledgeFunction(fn);
+      return fn;
+    };
+    // onEvent runs one round; each isComplete runs rounds until 15 s before its timeout.
+    const onEvent = newFunction('Function', 'index.onEvent', Duration.minutes(1));
+    const isComplete = newFunction('CheckFunction', 'index.isComplete', Duration.minutes(2));
+    props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, `NFS from the mount readiness gate ${this.node.path}`);
+
+    const queryIntervalSeconds = 10;
+    // The handlers end the wait at the limit with a message naming what never answered; the waiter
+    // gives up a minute later, so that its plainer "timed out" never comes first.
+    const waiterSeconds = Math.ceil((limitSeconds + 60) / queryIntervalSeconds) * queryIntervalSeconds;
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: Duration.seconds(queryIntervalSeconds),
+      totalTimeout: Duration.seconds(waiterSeconds),
+    });
+    acknowledgeProvider(provider, [onEvent, isComplete]);
+
+    const properties: MountReadinessProperties = {
+      FileSystemId: props.fileSystem.fileSystemId,
+      Region: Stack.of(this).region,
+      MountTargets: mountTargets,
+      TimeLimitSeconds: String(limitSeconds),
+    };
+    this.resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::CdkEfsKitMountTargetsReady',
+      properties: { ...properties },
+      serviceTimeout: Duration.seconds(waiterSeconds + 300),
+    });
+    // The first connection comes as soon as the gate runs: not before its port 2049 rules exist.
+    dependOnRulesBetween(this.resource.node.defaultChild as CfnResource, this.securityGroup, props.fileSystem);
+    // A dependency on the gate is one on its custom resource, which waits for the rest.
+    const resource = this.resource;
+    Dependable.implement(this, { get dependencyRoots() { return [resource.node.defaultChild as CfnResource]; } });
+  }
+}
+
+/** A mount target as the handler's properties spell it, with what the construct can check at synth. */
+function mountTargetProperties(t: MountTargetEndpoint, where: string): MountTargetProperties {
+  const type = t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
+  const known = (value: string | undefined) => value !== undefined && !Token.isUnresolved(value);
+  if (type === MountTargetIpAddressType.IPV6_ONLY && t.ipAddress !== undefined) {
+    throw new Error(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`);
+  }
+  if (type === MountTargetIpAddressType.IPV4_ONLY && t.ipv6Address !== undefined) {
+    throw new Error(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`);
+  }
+  check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)');
+  return {
+    MountTargetId: t.mountTargetId,
+    AvailabilityZone: t.availabilityZone,
+    IpAddressType: t.ipAddressType,
+    IpAddress: t.ipAddress,
+    Ipv6Address: t.ipv6Address,
+  };
+}
+
+/** A mount target the handler must describe: its zone or an address its type has is not given. */
+function isIncomplete(t: MountTargetProperties): boolean {
+  const type = t.IpAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
+  return t.AvailabilityZone === undefined
+    || (type !== MountTargetIpAddressType.IPV6_ONLY && t.IpAddress === undefined)
+    || (type !== MountTargetIpAddressType.IPV4_ONLY && t.Ipv6Address === undefined);
+}

@@ -1,0 +1,33 @@
+import type { ProbeOperation, ProbeRequest } from './probe-request';
+
+/**
+ * The light request a scheduled probe runs every few minutes: a few seconds of small writes,
+ * creates and metadata calls, enough to track the latency applications feel (p50/p99) without
+ * becoming load. 1.25 MiB and about 500 round trips per run, by the scenarios' plans.
+ */
+export const CANARY_REQUEST: ProbeRequest = {
+  label: 'canary',
+  rounds: 1,
+  scenarios: {
+    'write-sizes': { files: 5, sizesBytes: [1024, 256 * 1024] },
+    'create-files': { files: 64, threads: 16, directories: 16 },
+    'metadata': { files: 32, listings: 5 },
+  },
+};
+
+/**
+ * The canary's small operations, which a web application or CMS pays per file it touches: the
+ * slowest one's p99 is what the monitoring's latency alarm watches.
+ */
+export const CANARY_SMALL_OPERATIONS: ProbeOperation[] = [
+  { scenario: 'metadata', operation: 'open-close' },
+  { scenario: 'metadata', operation: 'stat' },
+  { scenario: 'metadata', operation: 'create' },
+  { scenario: 'write-sizes', operation: 'write-1KiB-file' },
+];
+
+/** The small operations among the scenarios `request` runs (all of them when it names none). */
+export function smallOperationsOf(request: ProbeRequest): ProbeOperation[] {
+  const names = request.scenarios && Object.keys(request.scenarios);
+  return CANARY_SMALL_OPERATIONS.filter((o) => !names || names.includes(o.scenario));
+}

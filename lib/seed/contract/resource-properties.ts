@@ -1,0 +1,98 @@
+import { isNormalEntryPath } from './entry-path';
+import { MAX_CONCURRENCY } from './limits';
+
+/**
+ * The contract between the FileSystemSeed construct (lib/seed/file-system-seed.ts), which writes these
+ * ResourceProperties into the template, and the seed handler, which reads them. CloudFormation
+ * passes every value as a string.
+ *
+ * Both ends check them with `seedPropertyProblems`: the construct at synth time, and the handler and
+ * the batch worker on every request, because the handler is the trust boundary: a hand-edited
+ * template or a direct invocation reaches it without the construct.
+ */
+export interface SeedResourceProperties {
+  /** Where the source lives: a bucket, and a key (archive) or prefix (objects). */
+  readonly Bucket: string;
+  readonly Key: string;
+  /** 's3-objects' | 'zip' | 'tar' | 'tar.gz' */
+  readonly Format: string;
+  /** Changes exactly when the source changes; an Update with the same fingerprint does no work. */
+  readonly Fingerprint: string;
+  /** The access point's mount path in the Lambda, e.g. '/mnt/seed'. */
+  readonly MountPath: string;
+  /**
+   * The file system and the access point the seed writes through: with the target path, the place
+   * the seed owns (its physical id), so that a new access point or a replaced file system is a new
+   * place, seeded anew. Absent from resources of versions before they were passed.
+   */
+  readonly FileSystemId?: string;
+  readonly AccessPointId?: string;
+  /** Directory under the mount path to fill, relative, '' for the mount root. */
+  readonly TargetSubPath: string;
+  /** Writer pool size, '1'..'1024'. */
+  readonly Concurrency: string;
+  /** 'true' to delete files the source no longer has (only files an earlier seed wrote). */
+  readonly Prune: string;
+  /** 'true' to remove what the seed wrote when the resource is deleted. */
+  readonly RemoveOnDelete: string;
+  /** The `Seed` dimension of the seed's metrics (the construct's path), stable across runs. */
+  readonly MetricsName?: string;
+  /** 'true' when a Distributed Map reads an S3 Inventory report, whose CSV keys are URL-encoded. */
+  readonly KeysUrlEncoded?: string;
+  /** Archive limits (archive sources only), as integers. */
+  readonly MaxMemberBytes?: string;
+  readonly MaxTotalBytes?: string;
+  readonly MaxEntries?: string;
+  readonly MaxCompressionRatio?: string;
+}
+
+/** Lambda mounts a file system at /mnt/<name>, and nowhere else. */
+export const LAMBDA_MOUNT_PATH = /^\/mnt\/[A-Za-z0-9._-]+$/;
+export const SEED_FORMATS = ['s3-objects', 'zip', 'tar', 'tar.gz'];
+
+/** Why `subPath` cannot name a directory under the mount path, or undefined if it can. */
+export function targetSubPathProblem(subPath: string): string | undefined {
+  if (subPath === '' || isNormalEntryPath(subPath)) return undefined;
+  return "must be a relative path under the mount path, without empty, '.' or '..' parts or names starting with .cdk-efs-kit";
+}
+
+const isFlag = (value: unknown) => value === 'true' || value === 'false';
+const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;
+
+/**
+ * What is wrong with the properties, one line each; empty when they are sound. `isToken` says which
+ * values are resolved only at deploy time (the construct skips those; the handler sees them resolved).
+ */
+export function seedPropertyProblems(props: Partial<Record<keyof SeedResourceProperties, unknown>>, isToken: (value: unknown) => boolean = () => false): string[] {
+  const problems: string[] = [];
+  const need = (name: keyof SeedResourceProperties, ok: (value: unknown) => boolean, problem: string, optional = false) => {
+    const value = props[name];
+    if ((optional && value === undefined) || isToken(value) || ok(value)) return;
+    problems.push(`${name} ${problem}, got ${JSON.stringify(value)}`);
+  };
+  const text = (value: unknown) => typeof value === 'string' && value !== '';
+  need('Bucket', text, 'must be a bucket name');
+  need('Key', (v) => typeof v === 'string', 'must be an S3 key or prefix');
+  need('Format', (v) => SEED_FORMATS.includes(v as string), `must be one of ${SEED_FORMATS.join(', ')}`);
+  need('Fingerprint', text, 'must be a non-empty string');
+  need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
+  need('TargetSubPath', (v) => typeof v === 'string' && targetSubPathProblem(v) === undefined, targetSubPathProblem('..')!);
+  need('Concurrency', (v) => isCount(v, MAX_CONCURRENCY), `must be an integer from 1 to ${MAX_CONCURRENCY}`);
+  need('Prune', isFlag, "must be 'true' or 'false'");
+  need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
+  need('KeysUrlEncoded', isFlag, "must be 'true' or 'false'", true);
+  need('FileSystemId', (v) => typeof v === 'string' && /^fs-[0-9a-f]+$/.test(v), 'must be a file system id (fs-...)', true);
+  need('AccessPointId', (v) => typeof v === 'string' && /^fsap-[0-9a-f]+$/.test(v), 'must be an access point id (fsap-...)', true);
+  for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
+    need(limit, (v) => isCount(v), 'must be a positive integer', true);
+    if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);
+  }
+  return problems;
+}
+
+/** The properties, checked: throws one error that lists every problem. */
+export function checkSeedProperties(props: unknown): SeedResourceProperties {
+  const problems = props !== null && typeof props === 'object' ? seedPropertyProblems(props) : ['the properties must be an object'];
+  if (problems.length > 0) throw new Error(`invalid seed properties: ${problems.join('; ')}`);
+  return props as SeedResourceProperties;
+}

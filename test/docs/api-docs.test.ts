@@ -1,0 +1,75 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { readmeQuickStart } from '../helpers/quick-start';
+
+// API docs a user can copy from, in every language: an example on every construct and on the main
+// factories and methods, each compiled by jsii-rosetta in strict mode and translated (the build runs
+// `jsii-rosetta extract --strict`, which fails on an example that does not compile, and writes the
+// translations into .jsii.tabl.json); and links in API.md that lead somewhere. Needs `npm run build`.
+const root = path.join(__dirname, '..', '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const assembly = JSON.parse(fs.readFileSync(path.join(root, '.jsii'), 'utf8'));
+const tablet = JSON.parse(fs.readFileSync(path.join(root, '.jsii.tabl.json'), 'utf8'));
+const apiMd = fs.readFileSync(path.join(root, 'API.md'), 'utf8');
+
+interface Snippet { location: { api: { api: string; fqn?: string; memberName?: string } }; didCompile: boolean; translations: Record<string, unknown> }
+const snippets: Snippet[] = Object.values(tablet.snippets);
+
+/** Every documented example in the assembly: on a type, or on one of its methods. */
+function examples(): Array<{ where: string; api: string; fqn: string; memberName?: string }> {
+  return Object.values<any>(assembly.types).flatMap((type) => [
+    ...(type.docs?.example ? [{ where: type.fqn, api: 'type', fqn: type.fqn }] : []),
+    ...(type.methods ?? []).filter((m: any) => m.docs?.example).map((m: any) => ({ where: `${type.fqn}.${m.name}`, api: 'member', fqn: type.fqn, memberName: m.name })),
+  ]);
+}
+const hasExample = (where: string) => examples().some((e) => e.where === `cdk-efs-kit.${where}`);
+
+test('strict mode is on for the assembly: Construct Hub and jsii-pacmak fail on an example that does not compile', () => {
+  expect(pkg.jsii.metadata.jsii.rosetta.strict).toBe(true);
+  expect(assembly.metadata.jsii.rosetta.strict).toBe(true);
+  expect(pkg.scripts.build).toContain('jsii-rosetta extract --strict');
+});
+
+test('every construct has an example', () => {
+  const constructs = Object.values<any>(assembly.types).filter((t) => t.kind === 'class' && t.initializer?.parameters?.[0]?.name === 'scope').map((t) => t.name);
+  expect(constructs.sort()).toEqual(['BenchmarkProbe', 'FileSystemMonitoring', 'FileSystemSeed', 'MountTargetsReady', 'SharedFileSystem']);
+  expect(constructs.filter((c) => !hasExample(c))).toEqual([]);
+});
+
+test('the main static factories and methods have examples', () => {
+  const main = [
+    'AccessPointPreset.applicationUser', 'AccessPointPreset.custom', 'AlarmThreshold', 'EfsMetrics', 'EfsMetrics.throughputMiBps',
+    'EfsPricing.custom', 'MountOptions.recommendedNfs', 'MountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
+    'SeedSource.archive', 'StorageLifecycle.infrequentAccess', 'SharedFileSystem.addAccessPoint', 'SharedFileSystem.grantAccess',
+    'SharedFileSystem.mountOnLambda', 'SharedFileSystem.mountOnEcsService', 'SharedFileSystem.mountOnEcsTask',
+    'SharedFileSystem.mountOnEc2', 'SharedFileSystem.addSeed', 'SharedFileSystem.addProbe', 'SharedFileSystem.addMonitoring',
+  ];
+  expect(main.filter((m) => !hasExample(m))).toEqual([]);
+});
+
+test('every example compiled, and is translated to Python, Java, C# and Go', () => {
+  const failures = examples().filter((e) => !snippets.some((s) => s.location.api.api === e.api && s.location.api.fqn === e.fqn
+    && s.location.api.memberName === e.memberName && s.didCompile
+    && ['python', 'java', 'csharp', 'go'].every((l) => l in s.translations)));
+  expect(failures.map((e) => e.where)).toEqual([]);
+  expect(examples().length).toBeGreaterThanOrEqual(26);
+});
+
+test('SharedFileSystem\'s example is the README\'s TypeScript quick start, which Java and C# users read translated', () => {
+  const quickStart = readmeQuickStart('tsx').split('\n').filter((l) => !l.startsWith('import ')).join('\n').trim();
+  expect(assembly.types['cdk-efs-kit.SharedFileSystem'].docs.example).toBe(`${quickStart}\napp.synth();`);
+});
+
+test('the package ships the translations', () => {
+  const [pack] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }));
+  expect(pack.files.map((f: { path: string }) => f.path)).toContain('.jsii.tabl.json');
+});
+
+test('API.md has no raw {@link} tag, and each of its links into the reference leads to an anchor in it', () => {
+  expect(apiMd.match(/.{0,40}\{@link.{0,40}/g)).toBeNull();
+  const ids = new Set([...apiMd.matchAll(/id="([^"]+)"/g)].map((m) => m[1]));
+  const links = [...apiMd.matchAll(/\]\(#(cdk-efs-kit[^)]*)\)/g)].map((m) => m[1]);
+  expect(links.length).toBeGreaterThan(30);
+  expect(links.filter((l) => !ids.has(l))).toEqual([]);
+});

@@ -1,0 +1,42 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { cfnLintErrors, nagErrors } from '../helpers/checks';
+
+// Every example is a CDK app users deploy as it is: each of its stacks must synthesize, pass cdk-nag
+// AwsSolutions with only acknowledged findings, and pass cfn-lint without errors.
+const examplesDir = path.join(__dirname, '..', '..', 'examples');
+const examples = fs.readdirSync(examplesDir).filter((f) => f.endsWith('.ts'));
+
+describe.each(examples)('examples/%s', (file) => {
+  let stacks: Stack[];
+
+  beforeAll(() => {
+    const { createApp } = require(path.join(examplesDir, file)) as { createApp: (app: App) => App };
+    const app = createApp(new App());
+    stacks = app.node.children.filter((c): c is Stack => Stack.isStack(c));
+  });
+
+  test('defines at least one stack', () => {
+    expect(stacks.length).toBeGreaterThan(0);
+  });
+
+  test('has no unacknowledged cdk-nag AwsSolutions findings', () => {
+    for (const stack of stacks) expect(nagErrors(stack)).toEqual([]);
+  });
+
+  test('passes cfn-lint with no errors', () => {
+    for (const stack of stacks) expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+  });
+});
+
+test('examples/throughput-comparison.ts puts a spend row per file system on its dashboard, price next to speed', () => {
+  const { createApp } = require(path.join(examplesDir, 'throughput-comparison.ts')) as { createApp: (app: App) => App };
+  const stack = createApp(new App()).node.findChild('EfsKitThroughputComparison') as Stack;
+  const template = Template.fromStack(stack);
+  const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+  expect(body.match(/Spend per day \(USD\/day\)/g)).toHaveLength(2);
+  expect(body.match(/Data access spend \(USD\/hour\)/g)).toHaveLength(1); // Elastic's; Bursting does not bill access
+  expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('DailySpend'))).toHaveLength(2);
+});

@@ -1,0 +1,182 @@
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
+import { Moto, startMoto } from '../../helpers/moto';
+import { makeTree, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
+
+// The bundled seed handler, exactly the asset FileSystemSeed deploys (dist/handlers/seed), driven
+// with CloudFormation-shaped events from the Provider framework, reading from moto's S3 on
+// 127.0.0.1 and writing under /mnt/<name> as in Lambda (a symlink to a test directory).
+let moto: Moto;
+let handler: any;
+let work: string;
+let mountPath: string;
+let fixtures: string;
+
+beforeAll(async () => {
+  moto = await startMoto();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  handler = require(path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'seed', 'index.js'));
+  const s3 = new S3Client(moto.clientConfig);
+  await s3.send(new CreateBucketCommand({ Bucket: 'assets' }));
+  fixtures = tempDir();
+  const src = path.join(fixtures, 'site');
+  makeTree(src, 8, 10);
+  execFileSync('zip', ['-qr', path.join(fixtures, 'site.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-1.zip', Body: fs.readFileSync(path.join(fixtures, 'site.zip')) }));
+  fs.writeFileSync(path.join(src, 'dir-0', 'file-0.dat'), 'version two');
+  execFileSync('zip', ['-qr', path.join(fixtures, 'site2.zip'), '.'], { cwd: src });
+  await s3.send(new PutObjectCommand({ Bucket: 'assets', Key: 'asset-hash-2.zip', Body: fs.readFileSync(path.join(fixtures, 'site2.zip')) }));
+});
+afterAll(async () => {
+  await moto.stop();
+  fs.rmSync(fixtures, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  work = tempDir();
+  mountPath = `/mnt/cdk-efs-kit-test-${path.basename(work)}`;
+  fs.symlinkSync(work, mountPath);
+});
+afterEach(() => {
+  fs.rmSync(mountPath, { force: true });
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const props = (overrides: Record<string, string> = {}) => ({
+  Bucket: 'assets', Key: 'asset-hash-1.zip', Format: 'zip', Fingerprint: 'asset-hash-1', MountPath: mountPath,
+  TargetSubPath: 'www', Concurrency: '16', Prune: 'false', RemoveOnDelete: 'false', ...overrides,
+});
+const context = (remainingMs = 900_000) => ({ getRemainingTimeInMillis: () => remainingMs });
+
+test('Create copies the asset and reports the counts', async () => {
+  const response = await handler.onEvent({ RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props() }, context());
+  expect(response).toMatchObject({ PhysicalResourceId: `seed:${mountPath}/www`, Data: { Complete: 'true', Files: 80, Written: 80 } });
+  expect(await handler.isComplete({ RequestType: 'Create', ResourceProperties: props(), ...response }, context())).toEqual({ IsComplete: true });
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(80);
+});
+
+test('Update with a new asset rewrites only what changed; Update without a source change does nothing', async () => {
+  await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
+  const changed = props({ Key: 'asset-hash-2.zip', Fingerprint: 'asset-hash-2' });
+  const update = await handler.onEvent({ RequestType: 'Update', ResourceProperties: changed, OldResourceProperties: props(), PhysicalResourceId: `seed:${mountPath}/www` }, context());
+  expect(update.Data).toMatchObject({ Written: 1, Skipped: 79 });
+  expect(fs.readFileSync(path.join(work, 'www', 'dir-0', 'file-0.dat'), 'utf8')).toBe('version two');
+
+  const noop = await handler.onEvent({ RequestType: 'Update', ResourceProperties: { ...changed, Concurrency: '32' }, OldResourceProperties: changed }, context());
+  expect(noop.Data).toEqual({ Complete: 'true' });
+});
+
+test('Delete leaves the data by default, and removes only what the seed wrote when asked', async () => {
+  const { PhysicalResourceId } = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props() }, context());
+  fs.writeFileSync(path.join(work, 'www', 'users-file.txt'), 'mine');
+  fs.writeFileSync(path.join(work, 'www', 'dir-0', 'users-file.txt'), 'mine');
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props(), PhysicalResourceId }, context());
+  expect(Object.keys(treeDigest(path.join(work, 'www')))).toHaveLength(82);
+
+  // The directories the seed's files were in go with them, unless something else is in them.
+  await handler.onEvent({ RequestType: 'Delete', ResourceProperties: props({ RemoveOnDelete: 'true' }), PhysicalResourceId }, context());
+  expect(Object.keys(treeDigest(path.join(work, 'www'))).sort()).toEqual(['dir-0/users-file.txt', 'users-file.txt']);
+});
+
+test('fails with a clear reason when the source is missing: a Create from isComplete, so that its rollback Delete reaches the handler', async () => {
+  const event = { RequestType: 'Create', ResourceProperties: props({ Key: 'nope.zip' }) };
+  const response = await handler.onEvent(event, context());
+  expect(response.Data).toMatchObject({ Complete: 'false', Failure: expect.stringMatching(/does not exist/) });
+  await expect(handler.isComplete({ ...event, ...response }, context())).rejects.toThrow(/NoSuchKey|does not exist/);
+});
+
+test('fails when the mount path is not /mnt/<name>', async () => {
+  await expect(handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ MountPath: '/etc' }) }, context()))
+    .rejects.toThrow('MountPath must be /mnt/<name>, got "/etc"');
+});
+
+describeWithFuse('on efs-sim', () => {
+  let sim: EfsSim;
+  afterEach(async () => sim.stop());
+  /** An efs-sim mount with `flags`, at the /mnt path the handler writes under. */
+  const mountSim = async (flags: string[]) => {
+    sim = await startEfsSim({ profile: 'efs-gp', flags });
+    fs.rmSync(mountPath);
+    fs.symlinkSync(sim.mount, mountPath);
+  };
+
+  /** Calls isComplete with 1-second slices, as the Provider framework would, until it says complete (at most 30 times); how many calls it took. */
+  // A slice of 1 s gets less done on a busy machine: the bound is on calls, far above the few an idle one needs.
+  const resumeUntilComplete = async (event: object) => {
+    for (let calls = 1; calls <= 300; calls++) {
+      if ((await handler.isComplete(event, context(61_000))).IsComplete) return calls;
+    }
+    throw new Error('still not complete after 300 calls');
+  };
+
+  test('runs out of time, checkpoints, and isComplete resumes until done', async () => {
+    // 80 files, 4 at a time, 20 ms per operation: about 2 s of work, so 1 s per invocation needs several.
+    await mountSim(['--latency-any=20']);
+    // 60 s is the safety margin: 61 s remaining leaves 1 s of work per invocation.
+    const slow = props({ Concurrency: '4' });
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
+    expect(first.Data.Complete).toBe('false');
+    expect(await resumeUntilComplete({ RequestType: 'Create', ResourceProperties: slow, ...first })).toBeGreaterThan(1);
+    const files = Object.keys(treeDigest(path.join(sim.mount, 'www')));
+    expect(files).toHaveLength(80);
+    expect(files.filter((f) => path.basename(f).startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+  }, 600_000);
+
+  test('every slice stops by the deploy\'s time limit, whatever time the function has left, and the next call then fails the resource saying why', async () => {
+    await mountSim(['--latency-any=20']);
+    // A limit of 2 s from onEvent's start, with 15 minutes of function time: the limit is what stops the slice.
+    const limited = props({ Concurrency: '4', TimeLimitSeconds: '2' });
+    const started = Date.now();
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: limited }, context(900_000));
+    expect(first.Data.Complete).toBe('false');
+    expect(first.Data.Deadline).toBeGreaterThanOrEqual(started + 2000);
+    expect(first.Data.Deadline).toBeLessThanOrEqual(Date.now());
+    await expect(handler.isComplete({ RequestType: 'Create', ResourceProperties: limited, ...first }, context(900_000))).rejects.toThrow(
+      'seed: the copy did not finish within the deploy\'s time limit of 2 seconds (CloudFormation waits at most an hour for a custom resource). '
+      + 'The files copied so far stay (unless removeOnDelete removes them as the stack rolls back), and the next deploy resumes where this one stopped.');
+    // What was written stays, and the next run skips it.
+    const next = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props({ Concurrency: '4' }) }, context());
+    expect(next.Data).toMatchObject({ Complete: 'true', Files: 80 });
+    expect(next.Data.Skipped).toBeGreaterThan(0);
+  });
+
+  test('removeOnDelete removes in slices that each stop before the function\'s time runs out, resuming where the last stopped', async () => {
+    await mountSim(['--latency-any=20']);
+    const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });
+    const created = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context());
+    expect(created.Data.Complete).toBe('true');
+    fs.writeFileSync(path.join(sim.mount, 'www', 'users-file.txt'), 'mine');
+    // 61 s left, less the 60 s margin: a second per invocation, for 80 files at 4 at a time, 20 ms an operation.
+    const first = await handler.onEvent({ RequestType: 'Delete', ResourceProperties: slow, PhysicalResourceId: created.PhysicalResourceId }, context(61_000));
+    expect(first.Data.Complete).toBe('false');
+    const left = manifestPaths(path.join(sim.mount, 'www')).length;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(80);
+    await resumeUntilComplete({ RequestType: 'Delete', ResourceProperties: slow, ...first });
+    expect(fs.readdirSync(path.join(sim.mount, 'www'))).toEqual(['users-file.txt']);
+  });
+
+  test('a Create that runs out of time, then rolled back with RemoveOnDelete, leaves only what was there before', async () => {
+    await mountSim(['--latency-any=20']);
+    fs.mkdirSync(path.join(sim.mount, 'www'));
+    fs.writeFileSync(path.join(sim.mount, 'www', 'users-file.txt'), 'mine');
+    const slow = props({ Concurrency: '4', RemoveOnDelete: 'true' });
+    const first = await handler.onEvent({ RequestType: 'Create', ResourceProperties: slow }, context(61_000));
+    expect(first.Data.Complete).toBe('false');
+    // The slice stopped with new directories still under their staging names.
+    expect(fs.readdirSync(path.join(sim.mount, 'www')).filter((name) => name.startsWith('.cdk-efs-kit-new-')).length).toBeGreaterThan(0);
+
+    const warnings = jest.spyOn(console, 'warn');
+    try {
+      await handler.onEvent({ RequestType: 'Delete', ResourceProperties: slow, PhysicalResourceId: first.PhysicalResourceId }, context());
+      // Files in directories that were never published went with their staging directories: nothing to report.
+      expect(warnings).not.toHaveBeenCalled();
+    } finally {
+      warnings.mockRestore();
+    }
+    expect(fs.readdirSync(path.join(sim.mount, 'www'))).toEqual(['users-file.txt']);
+  });
+});

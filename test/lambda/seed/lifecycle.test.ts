@@ -1,0 +1,309 @@
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'child_process';
+import { createHash, randomUUID } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AccessPointPreset, SeedSource, SharedFileSystem } from '../../../lib';
+import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
+import { Moto, startMoto } from '../../helpers/moto';
+import { CfnRequest, CfnResponse, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
+import { resolveTokens } from '../../helpers/seed-run-template';
+import { makeTree, manifestPaths, tempDir, treeDigest } from '../../helpers/seed-fixtures';
+
+// The single-function seed under CloudFormation: event sequences exactly as CloudFormation sends
+// them, through aws-cdk-lib's own Provider framework code (test/helpers/provider-framework.ts: a
+// Create that fails in onEvent answers with the framework's CREATE_FAILED marker and its Delete never
+// reaches the handler; isComplete sees onEvent's physical id and Data), to the bundled handler (the
+// asset FileSystemSeed deploys), with ResourceProperties from FileSystemSeed's synthesized template,
+// reading archives from moto's S3 on 127.0.0.1 and writing to real directories under /mnt/<name> (an
+// access point's root, as Lambda mounts it), on efs-sim where slices must be slow. Each test ends by
+// comparing the tree with the source it should hold, byte for byte.
+
+let moto: Moto;
+let handler: any;
+let work: string;
+const mounts: string[] = [];
+const SOURCES = { v1: '', v2: '', bad: '' };
+
+beforeAll(async () => {
+  moto = await startMoto();
+  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  handler = require(path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'seed', 'index.js'));
+  work = tempDir('lifecycle-');
+  const client = new S3Client(moto.clientConfig);
+  await client.send(new CreateBucketCommand({ Bucket: 'assets' }));
+  // v1: 6 directories of 50 files, b/index.html (a directory named as a nested target is) and old/ (250
+  // small files); v2 changes dir-0, drops dir-5 and old/, and adds added/ (250 files); bad holds a name
+  // the seed refuses among good files.
+  SOURCES.v1 = path.join(work, 'v1');
+  makeTree(SOURCES.v1, 6, 50, [64, 512]);
+  fs.mkdirSync(path.join(SOURCES.v1, 'b'));
+  fs.writeFileSync(path.join(SOURCES.v1, 'b', 'index.html'), 'b v1');
+  makeTree(path.join(SOURCES.v1, 'old'), 5, 50, [16, 32]);
+  SOURCES.v2 = path.join(work, 'v2');
+  fs.cpSync(SOURCES.v1, SOURCES.v2, { recursive: true });
+  for (const name of fs.readdirSync(path.join(SOURCES.v2, 'dir-0'))) fs.writeFileSync(path.join(SOURCES.v2, 'dir-0', name), `v2 ${name}`);
+  fs.rmSync(path.join(SOURCES.v2, 'dir-5'), { recursive: true });
+  fs.rmSync(path.join(SOURCES.v2, 'old'), { recursive: true });
+  makeTree(path.join(SOURCES.v2, 'added'), 5, 50, [64, 128]);
+  for (const version of ['v1', 'v2'] as const) {
+    execFileSync('zip', ['-qr', path.join(work, `${version}.zip`), '.'], { cwd: SOURCES[version] });
+    await client.send(new PutObjectCommand({ Bucket: 'assets', Key: `${version}.zip`, Body: fs.readFileSync(path.join(work, `${version}.zip`)) }));
+  }
+  execFileSync('python3', ['-c', `
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], 'w') as z:
+    for i in range(50): z.writestr(f'good/{i}.txt', f'good {i}')
+    z.writestr('../evil.txt', 'refused')
+`, path.join(work, 'bad.zip')]);
+  await client.send(new PutObjectCommand({ Bucket: 'assets', Key: 'bad.zip', Body: fs.readFileSync(path.join(work, 'bad.zip')) }));
+  if (!process.env.SHOW_LOGS) jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  if (!process.env.SHOW_LOGS) jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+}, 120_000);
+
+afterAll(async () => {
+  for (const mount of mounts) fs.rmSync(mount, { force: true });
+  await moto.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+/** What a user deploys: which source, through which access point (root directory), where under it. */
+interface Deploy {
+  readonly version?: 'v1' | 'v2' | 'bad';
+  readonly accessPoint?: string;
+  readonly targetPath?: string;
+  readonly fileSystem?: string;
+  readonly removeOnDelete?: boolean;
+  readonly prune?: boolean;
+  readonly concurrency?: number;
+}
+
+const templates = new Map<string, Record<string, any>>();
+
+/** The seed's ResourceProperties for `deploy`, from FileSystemSeed's synthesized template, as CloudFormation sends them. */
+function propertiesOf(deploy: Deploy, root: string): Record<string, any> {
+  const key = JSON.stringify({ ...deploy, fileSystem: undefined });
+  if (!templates.has(key)) {
+    const stack = new Stack(new App(), 'Test');
+    const files = new SharedFileSystem(stack, 'Files', { vpc: new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 }) });
+    const accessPoint = files.addAccessPoint(deploy.accessPoint ?? 'Web', AccessPointPreset.applicationUser(`/${(deploy.accessPoint ?? 'Web').toLowerCase()}`));
+    const version = deploy.version ?? 'v1';
+    files.addSeed('Content', {
+      accessPoint, source: SeedSource.archive(new s3.Bucket(stack, 'Assets'), `${version}.zip`, { version }),
+      targetPath: deploy.targetPath ?? '/www', removeOnDelete: deploy.removeOnDelete, prune: deploy.prune, concurrency: deploy.concurrency,
+    });
+    const [seed] = Object.values<any>(Template.fromStack(stack).findResources('Custom::CdkEfsKitSeed'));
+    templates.set(key, seed.Properties);
+  }
+  const resources: Record<string, string> = { Files: deploy.fileSystem ?? 'fs-0123456789abcdef0', Assets: 'assets' };
+  const resolved = resolveTokens(templates.get(key), (id) => {
+    const match = Object.keys(resources).find((prefix) => id.startsWith(prefix) && !id.includes('AccessPoint') && !id.includes('Web'));
+    if (match) return resources[match];
+    // An access point's id, stable per logical id.
+    return `fsap-${Buffer.from(id).toString('hex').slice(0, 17)}`;
+  });
+  // Lambda mounts the access point's root at /mnt/seed; here each root is a directory of its own, under /mnt.
+  return { ...resolved, MountPath: mountOf(root, deploy) };
+}
+
+/** The access point's root directory as the seed function sees it: /mnt/<name>, a link to `root`/<file system>/<access point>. */
+function mountOf(root: string, deploy: Deploy): string {
+  const dir = path.join(root, deploy.fileSystem ?? 'fs-0123456789abcdef0', (deploy.accessPoint ?? 'Web').toLowerCase());
+  fs.mkdirSync(dir, { recursive: true });
+  const mount = `/mnt/cdk-efs-kit-lifecycle-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`;
+  if (!fs.existsSync(mount)) {
+    fs.symlinkSync(dir, mount);
+    mounts.push(mount);
+  }
+  return mount;
+}
+
+/** Where a deploy's files land, as a path of the test. */
+const placeOf = (root: string, deploy: Deploy) => path.join(root, deploy.fileSystem ?? 'fs-0123456789abcdef0', (deploy.accessPoint ?? 'Web').toLowerCase(), ...(deploy.targetPath ?? '/www').split('/').filter(Boolean));
+
+/** A tree without the seed's own state. */
+const content = (dir: string) => Object.fromEntries(Object.entries(fs.existsSync(dir) ? treeDigest(dir) : {}).filter(([name]) => !name.startsWith('.cdk-efs-kit')));
+
+/** The stack's CloudFormation: it sends requests to the seed through the Provider framework and keeps its physical id. */
+class Stackish {
+  readonly framework: ProviderFramework;
+  physicalId = '';
+  constructor(readonly root: string, remainingMs = 900_000) {
+    const context = { getRemainingTimeInMillis: () => remainingMs };
+    this.framework = new ProviderFramework({ onEvent: (e) => handler.onEvent(e, context), isComplete: (e) => handler.isComplete(e, context) }, 'Content');
+  }
+
+  request(type: CfnRequest['RequestType'], deploy: Deploy, old?: Deploy, physicalId = this.physicalId): CfnRequest {
+    return {
+      RequestType: type, RequestId: randomUUID(), ResourceProperties: propertiesOf(deploy, this.root),
+      ...old ? { OldResourceProperties: propertiesOf(old, this.root) } : {}, ...type === 'Create' ? {} : { PhysicalResourceId: physicalId },
+    };
+  }
+
+  async deliver(request: CfnRequest): Promise<CfnResponse> {
+    const response = await this.framework.deliver(request);
+    if (response.Status === 'SUCCESS' && request.RequestType !== 'Delete') this.physicalId = response.PhysicalResourceId;
+    return response;
+  }
+
+  create = (deploy: Deploy) => this.deliver(this.request('Create', deploy));
+  update = (deploy: Deploy, old: Deploy) => this.deliver(this.request('Update', deploy, old));
+  /** The Delete CloudFormation sends for a physical id it no longer needs (after a replacement) or for the stack. */
+  remove = (deploy: Deploy, physicalId = this.physicalId) => this.deliver(this.request('Delete', deploy, undefined, physicalId));
+}
+
+describe('on a local disk', () => {
+  let root: string;
+  beforeEach(() => { root = fs.mkdtempSync(path.join(work, 'fs-')); });
+
+  test.each([
+    ['a new access point', { accessPoint: 'Web2' }],
+    ['a replaced file system', { fileSystem: 'fs-0fedcba9876543210' }],
+  ])('%s is a new place: the Update seeds it (a new physical id), and the old place\'s Delete removes only its own', async (_what, change) => {
+    const cfn = new Stackish(root);
+    const before: Deploy = { removeOnDelete: true };
+    const after: Deploy = { ...before, ...change };
+    expect(propertiesOf(before, root)).not.toEqual(propertiesOf(after, root));
+    expect(await cfn.create(before)).toMatchObject({ Status: 'SUCCESS' });
+    const oldId = cfn.physicalId;
+    expect(await cfn.update(after, before)).toMatchObject({ Status: 'SUCCESS' });
+    expect(cfn.physicalId).not.toBe(oldId);
+    expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
+    // CloudFormation's clean-up: the Delete of the old physical id, with the old properties.
+    expect(await cfn.remove(before, oldId)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, before))).toEqual({});
+    expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
+  });
+
+  test.each([['/a/b', '/a'], ['/a', '/a/b']])('moving targetPath from %s to %s keeps the new content through the old place\'s Delete', async (from, to) => {
+    const cfn = new Stackish(root);
+    const before: Deploy = { targetPath: from, removeOnDelete: true };
+    const after: Deploy = { targetPath: to, removeOnDelete: true };
+    await cfn.create(before);
+    const oldId = cfn.physicalId;
+    expect(await cfn.update(after, before)).toMatchObject({ Status: 'SUCCESS' });
+    expect(cfn.physicalId).not.toBe(oldId);
+    expect(await cfn.remove(before, oldId)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, after))).toMatchObject(treeDigest(SOURCES.v1));
+    // A redeploy with no change changes nothing.
+    expect(await cfn.update(after, after)).toMatchObject({ Status: 'SUCCESS', Data: { Complete: 'true' } });
+    expect(content(placeOf(root, after))).toMatchObject(treeDigest(SOURCES.v1));
+  });
+
+  test.each([['/a/b', '/a'], ['/a', '/a/b']])('rolling back a move from %s to %s ends on the old content, through the new place\'s Delete', async (from, to) => {
+    const cfn = new Stackish(root);
+    const before: Deploy = { targetPath: from, removeOnDelete: true };
+    const after: Deploy = { targetPath: to, removeOnDelete: true };
+    await cfn.create(before);
+    const oldId = cfn.physicalId;
+    await cfn.update(after, before);
+    const newId = cfn.physicalId;
+    // Another resource failed: CloudFormation rolls the seed back with the old properties, then deletes the new physical id.
+    expect(await cfn.deliver(cfn.request('Update', before, after, newId))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: oldId });
+    expect(await cfn.remove(after, newId)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, before))).toMatchObject(treeDigest(SOURCES.v1));
+    // Every file of the old place holds the old content (the Update checks content, not presence).
+    for (const [name, digest] of Object.entries(treeDigest(SOURCES.v1))) expect([name, content(placeOf(root, before))[name]]).toEqual([name, digest]);
+  });
+
+  test('a Create that fails in its first slice, with removeOnDelete, leaves nothing: the rollback\'s Delete reaches the handler', async () => {
+    const cfn = new Stackish(root);
+    const deploy: Deploy = { version: 'bad', removeOnDelete: true };
+    const created = await cfn.deliver(cfn.request('Create', deploy));
+    expect(created).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/refused "\.\.\/evil\.txt"/) });
+    // Not the framework's CREATE_FAILED marker, whose Delete would never reach the handler.
+    expect(created.PhysicalResourceId).not.toBe(CREATE_FAILED_PHYSICAL_ID_MARKER);
+    expect(content(placeOf(root, deploy))).not.toEqual({});
+    expect(await cfn.remove(deploy, created.PhysicalResourceId)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, deploy))).toEqual({});
+  });
+
+  test.each([
+    // What the seed can still reach it removes (RemoveOnDelete is 'true'); what it cannot, it leaves, and succeeds.
+    ['an unreadable TimeLimitSeconds', { TimeLimitSeconds: 'soon' }, true],
+    ['an older version\'s MountPath layout', { MountPath: '/mnt/seed/www' }, false],
+    ['no Concurrency', { Concurrency: undefined }, true],
+    ['a Concurrency today\'s checks refuse', { Concurrency: '100000' }, true],
+  ])('a Delete with %s never sticks', async (_what, overrides, removes) => {
+    const cfn = new Stackish(root);
+    const deploy: Deploy = { removeOnDelete: true };
+    await cfn.create(deploy);
+    const request = cfn.request('Delete', deploy);
+    const response = await cfn.deliver({ ...request, ResourceProperties: { ...request.ResourceProperties, ...overrides } });
+    expect(response).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, deploy))).toEqual(removes ? {} : treeDigest(SOURCES.v1));
+  });
+});
+
+describeWithFuse('on efs-sim, with copies that take several slices', () => {
+  let sim: EfsSim;
+  let root: string;
+  beforeAll(async () => { sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] }); });
+  afterAll(async () => sim.stop());
+  beforeEach(() => { root = fs.mkdtempSync(path.join(sim.mount, 'fs-')); });
+
+  test('a rollback while the forward copy still runs stops it and ends on the old content, with nothing the forward run added', async () => {
+    const cfn = new Stackish(root);
+    await cfn.create({ version: 'v1' });
+    const place = placeOf(root, {});
+    // The forward Update runs in one long slice. It is sent to the handler as the framework would
+    // (the framework's own code keeps its outbound calls in module globals, one request at a time):
+    // the rollback, meanwhile, goes through the framework.
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    const forwardEvent = { ...cfn.request('Update', { version: 'v2', concurrency: 2 }, { version: 'v1' }), LogicalResourceId: 'Content' };
+    const forward = handler.onEvent(forwardEvent, context);
+    await waitFor(() => fs.existsSync(path.join(place, '.cdk-efs-kit-new-added')) || fs.existsSync(path.join(place, 'added')));
+    const rollback = cfn.deliver(cfn.request('Update', { version: 'v1' }, { version: 'v2', concurrency: 2 }));
+    // The forward slice sees the newer request at its next heartbeat, stops and saves what it wrote;
+    // the waiter of the abandoned request then fails (CloudFormation no longer listens to it).
+    const stopped = await forward;
+    expect(stopped.Data.Complete).toBe('false');
+    await expect(handler.isComplete({ ...forwardEvent, ...stopped }, context)).rejects.toThrow(/a newer request for this place/);
+    expect(await rollback).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(place)).toEqual(treeDigest(SOURCES.v1));
+  }, 300_000);
+
+  test.each([false, true])('a stack Delete while a Create still resumes (removeOnDelete %s) stops it: nothing is written after', async (removeOnDelete) => {
+    const cfn = new Stackish(root, 61_000); // a second of work per slice
+    const deploy: Deploy = { version: 'v1', removeOnDelete, concurrency: 2 };
+    const { waiter } = await cfn.framework.send(cfn.request('Create', deploy));
+    expect(await waiter!.poll()).toBeUndefined(); // a slice, and more to do
+    const place = placeOf(root, deploy);
+    const physicalId = `seed:fs-0123456789abcdef0:${propertiesOf(deploy, root).AccessPointId}:/www`;
+    expect(await new Stackish(root).remove(deploy, physicalId)).toMatchObject({ Status: 'SUCCESS' });
+    const after = content(place);
+    expect(await waiter!.answer()).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/a newer request for this place/) });
+    expect(content(place)).toEqual(after);
+    if (removeOnDelete) expect(after).toEqual({});
+  }, 300_000);
+
+  test('prune stops at the slice\'s deadline and saves what it did; the next slices finish it', async () => {
+    await new Stackish(root).create({ version: 'v1' });
+    const cfn = new Stackish(root, 65_000); // five seconds of work per slice
+    const small: Deploy = { version: 'v2', prune: true, concurrency: 1 };
+    const summaries = jest.spyOn(console, 'log');
+    const before = summaries.mock.calls.length;
+    const { waiter } = await cfn.framework.send(cfn.request('Update', small, { version: 'v1' }));
+    let answer: CfnResponse | undefined;
+    while (!(answer = await waiter!.poll()));
+    expect(answer).toMatchObject({ Status: 'SUCCESS' });
+    // 300 files to prune, one at a time, two calls of 20 ms each: more than a slice; each slice pruned what it could.
+    const pruned = summaries.mock.calls.slice(before).map(([line]) => String(line)).filter((line) => line.includes('"seed slice done"')).map((line) => JSON.parse(line).pruned).filter((n) => n > 0);
+    expect(pruned.length).toBeGreaterThan(1);
+    expect(pruned.reduce((a, b) => a + b, 0)).toBe(300);
+    expect(content(placeOf(root, small))).toEqual(treeDigest(SOURCES.v2));
+    expect(manifestPaths(placeOf(root, small)).sort()).toEqual(Object.keys(treeDigest(SOURCES.v2)).sort());
+  }, 600_000); // a guard against hangs: dozens of slices on efs-sim take minutes on a loaded machine
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,54 @@
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+import { EfsPricing, EfsPricingProps } from '../../../lib';
+import { TEST_PRICES } from '../../helpers/test-prices';
+
+// The price model: the cited defaults, custom prices, and bad prices refused with the field named.
+
+test('US_EAST_1 holds the us-east-1 list prices docs/cost.md cites, with their date', () => {
+  const p = EfsPricing.US_EAST_1;
+  expect(p.label).toBe('us-east-1 list prices, Regional, checked 2026-11-24');
+  expect(p.source).toContain('https://aws.amazon.com/efs/pricing/');
+  // Elastic $0.03 read / $0.06 written per GB; Provisioned $6.00 per MiB/s-month; storage per GB-month.
+  expect({ ...p }).toEqual({
+    label: p.label, source: p.source,
+    elasticReadPerGb: 0.03, elasticWritePerGb: 0.06, provisionedPerMibpsMonth: 6,
+    standardStoragePerGbMonth: 0.3, iaStoragePerGbMonth: 0.016, iaStorageWithBurstingOrProvisionedPerGbMonth: 0.025,
+    archiveStoragePerGbMonth: 0.008, oneZoneStoragePerGbMonth: 0.16, oneZoneIaStoragePerGbMonth: 0.0133,
+    iaReadPerGb: 0.01, iaTieringPerGb: 0.01, archiveReadPerGb: 0.03, archiveTieringPerGb: 0.03,
+  });
+});
+
+test('custom takes another price list whole', () => {
+  const p = EfsPricing.custom({ ...TEST_PRICES, source: 'our contract' });
+  expect({ ...p }).toEqual({ ...TEST_PRICES, source: 'our contract' });
+});
+
+test('fails when a price is negative, not a number or missing, naming it', () => {
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, elasticWritePerGb: -0.06 }))
+    .toThrow('EfsPricing: elasticWritePerGb must be a price in US dollars, 0 or more; got -0.06');
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, iaTieringPerGb: '0.01' as unknown as number }))
+    .toThrow('EfsPricing: iaTieringPerGb must be a price in US dollars, 0 or more; got "0.01"');
+  const { archiveReadPerGb: _, ...missing } = TEST_PRICES;
+  expect(() => EfsPricing.custom(missing as EfsPricingProps)).toThrow('EfsPricing: archiveReadPerGb must be a price in US dollars, 0 or more; got undefined');
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, provisionedPerMibpsMonth: NaN })).toThrow('provisionedPerMibpsMonth must be a price');
+});
+
+test('fails when a price is misspelt', () => {
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, elasticReadPerGB: 0.03 } as EfsPricingProps))
+    .toThrow("EfsPricing: unknown price 'elasticReadPerGB'; the prices are label, source, elasticReadPerGb,");
+});
+
+test('fails without a label', () => {
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, label: ' ' })).toThrow("EfsPricing: label must name the prices (e.g. 'eu-west-1 list prices, 2026-11'); got \" \"");
+});
+
+test('the price model and the cost formulas load without aws-cdk-lib, so the CLI and the probe can use them', () => {
+  const dist = path.join(__dirname, '..', '..', '..', 'dist', 'lib', 'cost');
+  const loaded = execFileSync(process.execPath, ['-e', `
+    require(${JSON.stringify(path.join(dist, 'efs-pricing.js'))});
+    require(${JSON.stringify(path.join(dist, 'efs-cost.js'))});
+    console.log(Object.keys(require.cache).filter((f) => f.includes('node_modules')).length);
+  `], { encoding: 'utf8' });
+  expect(loaded.trim()).toBe('0');
+});

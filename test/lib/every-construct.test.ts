@@ -1,0 +1,63 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { IConstruct } from 'constructs';
+import { BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, SeedEngineKind, SharedFileSystem } from '../../lib';
+import { createApp } from '../apps/every-construct';
+import { cfnLintErrors, nagErrors } from '../helpers/checks';
+
+// test/apps/every-construct.ts, synthesized here as `cdk synth --strict` would with JSII_DEPRECATED=fail:
+// no warning or error annotation (acknowledged ones are gone from the tree, as --strict sees it),
+// no deprecated aws-cdk-lib API (jsii throws on one when JSII_DEPRECATED is fail, read at each
+// call), no unacknowledged cdk-nag finding, no cfn-lint error. test/peer-range.test.ts runs the CLI
+// on the same app on the lowest and the newest aws-cdk-lib.
+let stack: Stack;
+
+beforeAll(() => {
+  const before = process.env.JSII_DEPRECATED;
+  process.env.JSII_DEPRECATED = 'fail';
+  try {
+    stack = createApp(new App()).node.findChild('EfsKitEveryConstruct') as Stack;
+    Template.fromStack(stack); // synthesizes, still with deprecated APIs failing
+  } finally {
+    if (before === undefined) delete process.env.JSII_DEPRECATED;
+    else process.env.JSII_DEPRECATED = before;
+  }
+});
+
+const all = <T extends IConstruct>(is: (x: any) => x is T): T[] => stack.node.findAll().filter((c): c is T => is(c));
+
+describe('the app', () => {
+  test('seeds with every engine', () => {
+    const engines = new Set(all(FileSystemSeed.isFileSystemSeed).map((seed) => seed.engineKind));
+    expect([...engines].sort()).toEqual(Object.values(SeedEngineKind).sort());
+  });
+
+  test('probes and monitors a SharedFileSystem, a plain efs.FileSystem and an imported one', () => {
+    const key = (fileSystemId: string) => JSON.stringify(stack.resolve(fileSystemId));
+    const shared = all(SharedFileSystem.isSharedFileSystem);
+    const plain = stack.node.findChild('Plain') as efs.FileSystem;
+    expect(shared).toHaveLength(1);
+    const kinds: Record<string, string> = { [key(shared[0].fileSystemId)]: 'shared', [key(plain.fileSystemId)]: 'plain', [key('fs-0123456789abcdef0')]: 'imported' };
+    expect(all(BenchmarkProbe.isBenchmarkProbe).map((probe) => kinds[key(probe.fileSystemId)]).sort()).toEqual(['imported', 'plain', 'shared']);
+    expect(all(FileSystemMonitoring.isFileSystemMonitoring)).toHaveLength(3);
+  });
+});
+
+describe('synthesized as cdk synth --strict does', () => {
+  test('has no warnings', () => {
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  test('has no errors', () => {
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  test('has no unacknowledged cdk-nag AwsSolutions findings', () => {
+    expect(nagErrors(stack)).toEqual([]);
+  });
+
+  test('passes cfn-lint with no errors', () => {
+    expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+  });
+});

@@ -1,0 +1,641 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AccessPointPreset, AlarmThreshold, EfsMetricName, EfsPricing, FileSystemAlarmOptions, FileSystemMonitoring, MonitoringOptions, SeedEngine, SeedSource, SharedFileSystem } from '../../../lib';
+import { cfnLintErrors, nagErrors } from '../../helpers/checks';
+import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from '../../helpers/metric-math';
+import { CANARY_SMALL_OPERATIONS } from '../../../lib/probe/canary';
+import { TEST_PRICES } from '../../helpers/test-prices';
+
+const EFS_METRIC_NAMES = new Set<string>(Object.values(EfsMetricName));
+const GiB = 1024 ** 3;
+
+let stack: Stack;
+let vpc: ec2.Vpc;
+let siteDir: string;
+
+beforeAll(() => {
+  siteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'monitoring-site-'));
+  fs.writeFileSync(path.join(siteDir, 'index.html'), '<h1>hi</h1>');
+});
+afterAll(() => fs.rmSync(siteDir, { recursive: true, force: true }));
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+  vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+});
+
+function monitored(throughputMode: efs.ThroughputMode, alarms: FileSystemAlarmOptions = {}, options: MonitoringOptions = {}) {
+  const files = new SharedFileSystem(stack, 'Files', {
+    vpc, throughputMode,
+    provisionedThroughputPerSecond: throughputMode === efs.ThroughputMode.PROVISIONED ? Size.mebibytes(100) : undefined,
+  });
+  const monitoring = files.addMonitoring('Monitoring', { ...options, alarms });
+  return { files, monitoring };
+}
+
+/** The dashboard's widgets, with every CloudFormation token in the body replaced by `TOKEN`. */
+function widgets(): Array<{ type: string; properties: { title?: string; markdown?: string; metrics?: unknown[][] } }> {
+  const dashboards = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const body = dashboards[0].Properties.DashboardBody;
+  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  return JSON.parse(text).widgets;
+}
+
+const titles = () => widgets().filter((w) => w.type === 'metric').map((w) => w.properties.title);
+
+function alarms(): Record<string, AlarmProperties & { AlarmDescription: string }> {
+  const found = Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm');
+  return Object.fromEntries(Object.entries(found).map(([id, r]) => [id, r.Properties]));
+}
+
+function alarm(prefix: string): AlarmProperties {
+  const match = Object.entries(alarms()).filter(([id]) => id.startsWith(`FilesMonitoring${prefix}`));
+  expect(match).toHaveLength(1);
+  return match[0][1];
+}
+
+const repeat = (n: number, v: number): Series => Array(n).fill(v);
+
+/** Every AWS/EFS metric is a documented one, and every expression reads only ids its graph defines. */
+function expectDocumentedMetricsAndResolvedIds(all: ReturnType<typeof widgets>): void {
+  for (const w of all.filter((x) => x.type === 'metric')) {
+    const rows = w.properties.metrics!;
+    const ids = new Set<string>();
+    for (const row of rows) {
+      const options = row[row.length - 1] as { id?: string; expression?: string };
+      if (options.expression) continue;
+      const [namespace, metricName] = row as string[];
+      if (namespace === 'AWS/EFS') expect(EFS_METRIC_NAMES).toContain(metricName);
+      if (options.id) ids.add(options.id);
+    }
+    for (const row of rows) {
+      const options = row[row.length - 1] as { expression?: string };
+      if (!options.expression) continue;
+      for (const id of referencedIds(options.expression)) expect(ids).toContain(id);
+    }
+  }
+}
+
+describe('dashboard', () => {
+  test.each([efs.ThroughputMode.ELASTIC, efs.ThroughputMode.PROVISIONED, efs.ThroughputMode.BURSTING])(
+    '%s: every AWS/EFS metric is a documented one, every expression resolves, every row starts with a note', (mode) => {
+      monitored(mode);
+      const all = widgets();
+      expectDocumentedMetricsAndResolvedIds(all);
+      // Each row of graphs is explained by the text widget before it.
+      const kinds = all.map((w) => w.type);
+      expect(kinds[0]).toBe('text');
+      expect(all.filter((w) => w.type === 'text').length).toBeGreaterThanOrEqual(4);
+    });
+
+  test('the widgets follow the throughput mode: credits on Bursting only', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const elastic = titles();
+    expect(elastic).toEqual(expect.arrayContaining(['Throughput (MiB/s)', 'Operations per second', 'Average I/O size (KiB)',
+      'Permitted throughput used (%)', 'PercentIOLimit (%)', 'ClientConnections', 'StorageBytes by class']));
+    expect(elastic.join()).not.toMatch(/Burst|credits/i);
+
+    stack = new Stack(new App(), 'Bursting');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(titles()).toEqual(expect.arrayContaining(['BurstCreditBalance (bytes)', 'Hours until credits run out']));
+  });
+
+  test('throughput is split into reads, writes and metadata with the documented math', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const throughput = widgets().find((w) => w.properties.title === 'Throughput (MiB/s)')!.properties.metrics!;
+    const expressions = throughput.map((r) => (r[r.length - 1] as { expression?: string }).expression).filter(Boolean);
+    expect(expressions).toEqual(['(dataread_bytes/1048576)/PERIOD(dataread_bytes)', '(datawrite_bytes/1048576)/PERIOD(datawrite_bytes)', '(metadata_bytes/1048576)/PERIOD(metadata_bytes)']);
+    const names = throughput.filter((r) => r[0] === 'AWS/EFS').map((r) => [r[1], (r[r.length - 1] as { stat: string }).stat]);
+    expect(names).toEqual([['DataReadIOBytes', 'Sum'], ['DataWriteIOBytes', 'Sum'], ['MetadataIOBytes', 'Sum']]);
+  });
+
+  test('several file systems share one dashboard', () => {
+    const elastic = new SharedFileSystem(stack, 'Elastic', { vpc });
+    const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+    const first = elastic.addMonitoring('Monitoring', { title: 'Elastic' });
+    bursting.addMonitoring('Monitoring', { title: 'Bursting', dashboard: first.dashboard });
+    const headings = widgets().filter((w) => w.properties.markdown?.startsWith('# ')).map((w) => w.properties.markdown!.split('\n')[0]);
+    expect(headings).toEqual(['# Elastic', '# Bursting']);
+  });
+
+  test('an imported file system needs its throughput mode, and gets a clear error without it', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    expect(() => new FileSystemMonitoring(stack, 'Bad', { fileSystem: imported }))
+      .toThrow('FileSystemMonitoring(Test/Bad): throughputMode is required for a file system not defined in this app');
+    new FileSystemMonitoring(stack, 'Good', { fileSystem: imported, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(JSON.stringify(widgets())).toContain('fs-0123456789abcdef0');
+    expect(titles()).toContain('BurstCreditBalance (bytes)');
+  });
+
+  test('a plain efs.FileSystem is read for its modes (CloudFormation defaults to Bursting)', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc });
+    new FileSystemMonitoring(stack, 'Monitoring', { fileSystem: plain });
+    expect(titles()).toContain('BurstCreditBalance (bytes)');
+  });
+
+  test('bad alarm settings are refused at synth time', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addMonitoring('A', { alarms: { throughputUtilization: AlarmThreshold.percent(180) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilization must be a percentage above 0 and at most 100, got 180.');
+    expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: AlarmThreshold.count(1.5) } }))
+      .toThrow(/alarms.minimumClientConnections must be an integer from 1 to 25,000/);
+    const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(() => bursting.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.minutes(5)) } }))
+      .toThrow(/alarms.creditsRunOutWithin must be from 1 hour to under 30 days, got "5 minutes"/);
+  });
+
+  test('fails when given a threshold for an alarm the file system\'s modes do not have', () => {
+    const elastic = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => elastic.addMonitoring('A', { alarms: { burstCreditFloor: AlarmThreshold.size(Size.gibibytes(1)) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.burstCreditFloor applies to throughputMode BURSTING only (burst credits), got AlarmThreshold.size(1073741824 bytes) with throughputMode elastic.');
+    const maxIo = new SharedFileSystem(stack, 'MaxIo', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(() => maxIo.addMonitoring('B', { alarms: { percentIOLimit: AlarmThreshold.percent(90) } }))
+      .toThrow(/alarms.percentIOLimit applies to performanceMode GENERAL_PURPOSE only \(PercentIOLimit\), got AlarmThreshold.percent\(90\) with performanceMode maxIO/);
+    // Turning such an alarm off asks for nothing the file system lacks.
+    elastic.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.off() } });
+  });
+
+  test('fails when an alarm gets a threshold in another unit than its own', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addMonitoring('A', { alarms: { probeLatencyP99: AlarmThreshold.percent(20) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.probeLatencyP99 takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.percent(20).');
+    expect(() => files.addMonitoring('B', { alarms: { probeLatencyP99: AlarmThreshold.count(0) } }))
+      .toThrow(/alarms.probeLatencyP99 takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
+  });
+});
+
+describe('alarms', () => {
+  test('Elastic: throughput utilisation and PercentIOLimit, no credit alarms; Bursting adds both credit alarms', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringThroughputUtilization', 'FilesMonitoringPercentIOLimit', 'FilesMonitoringDataAccessAnomaly']);
+    stack = new Stack(new App(), 'Bursting');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual([
+      'FilesMonitoringThroughputUtilization', 'FilesMonitoringPercentIOLimit', 'FilesMonitoringCreditsRunningOut', 'FilesMonitoringCreditsExhausted']);
+  });
+
+  test('Max I/O has no PercentIOLimit alarm; each alarm can be turned off', () => {
+    new SharedFileSystem(stack, 'Files', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING })
+      .addMonitoring('Monitoring', { alarms: { creditsRunOutWithin: AlarmThreshold.off() } });
+    expect(Object.keys(alarms()).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringThroughputUtilization', 'FilesMonitoringCreditsExhausted']);
+  });
+
+  test('every alarm off: no composite alarm', () => {
+    const m = new SharedFileSystem(stack, 'Files', { vpc }).addMonitoring('Monitoring', {
+      alarms: { throughputUtilization: AlarmThreshold.off(), percentIOLimit: AlarmThreshold.off(), dataAccessAnomaly: AlarmThreshold.off() },
+    });
+    expect(m.unhealthyAlarm).toBeUndefined();
+    expect(m.spendAlarm).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::CompositeAlarm', 0);
+  });
+
+  test('throughput utilisation >= 80% for 15 minutes trips; 70% does not; 14 minutes does not', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const a = alarm('ThroughputUtilization');
+    const permitted = 100 * 1048576;
+    const minutes = (n: number, share: number) => ({ 'MeteredIOBytes:Sum': repeat(n, share * permitted * 60), 'PermittedThroughput:Average': repeat(n, permitted) });
+    expect(alarmFires(a, minutes(15, 0.85))).toBe(true);
+    expect(alarmFires(a, minutes(15, 0.7))).toBe(false);
+    expect(alarmFires(a, { 'MeteredIOBytes:Sum': [...repeat(1, 0), ...repeat(14, 0.85 * permitted * 60)], 'PermittedThroughput:Average': repeat(15, permitted) })).toBe(false);
+  });
+
+  test('PercentIOLimit >= 95 for 15 minutes trips; 90 does not', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    const a = alarm('PercentIOLimit');
+    expect(alarmFires(a, { 'PercentIOLimit:Average': repeat(15, 96) })).toBe(true);
+    expect(alarmFires(a, { 'PercentIOLimit:Average': repeat(15, 90) })).toBe(false);
+  });
+
+  test('credits running out within 24 hours at the last hour\'s rate trips; a slow drain or a refill does not', () => {
+    monitored(efs.ThroughputMode.BURSTING);
+    const a = alarm('CreditsRunningOut');
+    const hourly = (start: number, perHour: number) => ({ 'BurstCreditBalance:Average': Array.from({ length: 4 }, (_, i) => start + i * perHour) });
+    expect(alarmFires(a, hourly(1000 * GiB, -100 * GiB))).toBe(true); // ~7 hours left
+    expect(alarmFires(a, hourly(1000 * GiB, -10 * GiB))).toBe(false); // ~97 hours left
+    expect(alarmFires(a, hourly(100 * GiB, 10 * GiB))).toBe(false); // refilling
+    expect(alarmFires(a, hourly(2100 * GiB, 0))).toBe(false); // full
+  });
+
+  test('the hours-left expression computes hours from the slope', () => {
+    const expression = 'IF(RATE(credits) < 0, credits / ABS(RATE(credits)) / 3600, 720)';
+    const hours = evaluate(expression, { series: { credits: [100 * GiB, 90 * GiB] }, periods: { credits: 3600 } }, 2);
+    expect(hours[1]).toBeCloseTo(9);
+  });
+
+  test('credits exhausted (AWS\'s alarm, floor settable) trips at the floor for 15 minutes', () => {
+    monitored(efs.ThroughputMode.BURSTING, { burstCreditFloor: AlarmThreshold.size(Size.gibibytes(1)) });
+    const a = alarm('CreditsExhausted');
+    expect(a.Threshold).toBe(GiB);
+    expect(alarmFires(a, { 'BurstCreditBalance:Minimum': repeat(15, 0.5 * GiB) })).toBe(true);
+    expect(alarmFires(a, { 'BurstCreditBalance:Minimum': repeat(15, 2 * GiB) })).toBe(false);
+  });
+
+  test('client connections below the expected count, or missing, for 5 minutes trips', () => {
+    monitored(efs.ThroughputMode.ELASTIC, { minimumClientConnections: AlarmThreshold.count(3) });
+    const a = alarm('ClientConnections');
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, 2) })).toBe(true);
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, NaN) })).toBe(true);
+    expect(alarmFires(a, { 'ClientConnections:Sum': repeat(5, 3) })).toBe(false);
+  });
+
+  test('composite alarm ORs every alarm and notifies the topic', () => {
+    const topic = new sns.Topic(stack, 'Topic');
+    new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING }).addMonitoring('Monitoring', { alarmTopic: topic });
+    const composite = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::CompositeAlarm'))[0].Properties;
+    const rule = JSON.stringify(composite.AlarmRule);
+    for (const id of Object.keys(alarms())) expect(rule).toContain(id);
+    expect(composite.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+    expect(composite.OKActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+  });
+});
+
+describe('spend', () => {
+  const prices = EfsPricing.custom(TEST_PRICES);
+  const HOUR = 3600;
+
+  type Row = unknown[];
+  const optionsOf = (row: Row) => row[row.length - 1] as { id?: string; expression?: string; label?: string; period?: number; stat?: string };
+  /** A widget's metrics by title; CloudWatch's default period (300 s) where the body leaves it out. */
+  const rowsOf = (title: string): Row[] => widgets().find((w) => w.properties.title === title)!.properties.metrics!;
+  const periodOf = (row: Row) => optionsOf(row).period ?? 300;
+
+  /** The line labelled `label` of the widget `title`, evaluated over `series` (by input id; missing ids have no data). */
+  function line(title: string, label: string, series: Record<string, Series>): Series {
+    const rows = rowsOf(title);
+    const expression = rows.map(optionsOf).find((o) => o.label === label)!.expression!;
+    const length = Math.max(...Object.values(series).map((s) => s.length));
+    const env = { series: {} as Record<string, Series>, periods: {} as Record<string, number> };
+    for (const row of rows.filter((r) => !optionsOf(r).expression && optionsOf(r).id)) {
+      const id = optionsOf(row).id!;
+      env.series[id] = series[id] ?? repeat(length, NaN);
+      env.periods[id] = periodOf(row);
+    }
+    return evaluate(expression, env, length);
+  }
+
+  const SPEND_TITLES = ['Data access spend (USD/hour)', 'Spend per day (USD/day)'];
+
+  test.each([efs.ThroughputMode.ELASTIC, efs.ThroughputMode.PROVISIONED, efs.ThroughputMode.BURSTING])(
+    '%s: every spend expression reads AWS/EFS bytes at its own period (Sum of I/O, Average of StorageBytes), and its unit is in its label', (mode) => {
+      monitored(mode, {}, { pricing: prices });
+      for (const title of SPEND_TITLES.filter((t) => titles().includes(t))) {
+        const rows = rowsOf(title);
+        const expressions = rows.filter((r) => optionsOf(r).expression);
+        expect(expressions.length).toBeGreaterThan(0);
+        for (const row of expressions) {
+          expect(optionsOf(row).label).toMatch(title.includes('hour') ? /\(USD\/hour\)$/ : /\(USD\/day\)$/);
+          for (const id of referencedIds(optionsOf(row).expression!)) {
+            const input = rows.find((r) => optionsOf(r).id === id)!;
+            expect(input.slice(0, 2)).toEqual(['AWS/EFS', expect.stringMatching(/^(DataRead|DataWrite|MetadataRead|MetadataWrite)IOBytes$|^StorageBytes$/)]);
+            expect(optionsOf(input).stat ?? 'Average').toBe(input[1] === 'StorageBytes' ? 'Average' : 'Sum');
+            expect(id).toMatch(/_bytes$/);
+            expect(periodOf(input)).toBe(periodOf(row));
+          }
+        }
+      }
+    });
+
+  test('the widgets follow the throughput mode: data access and its anomaly band on Elastic only', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(titles()).toEqual(expect.arrayContaining([...SPEND_TITLES, 'MeteredIOBytes per hour and band']));
+    const band = rowsOf('MeteredIOBytes per hour and band').map(optionsOf);
+    expect(band.map((o) => o.expression).filter(Boolean)).toEqual(['ANOMALY_DETECTION_BAND(m0, 3)']);
+    expect(band.every((o) => o.period === HOUR)).toBe(true);
+    for (const mode of [efs.ThroughputMode.BURSTING, efs.ThroughputMode.PROVISIONED]) {
+      stack = new Stack(new App(), mode, { env: { account: '123456789012', region: 'us-east-1' } });
+      vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+      monitored(mode);
+      expect(titles()).toContain('Spend per day (USD/day)');
+      expect(titles().join()).not.toMatch(/Data access spend|MeteredIOBytes per hour/);
+    }
+  });
+
+  test('Elastic data access per hour: known bytes give the hand-computed dollars, at a 5-minute and at a 1-hour period alike', () => {
+    monitored(efs.ThroughputMode.ELASTIC, {}, { pricing: prices });
+    const title = 'Data access spend (USD/hour)';
+    expect(rowsOf(title).filter((r) => optionsOf(r).id).map(periodOf)).toEqual([300, 300, 300, 300]);
+    // In 5 minutes: 0.25 GiB of data read at $1/GB = $0.25, 12 times an hour = $3.00/hour;
+    // 0.5 GiB written at $2/GB = $1.00, = $12.00/hour;
+    // metadata 0.1 GiB read at $1 + 0.05 GiB written at $2 = $0.20, = $2.40/hour.
+    const fiveMinutes = { dataread_bytes: [0.25 * GiB], datawrite_bytes: [0.5 * GiB], metadataread_bytes: [0.1 * GiB], metadatawrite_bytes: [0.05 * GiB] };
+    expect(line(title, 'Data reads (USD/hour)', fiveMinutes)[0]).toBeCloseTo(3, 10);
+    expect(line(title, 'Data writes (USD/hour)', fiveMinutes)[0]).toBeCloseTo(12, 10);
+    expect(line(title, 'Metadata (USD/hour)', fiveMinutes)[0]).toBeCloseTo(2.4, 10);
+    // The same traffic summed over an hour (12 times the bytes) is the same $3.00/hour: PERIOD() keeps the unit.
+    const expression = rowsOf(title).map(optionsOf).find((o) => o.label === 'Data reads (USD/hour)')!.expression!;
+    expect(evaluate(expression, { series: { dataread_bytes: [3 * GiB] }, periods: { dataread_bytes: HOUR } }, 1)[0]).toBeCloseTo(3, 10);
+    // An idle period costs $0, not a gap.
+    expect(line(title, 'Data reads (USD/hour)', { dataread_bytes: [NaN] })[0]).toBe(0);
+  });
+
+  // One hour of an Elastic file system, at the test prices ($1/GB read, $2/GB written; per GB-month
+  // Standard $73, IA $7.30, Archive $3.65, which over a day (24 of the month's 730 hours) are
+  // $2.40, $0.24 and $0.12 per GB):
+  //   data access: (3 GiB data + 1 GiB metadata read) x $1 + (2 GiB data + 0.5 GiB metadata written) x $2 = $9 in the hour, x 24 = $216/day
+  //   Standard 10 GiB x $2.40 = $24/day; IA (90 GiB + 10 GiB of IASizeOverhead) x $0.24 = $24/day; Archive 50 GiB x $0.12 = $6/day
+  //   projected: 216 + 24 + 24 + 6 = $270/day
+  const elasticHour = {
+    dataread_bytes: [3 * GiB], metadataread_bytes: [GiB], datawrite_bytes: [2 * GiB], metadatawrite_bytes: [0.5 * GiB],
+    standard_bytes: [10 * GiB], ia_bytes: [90 * GiB], iasizeoverhead_bytes: [10 * GiB], archive_bytes: [50 * GiB], archivesizeoverhead_bytes: [NaN],
+  };
+
+  test('Elastic spend per day: known metric values give the hand-computed dollars, line by line', () => {
+    monitored(efs.ThroughputMode.ELASTIC, {}, { pricing: prices });
+    const title = 'Spend per day (USD/day)';
+    expect(rowsOf(title).map(periodOf).every((p) => p === HOUR)).toBe(true);
+    expect(line(title, 'Data access (USD/day)', elasticHour)[0]).toBeCloseTo(216, 8);
+    expect(line(title, 'Standard storage (USD/day)', elasticHour)[0]).toBeCloseTo(24, 8);
+    expect(line(title, 'IA storage (USD/day)', elasticHour)[0]).toBeCloseTo(24, 8);
+    expect(line(title, 'Archive storage (USD/day)', elasticHour)[0]).toBeCloseTo(6, 8);
+    expect(rowsOf(title).map(optionsOf).map((o) => o.label).filter(Boolean)).not.toContain('Provisioned throughput (USD/day)');
+  });
+
+  test('the daily spend alarm projects $270 from that hour; above the budget in 2 of 3 hours trips it, 1 of 3 does not', () => {
+    monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(250) }, { pricing: prices });
+    const a = alarm('DailySpend');
+    expect(a.Threshold).toBe(250);
+    expect(a.Metrics!.filter((m) => m.MetricStat).every((m) => m.MetricStat!.Period === HOUR)).toBe(true);
+    const hours = (...scales: number[]) => Object.fromEntries(Object.entries(elasticHour).map(([id, [v]]) =>
+      [`id:${id}`, scales.map((k) => (id.endsWith('read_bytes') || id.endsWith('write_bytes') ? v * k : v))]));
+    const returned = a.Metrics!.find((m) => m.ReturnData !== false)!;
+    const env = { series: {} as Record<string, Series>, periods: {} as Record<string, number> };
+    for (const m of a.Metrics!.filter((x) => x.MetricStat)) {
+      env.series[m.Id] = (elasticHour as Record<string, Series>)[m.Id] ?? [NaN];
+      env.periods[m.Id] = m.MetricStat!.Period;
+    }
+    expect(evaluate(returned.Expression!, env, 1)[0]).toBeCloseTo(270, 8);
+    expect(alarmFires(a, hours(1, 1, 0))).toBe(true); // $270, $270, $54 (storage only)
+    expect(alarmFires(a, hours(0, 1, 0))).toBe(false);
+    // $7.50 of access an hour projects $180 + $54 of storage = $234/day, under $250, however long it lasts.
+    expect(alarmFires(a, hours(7.5 / 9, 7.5 / 9, 7.5 / 9))).toBe(false);
+  });
+
+  // Provisioned at 100 MiB/s, test prices: Standard 1024 GiB includes 1024 x 50 KiB/s = 50 MiB/s, so 50 MiB/s are billed
+  // at $73 per MiB/s-month, $2.40 a day: $120/day. Storage: Standard 1024 GiB x $2.40 = $2,457.60; IA (Provisioned's
+  // price, $14.60 a GB-month, $0.48 a day) 10 GiB = $4.80. No data access charge. With 4096 GiB in Standard, 200 MiB/s are included: $0.
+  test('Provisioned: the fixed line bills the throughput above what Standard storage includes, and no data access', () => {
+    monitored(efs.ThroughputMode.PROVISIONED, { dailySpendLimit: AlarmThreshold.usd(2550) }, { pricing: prices });
+    const title = 'Spend per day (USD/day)';
+    const hour = { standard_bytes: [1024 * GiB], ia_bytes: [10 * GiB] };
+    expect(line(title, 'Provisioned throughput (USD/day)', hour)[0]).toBeCloseTo(120, 8);
+    expect(line(title, 'Provisioned throughput (USD/day)', { standard_bytes: [4096 * GiB] })[0]).toBe(0);
+    expect(line(title, 'IA storage (USD/day)', hour)[0]).toBeCloseTo(4.8, 8);
+    expect(rowsOf(title).map(optionsOf).map((o) => o.label)).not.toContain('Data access (USD/day)');
+    const a = alarm('DailySpend');
+    const stored = (standard: number) => ({
+      'id:standard_bytes': repeat(3, standard), 'id:ia_bytes': repeat(3, 10 * GiB),
+      'id:iasizeoverhead_bytes': repeat(3, NaN), 'id:archive_bytes': repeat(3, NaN), 'id:archivesizeoverhead_bytes': repeat(3, NaN),
+    });
+    expect(alarmFires(a, stored(1024 * GiB))).toBe(true); // $2,582.40
+    // 1000 GiB: 100 - 48.83 = 51.17 MiB/s billed, $122.81; Standard $2,400; IA $4.80: $2,527.61. Under $2,550.
+    expect(alarmFires(a, stored(1000 * GiB))).toBe(false);
+  });
+
+  test('prices enter the expressions as plain decimals, which metric math reads (never exponent notation)', () => {
+    monitored(efs.ThroughputMode.ELASTIC, {}, { pricing: EfsPricing.custom({ ...TEST_PRICES, elasticReadPerGb: 0.0000001 }) });
+    const reads = rowsOf('Data access spend (USD/hour)').map(optionsOf).find((o) => o.label === 'Data reads (USD/hour)')!.expression!;
+    expect(reads).toBe('FILL(dataread_bytes,0)*0.0000001/1073741824*3600/PERIOD(dataread_bytes)');
+  });
+
+  test('One Zone storage has One Zone prices', () => {
+    new SharedFileSystem(stack, 'Files', { vpc, oneZone: true }).addMonitoring('Monitoring', { pricing: prices });
+    // $36.50 a GB-month is $1.20 a day.
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(12, 8);
+  });
+
+  test('an imported Provisioned file system needs its provisioned throughput; others refuse it', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    expect(() => new FileSystemMonitoring(stack, 'Bad', { fileSystem: imported, throughputMode: efs.ThroughputMode.PROVISIONED }))
+      .toThrow('FileSystemMonitoring(Test/Bad): provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.');
+    expect(() => new FileSystemMonitoring(stack, 'Elastic', { fileSystem: imported, throughputMode: efs.ThroughputMode.ELASTIC, provisionedThroughputPerSecond: Size.mebibytes(10) }))
+      .toThrow('FileSystemMonitoring(Test/Elastic): provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got 10 MiB/s with throughputMode elastic.');
+    new FileSystemMonitoring(stack, 'Good', { fileSystem: imported, throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(10), pricing: prices });
+    // 10 MiB/s on an empty file system: 10 x $2.40.
+    expect(line('Spend per day (USD/day)', 'Provisioned throughput (USD/day)', { standard_bytes: [0] })[0]).toBeCloseTo(24, 8);
+  });
+
+  test('prices default to us-east-1, with a warning in another Region unless given', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] })[0]).toBeCloseTo(24 * EfsPricing.US_EAST_1.standardStoragePerGbMonth, 8);
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+
+    stack = new Stack(new App(), 'Ireland', { env: { account: '123456789012', region: 'eu-west-1' } });
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addMonitoring('UsEast1');
+    files.addMonitoring('Priced', { pricing: prices });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('us-east-1 prices'));
+    expect(warnings.map((w) => w.id)).toEqual(['/Ireland/Files/UsEast1']);
+    expect(warnings[0].entry.data).toMatch(/but the stack is in eu-west-1: pass pricing: EfsPricing.custom/);
+  });
+
+  test('alarms by throughput mode: the anomaly alarm on by default for Elastic only, the budget off until given, both in the spend composite and not in the unhealthy one', () => {
+    const topic = new sns.Topic(stack, 'Topic');
+    const m = new SharedFileSystem(stack, 'Files', { vpc }).addMonitoring('Monitoring', { alarmTopic: topic, alarms: { dailySpendLimit: AlarmThreshold.usd(40) } });
+    expect(Object.keys(m.alarms)).toEqual(['throughputUtilization', 'percentIOLimit', 'dailySpend', 'dataAccessAnomaly']);
+    const composites = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::CompositeAlarm')).map((r) => r.Properties);
+    const ruleOf = (description: RegExp) => JSON.stringify(composites.find((c) => description.test(c.AlarmDescription))!.AlarmRule);
+    const spendIds = Object.keys(alarms()).filter((id) => /DailySpend|DataAccessAnomaly/.test(id));
+    expect(spendIds).toHaveLength(2);
+    for (const id of spendIds) {
+      expect(ruleOf(/a spend alarm \(dailySpend, dataAccessAnomaly\)/)).toContain(id);
+      expect(ruleOf(/one of its alarms/)).not.toContain(id);
+    }
+    for (const c of composites) expect(c.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+
+    for (const mode of [efs.ThroughputMode.BURSTING, efs.ThroughputMode.PROVISIONED]) {
+      stack = new Stack(new App(), mode);
+      vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+      const { files, monitoring } = monitored(mode);
+      expect(Object.keys(monitoring.alarms).filter((k) => /Spend|Anomaly/.test(k))).toEqual([]);
+      expect(monitoring.spendAlarm).toBeUndefined();
+      const budgeted = files.addMonitoring('Budgeted', { alarms: { dailySpendLimit: AlarmThreshold.usd(5) } });
+      expect(Object.keys(budgeted.alarms).filter((k) => /Spend|Anomaly/.test(k))).toEqual(['dailySpend']);
+      expect(budgeted.spendAlarm).toBeDefined();
+    }
+  });
+
+  test('the anomaly alarm: MeteredIOBytes per hour above the upper edge of its band, 2 of 3 hours, band width settable', () => {
+    monitored(efs.ThroughputMode.ELASTIC, { dataAccessAnomaly: AlarmThreshold.standardDeviations(5) });
+    const a = alarm('DataAccessAnomaly') as AlarmProperties & { ThresholdMetricId: string };
+    expect(a).toMatchObject({ ComparisonOperator: 'GreaterThanUpperThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2, TreatMissingData: 'notBreaching' });
+    expect(a.Threshold).toBeUndefined();
+    const band = a.Metrics!.find((m) => m.Expression)!;
+    expect(a.ThresholdMetricId).toBe(band.Id);
+    expect(band.Expression).toBe('ANOMALY_DETECTION_BAND(m0, 5)');
+    expect(a.Metrics!.find((m) => m.Id === 'm0')!.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/EFS', MetricName: 'MeteredIOBytes' }, Period: HOUR, Stat: 'Sum' });
+  });
+
+  test('fails when a spend alarm gets a bad value, another unit, or a mode that does not bill access', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addMonitoring('A', { alarms: { dailySpendLimit: AlarmThreshold.usd(0) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.dailySpendLimit must be a budget in US dollars above 0, got 0.');
+    expect(() => files.addMonitoring('B', { alarms: { dailySpendLimit: AlarmThreshold.percent(50) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/B): alarms.dailySpendLimit takes AlarmThreshold.usd(...) or AlarmThreshold.off(), got AlarmThreshold.percent(50).');
+    expect(() => files.addMonitoring('C', { alarms: { dataAccessAnomaly: AlarmThreshold.standardDeviations(-1) } }))
+      .toThrow('FileSystemMonitoring(Test/Files/C): alarms.dataAccessAnomaly must be a band width above 0 standard deviations, got -1.');
+    const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+    expect(() => bursting.addMonitoring('D', { alarms: { dataAccessAnomaly: AlarmThreshold.standardDeviations(3) } }))
+      .toThrow('FileSystemMonitoring(Test/Bursting/D): alarms.dataAccessAnomaly applies to throughputMode ELASTIC only (data access billed per GB), got AlarmThreshold.standardDeviations(3) with throughputMode bursting.');
+    bursting.addMonitoring('E', { alarms: { dataAccessAnomaly: AlarmThreshold.off() } });
+  });
+});
+
+describe('seeds', () => {
+  test('a Lambda seed gets a row with its progress, rate and failures, and an alarm that trips on one failure', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    files.addSeed('Content', { accessPoint: web, source: SeedSource.asset(siteDir) });
+    files.addMonitoring('Monitoring');
+    expect(titles()).toEqual(expect.arrayContaining(['Seed files written', 'Seed rate (files/s)', 'Seed failures']));
+    const seedWidget = widgets().find((w) => w.properties.title === 'Seed files written')!;
+    const [namespace, name, ...dimensions] = seedWidget.properties.metrics![0].slice(0, 6) as string[];
+    expect([namespace, name]).toEqual(['CdkEfsKit', 'SeedFilesWritten']);
+    // The dimensions Powertools publishes: its `service`, and the seed's construct path.
+    expect(Object.fromEntries([[dimensions[0], dimensions[1]], [dimensions[2], dimensions[3]]])).toEqual({ service: 'cdk-efs-kit-seed', Seed: 'Test/Files/Content' });
+    const a = alarm('SeedFailures0');
+    // Errors of the function that starts the copy, and of the one that resumes it (the time limit running out included).
+    const none = { 'SeedFilesFailed:Sum': [NaN], 'id:seed_errors': [NaN], 'id:resume_errors': [NaN] };
+    expect(alarmFires(a, { ...none, 'id:seed_errors': [1] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'id:resume_errors': [1] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [3] })).toBe(true);
+    expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [0] })).toBe(false);
+    expect(alarmFires(a, none)).toBe(false);
+  });
+
+  test('a DataSync seed shows the files its executions transfer, and alarms on failed executions through an EventBridge rule', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
+    const bucket = new s3.Bucket(stack, 'Bucket');
+    files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.dataSync() });
+    files.addMonitoring('Monitoring');
+    const rule = Object.values(Template.fromStack(stack).findResources('AWS::Events::Rule'))[0].Properties;
+    expect(rule.EventPattern).toMatchObject({ 'source': ['aws.datasync'], 'detail-type': ['DataSync Task Execution State Change'], 'detail': { State: ['ERROR'] } });
+    expect(rule.EventPattern.resources[0].prefix['Fn::Join'][1]).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/Task/), 'TaskArn'] }, '/execution/']);
+    const a = alarm('SeedFailures0');
+    expect(alarmFires(a, { 'MatchedEvents:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'MatchedEvents:Sum': [NaN] })).toBe(false);
+    // DataSync's own metric for the task, whether or not the deploy waits for it.
+    const written = widgets().find((w) => w.properties.title === 'Seed files written')!;
+    expect(written.properties.metrics![0].slice(0, 4)).toEqual(['AWS/DataSync', 'FilesTransferred', 'TaskId', 'TOKEN']);
+    expect(titles()).not.toContain('Seed rate (files/s)');
+  });
+
+  test('a Distributed Map seed alarms on failed files and on executions that failed, timed out or were stopped', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const ap = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
+    const bucket = new s3.Bucket(stack, 'Bucket');
+    files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap() });
+    files.addMonitoring('Monitoring');
+    const a = alarm('SeedFailures0');
+    const none = { 'SeedFilesFailed:Sum': [NaN], 'ExecutionsFailed:Sum': [NaN], 'ExecutionsTimedOut:Sum': [NaN], 'ExecutionsAborted:Sum': [NaN] };
+    expect(alarmFires(a, none)).toBe(false);
+    for (const metric of ['SeedFilesFailed:Sum', 'ExecutionsFailed:Sum', 'ExecutionsTimedOut:Sum', 'ExecutionsAborted:Sum']) {
+      expect(alarmFires(a, { ...none, [metric]: [1] })).toBe(true);
+    }
+  });
+});
+
+describe('probes', () => {
+  // `values` on the small operation at `slow`, 5 ms on the others: the alarm must see each of them.
+  const p99 = (values: number[], slow = 0, count = CANARY_SMALL_OPERATIONS.length) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`id:p99_${i}`, i === slow ? values : repeat(values.length, 5)]));
+
+  test('a probe gets a row with its latency percentiles and throughput for whatever it ran (SEARCH over its metrics)', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe');
+    files.addMonitoring('Monitoring');
+    expect(titles()).toEqual(expect.arrayContaining(['Probe latency p50 (ms)', 'Probe latency p99 (ms)', 'Probe throughput (bytes/s) and failures']));
+    const p99Widget = widgets().find((w) => w.properties.title === 'Probe latency p99 (ms)')!;
+    const search = (p99Widget.properties.metrics![0][0] as { expression: string }).expression;
+    expect(search).toBe(`SEARCH('{CdkEfsKit,FileSystemId,Operation,Scenario} MetricName="LatencyP99" FileSystemId="TOKEN"', 'Average', 300)`);
+    expectDocumentedMetricsAndResolvedIds(widgets());
+  });
+
+  test('probe failures: one failed scenario, refused request or failed invocation trips the alarm', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe');
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeFailures0');
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [1], 'Errors:Sum': [NaN] })).toBe(true);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [1] })).toBe(true);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [0], 'Errors:Sum': [0] })).toBe(false);
+    expect(alarmFires(a, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [NaN] })).toBe(false);
+  });
+
+  test('a canary probe adds a p99 SLO alarm on the slowest small operation: 2 of 3 runs above 50 ms trip it', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(10) } });
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeLatency0');
+    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric.MetricName)).toEqual(Array(CANARY_SMALL_OPERATIONS.length).fill('LatencyP99'));
+    expect(a.Metrics!.filter((m) => m.MetricStat).every((m) => m.MetricStat!.Period === 600)).toBe(true);
+    CANARY_SMALL_OPERATIONS.forEach((_, slow) => {
+      expect(alarmFires(a, p99([60, 8, 8], slow))).toBe(false);
+      expect(alarmFires(a, p99([8, 60, 70], slow))).toBe(true);
+      expect(alarmFires(a, p99([60, 8, 70], slow))).toBe(true);
+      expect(alarmFires(a, p99([40, 45, 49], slow))).toBe(false);
+      expect(alarmFires(a, p99([NaN, NaN, NaN], slow))).toBe(false);
+    });
+  });
+
+  test('the latency alarm watches the small operations the canary\'s own request runs, and warns when it runs none', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Metadata', { canary: { interval: Duration.minutes(5), request: { scenarios: { metadata: { files: 16 } } } } });
+    files.addProbe('Throughput', { canary: { interval: Duration.minutes(5), request: { scenarios: { 'block-sync': {} } } } });
+    files.addMonitoring('Monitoring');
+    const a = alarm('ProbeLatency0');
+    const scenarioOf = (metric: object) => (metric as { Dimensions: Array<{ Name: string; Value: unknown }> }).Dimensions.find((d) => d.Name === 'Scenario')!.Value;
+    expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => scenarioOf(m.MetricStat!.Metric))).toEqual(['metadata', 'metadata', 'metadata']);
+    expect(alarmFires(a, p99([60, 70, 80], 2, 3))).toBe(true);
+    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency'))).toHaveLength(1);
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp('canary runs none of metadata and write-sizes'));
+  });
+
+  test('the SLO is settable or off, and probes without a canary get no latency alarm', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    files.addProbe('Manual');
+    files.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
+    files.addMonitoring('Monitoring', { alarms: { probeLatencyP99: AlarmThreshold.duration(Duration.millis(20)) } });
+    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency')).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringProbeLatency1']);
+    const a = alarm('ProbeLatency1');
+    expect(a.Threshold).toBe(20);
+    expect(alarmFires(a, p99([25, 25, 25]))).toBe(true);
+
+    stack = new Stack(new App(), 'Off');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const other = new SharedFileSystem(stack, 'Files', { vpc });
+    other.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
+    other.addMonitoring('Monitoring', { alarms: { probeLatencyP99: AlarmThreshold.off() } });
+    expect(Object.keys(alarms()).some((id) => id.includes('ProbeLatency'))).toBe(false);
+  });
+});
+
+test('cdk-nag and cfn-lint clean', () => {
+  const topic = new sns.Topic(stack, 'Topic', { enforceSSL: true });
+  const files = new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
+  files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
+  files.addMonitoring('Monitoring', { alarmTopic: topic, alarms: { minimumClientConnections: AlarmThreshold.count(2) } });
+  // Both spend alarms, the anomaly detection one included, and the Provisioned fixed line.
+  new SharedFileSystem(stack, 'Elastic', { vpc }).addMonitoring('Monitoring', { alarmTopic: topic, alarms: { dailySpendLimit: AlarmThreshold.usd(20) } });
+  new SharedFileSystem(stack, 'Provisioned', { vpc, throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(10) })
+    .addMonitoring('Monitoring', { alarms: { dailySpendLimit: AlarmThreshold.usd(20) } });
+  expect(nagErrors(stack).filter((e) => !/Vpc|Topic/.test(e))).toEqual([]);
+  expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+});

@@ -1,0 +1,189 @@
+import { App, Duration, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { CANARY_REQUEST } from '../../../lib/probe/canary';
+import { BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../../../lib';
+import { nagErrors } from '../../helpers/checks';
+
+let stack: Stack;
+let vpc: ec2.Vpc;
+let files: SharedFileSystem;
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test');
+  vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  vpc.addFlowLog('FlowLog');
+  files = new SharedFileSystem(stack, 'Files', { vpc });
+});
+
+const template = () => Template.fromStack(stack);
+const probeFunction = () => Object.values(template().findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.handler', Description: Match.stringLikeRegexp('benchmark probe') } }));
+
+describe('on a SharedFileSystem', () => {
+  test('a Lambda function on nodejs22.x mounts its own access point at /mnt/probe, with a large thread pool, reserved concurrency 1 and a 15-minute budget', () => {
+    files.addProbe('Probe');
+    template().hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Handler: 'index.handler',
+      MemorySize: 1769,
+      Timeout: 900,
+      ReservedConcurrentExecutions: 1,
+      FileSystemConfigs: [{ Arn: Match.anyValue(), LocalMountPath: '/mnt/probe' }],
+      Environment: {
+        Variables: Match.objectLike({
+          PROBE_MOUNT_PATH: '/mnt/probe', PROBE_FILE_SYSTEM_ID: { Ref: Match.stringLikeRegexp('^Files') }, PROBE_MAX_BYTES: String(8 * 1024 ** 3),
+          PROBE_METRICS_NAMESPACE: 'CdkEfsKit', UV_THREADPOOL_SIZE: '256',
+        }),
+      },
+    });
+    template().hasResourceProperties('AWS::EFS::AccessPoint', {
+      RootDirectory: { Path: '/cdk-efs-kit-probe', CreationInfo: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '750' } },
+      PosixUser: { Uid: '1000', Gid: '1000' },
+    });
+  });
+
+  test('IAM lets the function mount and write through its access point only', () => {
+    files.addProbe('Probe');
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({
+          Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+          Condition: {
+            Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+            StringEquals: { 'elasticfilesystem:AccessPointArn': Match.anyValue() },
+          },
+        })]),
+      },
+    });
+  });
+
+  test('a canary runs the light request on a schedule, without retries', () => {
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(10) } });
+    template().hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(10 minutes)',
+      Targets: [Match.objectLike({ Input: JSON.stringify(CANARY_REQUEST), RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+  });
+
+  test('grantInvoke lets a principal invoke the probe', () => {
+    const probe = files.addProbe('Probe');
+    probe.grantInvoke(new iam.Role(stack, 'Ci', { assumedBy: new iam.AccountRootPrincipal() }));
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'lambda:InvokeFunction' })]) },
+      Roles: [{ Ref: Match.stringLikeRegexp('^Ci') }],
+    });
+  });
+
+  test('memory, timeout, concurrency, byte limit and namespace are settable', () => {
+    files.addProbe('Probe', { memorySize: Size.mebibytes(3008), timeout: Duration.minutes(5), reservedConcurrentExecutions: 2, maxBytesPerInvocation: Size.gibibytes(1), metricsNamespace: 'Team/Efs' });
+    template().hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 3008, Timeout: 300, ReservedConcurrentExecutions: 2,
+      Environment: { Variables: Match.objectLike({ PROBE_MAX_BYTES: String(1024 ** 3), PROBE_METRICS_NAMESPACE: 'Team/Efs' }) },
+    });
+  });
+
+  test('metric methods name the metrics the handler publishes, with its dimensions', () => {
+    const probe = files.addProbe('Probe');
+    const m = probe.metricLatency('metadata', 'open-close', LatencyPercentile.P99);
+    expect(m.namespace).toBe('CdkEfsKit');
+    expect(m.metricName).toBe('LatencyP99');
+    expect(Object.keys(m.dimensions!)).toEqual(['FileSystemId', 'Scenario', 'Operation']);
+    expect(probe.metricThroughput('write-sizes', 'write-100MiB-file').metricName).toBe('ThroughputBytesPerSecond');
+    expect(probe.metricFailures().expression).toBe('FILL(probe_failures, 0) + FILL(probe_errors, 0)');
+  });
+
+  test('has no unacknowledged cdk-nag findings', () => {
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
+    expect(nagErrors(stack)).toEqual([]);
+  });
+});
+
+describe('on any efs.IFileSystem', () => {
+  test('an aws-cdk file system is mounted the aws-cdk way, in the given VPC', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc });
+    expect(probeFunction()).toHaveLength(1);
+    template().hasResourceProperties('AWS::Lambda::Function', {
+      FileSystemConfigs: [{ Arn: Match.anyValue(), LocalMountPath: '/mnt/probe' }],
+      Environment: { Variables: Match.objectLike({ UV_THREADPOOL_SIZE: '256' }) },
+    });
+    template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049, GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PlainEfsSecurityGroup'), 'GroupId'] } });
+  });
+
+  test('on an aws-cdk file system, synthesizes without warnings: port 2049 is opened on the file system only, and the function waits for it', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    const ingress = template().findResources('AWS::EC2::SecurityGroupIngress', {
+      Properties: { FromPort: 2049, SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ProbeFunctionSecurityGroup'), 'GroupId'] } },
+    });
+    expect(Object.keys(ingress)).toHaveLength(1);
+    template().resourceCountIs('AWS::EC2::SecurityGroupEgress', 0);
+    expect(probeFunction()[0].DependsOn).toEqual(expect.arrayContaining(Object.keys(ingress)));
+  });
+
+  test('on an aws-cdk file system, grants mount and write on the file system through the probe\'s access point only, with no cdk-nag finding', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc, canary: { interval: Duration.minutes(5) } });
+    template().hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([{
+          Effect: 'Allow',
+          Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+          Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Plain'), 'Arn'] },
+          Condition: {
+            Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+            StringEquals: { 'elasticfilesystem:AccessPointArn': Match.anyValue() },
+          },
+        }]),
+      },
+    });
+    expect(nagErrors(stack)).toEqual([]);
+  });
+
+  test('with the file system in another stack, the port rule goes to the probe\'s stack (no dependency cycle)', () => {
+    // Strong references, as aws-cdk-lib asks an app with references across stacks to choose.
+    const app = new App({ context: { '@aws-cdk/core:defaultCrossStackReferences': 'strong' } });
+    const storage = new Stack(app, 'Storage');
+    const shared = new ec2.Vpc(storage, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const plain = new efs.FileSystem(storage, 'Plain', { vpc: shared, encrypted: true });
+    const probes = new Stack(app, 'Probes');
+    new BenchmarkProbe(probes, 'Probe', { fileSystem: plain, vpc: shared });
+    expect(() => app.synth()).not.toThrow();
+    Template.fromStack(probes).resourceCountIs('AWS::EC2::SecurityGroupIngress', 1);
+    Template.fromStack(storage).resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
+    Annotations.fromStack(probes).hasNoWarning('*', Match.anyValue());
+  });
+
+  test('in a VPC with isolated subnets only, the function goes into those (it needs no egress)', () => {
+    const isolated = new ec2.Vpc(stack, 'Isolated', { natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc: isolated, encrypted: true });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc: isolated });
+    const subnets = probeFunction()[0].Properties.VpcConfig.SubnetIds.map((id: { Ref: string }) => id.Ref);
+    expect(subnets).toEqual(isolated.isolatedSubnets.map((subnet) => stack.getLogicalId(subnet.node.defaultChild as ec2.CfnSubnet)));
+  });
+
+  test('fails when the file system is not a SharedFileSystem and no vpc is given', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-1'),
+    });
+    expect(() => new BenchmarkProbe(stack, 'Probe', { fileSystem: imported })).toThrow(
+      'BenchmarkProbe(Test/Probe): vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.');
+  });
+});
+
+describe('validation', () => {
+  test('fails when reserved concurrency is below 1', () => {
+    expect(() => files.addProbe('Probe', { reservedConcurrentExecutions: 0 })).toThrow('BenchmarkProbe(Test/Files/Probe): reservedConcurrentExecutions must be an integer of at least 1, got 0');
+  });
+
+  test('fails when the timeout leaves no margin', () => {
+    expect(() => files.addProbe('Probe', { timeout: Duration.seconds(30) })).toThrow(/timeout must be at least 1 minute .*got "30 seconds"/);
+  });
+
+  test('fails when the canary interval is not whole minutes', () => {
+    expect(() => files.addProbe('Probe', { canary: { interval: Duration.seconds(90) } })).toThrow(/canary.interval must be a whole number of minutes, at least 1, got "1 minute 30 seconds"/);
+  });
+});
