@@ -96,7 +96,7 @@ describe('clients depend on the gate', () => {
     files.mountOnLambda(newFunction('B'), ap, { mountPath: '/mnt/b' });
     files.mountOnEcsService(newService(), ap, { containerPath: '/data' });
     files.mountOnEc2(newInstance());
-    files.addSeed('Content', { accessPoint: ap, source: SeedSource.asset(`${__dirname}/../examples/site`) });
+    files.addSeed('Content', { accessPoint: ap, source: SeedSource.asset(`${__dirname}/../../../examples/site`) });
     const template = Template.fromStack(stack);
     template.resourceCountIs(GATE, 1);
     const [gate] = gateIds(template);
