@@ -17,7 +17,7 @@ import { STATE_DIR, StateDirectory } from './state-directory';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
 import { HEARTBEAT_MS, LockHolder, newHolderId, TargetLock } from './target-lock';
 import { checkTarget, placeAbove } from './target-root';
-import { TargetTree } from './target-tree';
+import { idleDescriptorsFor, TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
 
 /**
@@ -163,7 +163,7 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
   checkTarget(path.join(root, subPath), source.localDirectory);
   // The caller's own path is made as mkdir -p would; below it, each part is opened without following a link.
   if (!dryRun && !subPath) await fs.promises.mkdir(root, { recursive: true });
-  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun);
+  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun, idleDescriptorsFor(concurrency));
   if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;
   let lock: TargetLock | undefined;
