@@ -14,12 +14,14 @@ import { mountOnEc2, mountOnEcsService, mountOnEcsTask, mountOnLambda } from './
 import { gateOf } from './shared-file-system-gate';
 import { SharedFileSystemBase } from './shared-file-system-base';
 import { isSharedFileSystem, SHARED_FILE_SYSTEM_BRAND } from './shared-file-system-brand';
-import { basePolicy, settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-system-settings';
+import { settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-system-settings';
+import { fileSystemPolicyOf } from './file-system-policy';
+import { mountTargetSubnets } from './mount-target-subnets';
+import { acceptReplicationStatement, planReplication } from './replication';
 import { StorageLifecycle } from './storage-lifecycle';
 import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
-import { defaultPrivateSubnets } from '../core/subnets';
 import { brand } from '../core/type-brand';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
@@ -67,11 +69,38 @@ export interface SharedFileSystemProps {
   readonly performanceMode?: efs.PerformanceMode;
 
   /**
-   * Create a One Zone file system in the first selected Availability Zone: cheaper, but it
-   * lives and dies with that zone.
+   * Create a One Zone file system: cheaper, but it lives and dies with one Availability Zone
+   * (`availabilityZone`, else the one zone of `vpcSubnets.availabilityZones`, else the VPC's first).
    * @default false
    */
   readonly oneZone?: boolean;
+
+  /**
+   * The Availability Zone of a One Zone file system (`oneZone: true` only), one of the VPC's zones.
+   * aws-efs's way, `vpcSubnets: { availabilityZones: [zone] }`, works too.
+   * @default - the one zone of `vpcSubnets.availabilityZones`, else the VPC's first zone
+   */
+  readonly availabilityZone?: string;
+
+  /**
+   * Replicate the file system, as aws-efs takes it: to a new Regional file system
+   * (`efs.ReplicationConfiguration.regionalFileSystem(region?, kmsKey?)`), a new One Zone one
+   * (`oneZoneFileSystem(region, availabilityZone, kmsKey?)`), or an existing one
+   * (`existingFileSystem(destination)`, whose `replicationOverwriteProtection` is DISABLED). An
+   * existing destination in another account (imported by its ARN) gets what the EFS User Guide
+   * asks for: a role EFS assumes, and a statement in this file system's policy that lets that account
+   * end the replication; the destination's own policy is
+   * [acceptReplicationFrom](#cdk-efs-kit.SharedFileSystem.acceptReplicationFrom) in its account's stack.
+   * @default - no replication
+   */
+  readonly replicationConfiguration?: efs.ReplicationConfiguration;
+
+  /**
+   * DISABLED makes this file system a possible replication destination: read-only, written only
+   * by EFS replication. It cannot be combined with `replicationConfiguration`.
+   * @default efs.ReplicationOverwriteProtection.ENABLED
+   */
+  readonly replicationOverwriteProtection?: efs.ReplicationOverwriteProtection;
 
   /**
    * Encrypt data at rest.
@@ -115,6 +144,15 @@ export interface SharedFileSystemProps {
    * @default false
    */
   readonly allowAnonymousAccess?: boolean;
+
+  /**
+   * Statements added to the file system policy after the secure defaults (the TLS deny, and the
+   * anonymous access statement when `allowAnonymousAccess` is true), as aws-efs takes them. Every
+   * statement needs a principal. An explicit Deny wins in IAM, so nothing here lifts the TLS deny;
+   * an Allow for requests without TLS (`aws:SecureTransport` false) or for every principal warns.
+   * @default - the secure defaults only
+   */
+  readonly fileSystemPolicy?: iam.PolicyDocument;
 }
 
 /**
@@ -200,6 +238,11 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
   private readonly probes: BenchmarkProbe[] = [];
   /** Whether clients without IAM authorization may mount. */
   public readonly anonymousAccessAllowed: boolean;
+  /**
+   * The id of the file system this one replicates to, when that one exists already (a new
+   * destination's id is EFS's to pick at deploy time).
+   */
+  public readonly replicationDestinationFileSystemId?: string;
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
@@ -214,9 +257,7 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
     warnAboutRiskyChoices(this, props, settings);
 
     this.vpc = props.vpc;
-    const subnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
-    // One Zone file systems live in one AZ; aws-cdk wants it named in the selection.
-    const vpcSubnets = props.oneZone && !subnets.availabilityZones ? { ...subnets, availabilityZones: [props.vpc.availabilityZones[0]] } : subnets;
+    const vpcSubnets = mountTargetSubnets(props);
     this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
     this.fileSystem = new efs.FileSystem(this, 'Resource', {
       vpc: props.vpc,
@@ -234,7 +275,8 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
       lifecyclePolicy: lifecycle.toInfrequentAccess,
       outOfInfrequentAccessPolicy: lifecycle.backToStandard,
       transitionToArchivePolicy: lifecycle.toArchive,
-      fileSystemPolicy: basePolicy(settings),
+      fileSystemPolicy: fileSystemPolicyOf(this, settings, props.fileSystemPolicy),
+      replicationOverwriteProtection: props.replicationOverwriteProtection,
       // aws-cdk's "deny anonymous" default allows ClientWrite but not ClientMount to everyone, which
       // has broken mounts (aws/aws-cdk#33669, #36224). Our policy above denies anonymous clients by
       // allowing nothing to them; granted principals mount through their identity policies.
@@ -244,6 +286,11 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
     this.fileSystemArn = this.fileSystem.fileSystemArn;
     this.connections = this.fileSystem.connections;
     this.mountTargetsAvailable = this.fileSystem.mountTargetsAvailable;
+    if (props.replicationConfiguration) {
+      const plan = planReplication(this, props.replicationConfiguration, (statement) => this.fileSystem.addToResourcePolicy(statement));
+      (this.fileSystem.node.defaultChild as efs.CfnFileSystem).replicationConfiguration = { destinations: [plan.destination] };
+      this.replicationDestinationFileSystemId = plan.destinationFileSystemId;
+    }
   }
 
   /**
@@ -282,9 +329,47 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
    * const uploads = files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33 }));
    */
   public addAccessPoint(id: string, preset: AccessPointPreset = AccessPointPreset.custom({})): efs.AccessPoint {
-    const options = preset.options;
+    return this.addAccessPointWithOptions(id, preset.options);
+  }
+
+  /**
+   * Add an access point from aws-efs's own `efs.AccessPointOptions`, checked as
+   * [addAccessPoint](#cdk-efs-kit.SharedFileSystem.addAccessPoint) checks a preset. Code moved from
+   * aws-efs changes the method's name only: `fileSystem.addAccessPoint(id, options)` becomes
+   * `files.addAccessPointWithOptions(id, options)` (Python: `add_access_point_with_options(id, path=..., ...)`).
+   *
+   * @example
+   * const reports = files.addAccessPointWithOptions('Reports', {
+   *   path: '/reports',
+   *   posixUser: { uid: '1001', gid: '1001' },
+   *   createAcl: { ownerUid: '1001', ownerGid: '1001', permissions: '750' },
+   * });
+   */
+  public addAccessPointWithOptions(id: string, options: efs.AccessPointOptions = {}): efs.AccessPoint {
     checkAccessPointOptions(this, id, options);
     return new efs.AccessPoint(this, id, { fileSystem: this, ...options });
+  }
+
+  /**
+   * Let EFS in `sourceAccount` replicate into this file system (cross-account replication, the
+   * destination's side): a statement in its file system policy that allows that account the
+   * replication actions the EFS User Guide lists. This file system needs
+   * `replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED`.
+   *
+   * @example
+   * const replica = new SharedFileSystem(this, 'Replica', {
+   *   vpc,
+   *   replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED,
+   * });
+   * replica.acceptReplicationFrom('111111111111');
+   */
+  public acceptReplicationFrom(sourceAccount: string): void {
+    const cfn = this.fileSystem.node.defaultChild as efs.CfnFileSystem;
+    const protection = (cfn.fileSystemProtection as efs.CfnFileSystem.FileSystemProtectionProperty | undefined)?.replicationOverwriteProtection;
+    if (protection !== efs.ReplicationOverwriteProtection.DISABLED) {
+      throw new Error(`SharedFileSystem.acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`);
+    }
+    this.fileSystem.addToResourcePolicy(acceptReplicationStatement(sourceAccount));
   }
 
   /**
