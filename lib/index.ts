@@ -1,4 +1,7 @@
 export * from './file-system/shared-file-system';
+export * from './file-system/shared-file-system-base';
+export * from './file-system/access-level';
+export * from './file-system/client-mount-options';
 export * from './file-system/storage-lifecycle';
 export * from './file-system/access-point-preset';
 export * from './file-system/mount-options';

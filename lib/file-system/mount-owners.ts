@@ -2,7 +2,7 @@ import { Annotations, AspectPriority, Aspects, CfnResource, Token } from 'aws-cd
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
-import type { IEc2Host } from './shared-file-system';
+import type { IEc2Host } from './client-mount-options';
 
 /**
  * Owners at synth: an access point that enforces a POSIX user makes every file a client creates

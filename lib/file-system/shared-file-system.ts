@@ -1,27 +1,28 @@
-import { Annotations, Duration, RemovalPolicy, Resource, Size, SizeRoundingBehavior, Stack } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { Construct, IConstruct, IDependable } from 'constructs';
-import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
+import { Construct, IDependable } from 'constructs';
+import { AccessLevel } from './access-level';
+import { checkAccessPointOptions } from './access-point-checks';
 import { AccessPointPreset } from './access-point-preset';
+import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
+import { mountOnEc2, mountOnEcsService, mountOnEcsTask, mountOnLambda } from './mounts';
+import { gateOf } from './shared-file-system-gate';
+import { SharedFileSystemBase } from './shared-file-system-base';
+import { isSharedFileSystem, SHARED_FILE_SYSTEM_BRAND } from './shared-file-system-brand';
+import { settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-system-settings';
+import { fileSystemPolicyOf } from './file-system-policy';
+import { mountTargetSubnets } from './mount-target-subnets';
+import { acceptReplicationStatement, planReplication } from './replication';
+import { StorageLifecycle } from './storage-lifecycle';
 import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
-import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from '../monitoring/efs-metrics';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
-import { renderEc2MountScript } from './ec2-mount-script';
-import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
-import { gateOf } from './shared-file-system-gate';
-import { dependOnRulesBetween } from '../core/security-group-rules';
-import { defaultPrivateSubnets } from '../core/subnets';
 import { brand } from '../core/type-brand';
-import { check, isCleanAbsolutePath, isOctalMode, isPosixId, LAMBDA_MOUNT_PATH } from '../core/validate';
-import { isSharedFileSystem, SHARED_FILE_SYSTEM_BRAND } from './shared-file-system-brand';
-import { StorageLifecycle } from './storage-lifecycle';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
 export interface SharedFileSystemProps {
@@ -68,11 +69,38 @@ export interface SharedFileSystemProps {
   readonly performanceMode?: efs.PerformanceMode;
 
   /**
-   * Create a One Zone file system in the first selected Availability Zone: cheaper, but it
-   * lives and dies with that zone.
+   * Create a One Zone file system: cheaper, but it lives and dies with one Availability Zone
+   * (`availabilityZone`, else the one zone of `vpcSubnets.availabilityZones`, else the VPC's first).
    * @default false
    */
   readonly oneZone?: boolean;
+
+  /**
+   * The Availability Zone of a One Zone file system (`oneZone: true` only), one of the VPC's zones.
+   * aws-efs's way, `vpcSubnets: { availabilityZones: [zone] }`, works too.
+   * @default - the one zone of `vpcSubnets.availabilityZones`, else the VPC's first zone
+   */
+  readonly availabilityZone?: string;
+
+  /**
+   * Replicate the file system, as aws-efs takes it: to a new Regional file system
+   * (`efs.ReplicationConfiguration.regionalFileSystem(region?, kmsKey?)`), a new One Zone one
+   * (`oneZoneFileSystem(region, availabilityZone, kmsKey?)`), or an existing one
+   * (`existingFileSystem(destination)`, whose `replicationOverwriteProtection` is DISABLED). An
+   * existing destination in another account (imported by its ARN) gets what the EFS User Guide
+   * asks for: a role EFS assumes, and a statement in this file system's policy that lets that account
+   * end the replication; the destination's own policy is
+   * [acceptReplicationFrom](#cdk-efs-kit.SharedFileSystem.acceptReplicationFrom) in its account's stack.
+   * @default - no replication
+   */
+  readonly replicationConfiguration?: efs.ReplicationConfiguration;
+
+  /**
+   * DISABLED makes this file system a possible replication destination: read-only, written only
+   * by EFS replication. It cannot be combined with `replicationConfiguration`.
+   * @default efs.ReplicationOverwriteProtection.ENABLED
+   */
+  readonly replicationOverwriteProtection?: efs.ReplicationOverwriteProtection;
 
   /**
    * Encrypt data at rest.
@@ -116,85 +144,16 @@ export interface SharedFileSystemProps {
    * @default false
    */
   readonly allowAnonymousAccess?: boolean;
-}
 
-/** How much a client may do on the file system, as EFS's IAM actions. */
-export enum AccessLevel {
-  /** `elasticfilesystem:ClientMount` */
-  READ_ONLY = 'READ_ONLY',
-  /** `ClientMount` and `ClientWrite` */
-  READ_WRITE = 'READ_WRITE',
-  /** `ClientMount`, `ClientWrite` and `ClientRootAccess` (bypasses the access point's POSIX user) */
-  ROOT = 'ROOT',
+  /**
+   * Statements added to the file system policy after the secure defaults (the TLS deny, and the
+   * anonymous access statement when `allowAnonymousAccess` is true), as aws-efs takes them. Every
+   * statement needs a principal. An explicit Deny wins in IAM, so nothing here lifts the TLS deny;
+   * an Allow for requests without TLS (`aws:SecureTransport` false) or for every principal warns.
+   * @default - the secure defaults only
+   */
+  readonly fileSystemPolicy?: iam.PolicyDocument;
 }
-
-/** Options for [SharedFileSystem.mountOnLambda](#cdk-efs-kit.SharedFileSystem.mountOnLambda). */
-export interface LambdaMountOptions {
-  /**
-   * Where the function sees the access point; Lambda requires `/mnt/<name>`.
-   * @default '/mnt/efs'
-   */
-  readonly mountPath?: string;
-  /**
-   * Mount without write permission.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-  /**
-   * `UV_THREADPOOL_SIZE` for the function: Node runs file system calls on libuv's pool, 4 threads
-   * by default, so without it a function never has more than 4 EFS operations in flight.
-   * @default 64
-   */
-  readonly threadPoolSize?: number;
-}
-
-/** Options for [SharedFileSystem.mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask) and [SharedFileSystem.mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService). */
-export interface EcsMountOptions {
-  /** Where the container sees the access point. */
-  readonly containerPath: string;
-  /**
-   * The container to mount into.
-   * @default - the task definition's default (first essential) container
-   */
-  readonly container?: ecs.ContainerDefinition;
-  /**
-   * Mount read-only, and grant only `ClientMount`.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-  /**
-   * Name of the task definition volume.
-   * @default - 'efs-' followed by the access point's construct id
-   */
-  readonly volumeName?: string;
-}
-
-/** An EC2 instance or Auto Scaling group: something with user data, a role and security groups. */
-export interface IEc2Host extends IConstruct, ec2.IConnectable, iam.IGrantable {
-  /** The boot script the mount commands are added to. */
-  readonly userData: ec2.UserData;
-}
-
-/** Options for [SharedFileSystem.mountOnEc2](#cdk-efs-kit.SharedFileSystem.mountOnEc2). */
-export interface Ec2MountOptions {
-  /**
-   * Directory to mount at.
-   * @default '/mnt/efs'
-   */
-  readonly mountPoint?: string;
-  /**
-   * Mount through this access point.
-   * @default - the file system root
-   */
-  readonly accessPoint?: efs.IAccessPoint;
-  /**
-   * Mount read-only, and grant only `ClientMount`.
-   * @default false
-   */
-  readonly readOnly?: boolean;
-}
-
-const WHERE = 'SharedFileSystem';
 
 /**
  * An Amazon EFS file system with fast, secure defaults (Elastic throughput, encryption, TLS-only
@@ -253,7 +212,7 @@ const WHERE = 'SharedFileSystem';
  * });
  * app.synth();
  */
-export class SharedFileSystem extends Resource implements efs.IFileSystem {
+export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileSystem {
   /** Whether `x` is a SharedFileSystem, made by any copy of this package. */
   public static isSharedFileSystem(x: any): x is SharedFileSystem {
     return isSharedFileSystem(x);
@@ -279,26 +238,26 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
   private readonly probes: BenchmarkProbe[] = [];
   /** Whether clients without IAM authorization may mount. */
   public readonly anonymousAccessAllowed: boolean;
+  /**
+   * The id of the file system this one replicates to, when that one exists already (a new
+   * destination's id is EFS's to pick at deploy time).
+   */
+  public readonly replicationDestinationFileSystemId?: string;
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
     brand(this, SHARED_FILE_SYSTEM_BRAND);
-    this.throughputMode = props.throughputMode ?? efs.ThroughputMode.ELASTIC;
-    this.performanceMode = props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
-    this.tlsEnforced = props.enforceTls ?? true;
-    this.anonymousAccessAllowed = props.allowAnonymousAccess ?? false;
-    const encrypted = props.encrypted ?? true;
-    const backups = props.enableAutomaticBackups ?? true;
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const settings = settingsOf(props);
+    this.throughputMode = settings.throughputMode;
+    this.performanceMode = settings.performanceMode;
+    this.tlsEnforced = settings.tlsEnforced;
+    this.anonymousAccessAllowed = settings.anonymousAccessAllowed;
     const lifecycle = props.lifecycle ?? StorageLifecycle.infrequentAccess();
-
-    this.validate(props, encrypted);
-    this.warnAboutRiskyChoices(props, { encrypted, backups, removalPolicy });
+    validateProps(props, settings);
+    warnAboutRiskyChoices(this, props, settings);
 
     this.vpc = props.vpc;
-    const subnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
-    // One Zone file systems live in one AZ; aws-cdk wants it named in the selection.
-    const vpcSubnets = props.oneZone && !subnets.availabilityZones ? { ...subnets, availabilityZones: [props.vpc.availabilityZones[0]] } : subnets;
+    const vpcSubnets = mountTargetSubnets(props);
     this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
     this.fileSystem = new efs.FileSystem(this, 'Resource', {
       vpc: props.vpc,
@@ -309,14 +268,15 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
       provisionedThroughputPerSecond: props.provisionedThroughputPerSecond,
       performanceMode: this.performanceMode,
       oneZone: props.oneZone,
-      encrypted,
+      encrypted: settings.encrypted,
       kmsKey: props.kmsKey,
-      enableAutomaticBackups: backups,
-      removalPolicy,
+      enableAutomaticBackups: settings.backups,
+      removalPolicy: settings.removalPolicy,
       lifecyclePolicy: lifecycle.toInfrequentAccess,
       outOfInfrequentAccessPolicy: lifecycle.backToStandard,
       transitionToArchivePolicy: lifecycle.toArchive,
-      fileSystemPolicy: this.basePolicy(),
+      fileSystemPolicy: fileSystemPolicyOf(this, settings, props.fileSystemPolicy),
+      replicationOverwriteProtection: props.replicationOverwriteProtection,
       // aws-cdk's "deny anonymous" default allows ClientWrite but not ClientMount to everyone, which
       // has broken mounts (aws/aws-cdk#33669, #36224). Our policy above denies anonymous clients by
       // allowing nothing to them; granted principals mount through their identity policies.
@@ -326,6 +286,11 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
     this.fileSystemArn = this.fileSystem.fileSystemArn;
     this.connections = this.fileSystem.connections;
     this.mountTargetsAvailable = this.fileSystem.mountTargetsAvailable;
+    if (props.replicationConfiguration) {
+      const plan = planReplication(this, props.replicationConfiguration, (statement) => this.fileSystem.addToResourcePolicy(statement));
+      (this.fileSystem.node.defaultChild as efs.CfnFileSystem).replicationConfiguration = { destinations: [plan.destination] };
+      this.replicationDestinationFileSystemId = plan.destinationFileSystemId;
+    }
   }
 
   /**
@@ -364,29 +329,47 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * const uploads = files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33 }));
    */
   public addAccessPoint(id: string, preset: AccessPointPreset = AccessPointPreset.custom({})): efs.AccessPoint {
-    const where = `${WHERE}.addAccessPoint('${id}')`;
-    const options = preset.options;
-    if (options.path !== undefined) {
-      check(isCleanAbsolutePath(options.path), where, 'path', options.path, "must be an absolute path without empty, '.' or '..' parts");
-      check(options.path.length <= 100, where, 'path', options.path, 'must be at most 100 characters (an EFS limit)');
-    }
-    if (options.posixUser) {
-      check(isPosixId(options.posixUser.uid), where, 'posixUser.uid', options.posixUser.uid, 'must be an integer from 0 to 4294967295');
-      check(isPosixId(options.posixUser.gid), where, 'posixUser.gid', options.posixUser.gid, 'must be an integer from 0 to 4294967295');
-      for (const gid of options.posixUser.secondaryGids ?? []) {
-        check(isPosixId(gid), where, 'posixUser.secondaryGids', gid, 'must hold integers from 0 to 4294967295');
-      }
-    }
-    if (options.createAcl) {
-      check(isPosixId(options.createAcl.ownerUid), where, 'createAcl.ownerUid', options.createAcl.ownerUid, 'must be an integer from 0 to 4294967295');
-      check(isPosixId(options.createAcl.ownerGid), where, 'createAcl.ownerGid', options.createAcl.ownerGid, 'must be an integer from 0 to 4294967295');
-      check(isOctalMode(options.createAcl.permissions), where, 'createAcl.permissions', options.createAcl.permissions, "must be an octal mode such as '750'");
-    }
-    if (options.path && options.path !== '/' && !options.createAcl) {
-      Annotations.of(this).addWarningV2('cdk-efs-kit:accessPointWithoutCreateAcl',
-        `Access point '${id}' has path ${options.path} but no createAcl: EFS will not create the directory, and mounts fail until it exists.`);
-    }
+    return this.addAccessPointWithOptions(id, preset.options);
+  }
+
+  /**
+   * Add an access point from aws-efs's own `efs.AccessPointOptions`, checked as
+   * [addAccessPoint](#cdk-efs-kit.SharedFileSystem.addAccessPoint) checks a preset. Code moved from
+   * aws-efs changes the method's name only: `fileSystem.addAccessPoint(id, options)` becomes
+   * `files.addAccessPointWithOptions(id, options)` (Python: `add_access_point_with_options(id, path=..., ...)`).
+   *
+   * @example
+   * const reports = files.addAccessPointWithOptions('Reports', {
+   *   path: '/reports',
+   *   posixUser: { uid: '1001', gid: '1001' },
+   *   createAcl: { ownerUid: '1001', ownerGid: '1001', permissions: '750' },
+   * });
+   */
+  public addAccessPointWithOptions(id: string, options: efs.AccessPointOptions = {}): efs.AccessPoint {
+    checkAccessPointOptions(this, id, options);
     return new efs.AccessPoint(this, id, { fileSystem: this, ...options });
+  }
+
+  /**
+   * Let EFS in `sourceAccount` replicate into this file system (cross-account replication, the
+   * destination's side): a statement in its file system policy that allows that account the
+   * replication actions the EFS User Guide lists. This file system needs
+   * `replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED`.
+   *
+   * @example
+   * const replica = new SharedFileSystem(this, 'Replica', {
+   *   vpc,
+   *   replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED,
+   * });
+   * replica.acceptReplicationFrom('111111111111');
+   */
+  public acceptReplicationFrom(sourceAccount: string): void {
+    const cfn = this.fileSystem.node.defaultChild as efs.CfnFileSystem;
+    const protection = (cfn.fileSystemProtection as efs.CfnFileSystem.FileSystemProtectionProperty | undefined)?.replicationOverwriteProtection;
+    if (protection !== efs.ReplicationOverwriteProtection.DISABLED) {
+      throw new Error(`SharedFileSystem.acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`);
+    }
+    this.fileSystem.addToResourcePolicy(acceptReplicationStatement(sourceAccount));
   }
 
   /**
@@ -432,23 +415,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
    */
   public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions = {}): void {
-    const where = `${WHERE}.mountOnLambda(${fn.node.path})`;
-    const mountPath = options.mountPath ?? '/mnt/efs';
-    const threadPoolSize = options.threadPoolSize ?? 64;
-    check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires');
-    check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`);
-    if (!fn.isBoundToVpc) throw new Error(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`);
-    this.checkOwnAccessPoint(where, accessPoint);
-    const cfn = fn.node.defaultChild as lambda.CfnFunction;
-    if (cfn.fileSystemConfigs) throw new Error(`${where}: the function already mounts a file system; Lambda allows one.`);
-
-    cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
-    fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
-    this.connections.allowDefaultPortFrom(fn, `NFS from ${fn.node.path}`);
-    // The function mounts when it starts: not before its NFS rules exist.
-    dependOnRulesBetween(cfn, fn, this);
-    this.grantAccess(fn, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
-    fn.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
+    mountOnLambda(this, fn, accessPoint, options);
   }
 
   /**
@@ -460,28 +427,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * files.mountOnEcsTask(task, jobs, { containerPath: '/data' });
    */
   public mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-    const where = `${WHERE}.mountOnEcsTask(${taskDefinition.node.path})`;
-    check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /');
-    this.checkOwnAccessPoint(where, accessPoint);
-    const container = options.container ?? taskDefinition.defaultContainer;
-    if (!container) throw new Error(`${where}: the task definition has no container yet; add one first or pass \`container\`.`);
-    const volumeName = options.volumeName ?? `efs-${accessPoint.node.id}`;
-
-    taskDefinition.addVolume({
-      name: volumeName,
-      efsVolumeConfiguration: {
-        fileSystemId: this.fileSystemId,
-        // With an access point the root directory must be omitted: the access point sets it.
-        transitEncryption: 'ENABLED',
-        authorizationConfig: { accessPointId: accessPoint.accessPointId, iam: 'ENABLED' },
-      },
-    });
-    container.addMountPoints({ sourceVolume: volumeName, containerPath: options.containerPath, readOnly: options.readOnly ?? false });
-    this.grantAccess(taskDefinition.taskRole, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, accessPoint);
-    warnAboutEcsOwner(container, accessPoint, options);
-    // Whatever runs tasks of this definition (a service, a schedule, a state machine) comes after it.
-    taskDefinition.node.addDependency(this.mountTargetsReady);
-    return volumeName;
+    return mountOnEcsTask(this, taskDefinition, accessPoint, options);
   }
 
   /**
@@ -492,10 +438,7 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
    */
   public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-    const volumeName = this.mountOnEcsTask(service.taskDefinition, accessPoint, options);
-    this.connections.allowDefaultPortFrom(service, `NFS from ${service.node.path}`);
-    service.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
-    return volumeName;
+    return mountOnEcsService(this, service, accessPoint, options);
   }
 
   /**
@@ -507,113 +450,9 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
    * files.mountOnEc2(host, { mountPoint: '/mnt/jobs', accessPoint: jobs });
    */
   public mountOnEc2(host: IEc2Host, options: Ec2MountOptions = {}): void {
-    const where = `${WHERE}.mountOnEc2(${host.node.path})`;
-    const mountPoint = options.mountPoint ?? '/mnt/efs';
-    check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /');
-    if (options.accessPoint) this.checkOwnAccessPoint(where, options.accessPoint);
-    const stack = Stack.of(this);
-    host.userData.addCommands(...renderEc2MountScript({
-      fileSystemId: this.fileSystemId,
-      dnsName: `${this.fileSystemId}.efs.${stack.region}.${stack.urlSuffix}`,
-      mountPoint,
-      accessPointId: options.accessPoint?.accessPointId,
-      readOnly: options.readOnly ?? false,
-      nfsFallbackAllowed: !this.tlsEnforced && this.anonymousAccessAllowed,
-    }));
-    this.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
-    this.grantAccess(host, options.readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE, options.accessPoint);
-    warnAboutEc2Owner(host, mountPoint, options);
-    host.node.addDependency(this.mountTargetsAvailable, this.mountTargetsReady);
+    mountOnEc2(this, host, options);
   }
 
-  /** `PercentIOLimit` (Average): how close a General Purpose file system is to its I/O limit. */
-  public metricPercentIOLimit(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.PERCENT_IO_LIMIT, options);
-  }
-
-  /** `BurstCreditBalance` (Average, Bytes): meaningful in Bursting mode only. */
-  public metricBurstCreditBalance(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.BURST_CREDIT_BALANCE, options);
-  }
-
-  /** `PermittedThroughput` (Average, Bytes/Second). */
-  public metricPermittedThroughput(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.PERMITTED_THROUGHPUT, options);
-  }
-
-  /** `MeteredIOBytes` (Sum): what is compared with PermittedThroughput. */
-  public metricMeteredIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METERED_IO_BYTES, options);
-  }
-
-  /** `TotalIOBytes` (Sum); SampleCount gives operations. */
-  public metricTotalIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.TOTAL_IO_BYTES, options);
-  }
-
-  /** `DataReadIOBytes` (Sum). */
-  public metricDataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.DATA_READ_IO_BYTES, options);
-  }
-
-  /** `DataWriteIOBytes` (Sum). */
-  public metricDataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.DATA_WRITE_IO_BYTES, options);
-  }
-
-  /** `MetadataIOBytes` (Sum). */
-  public metricMetadataIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_IO_BYTES, options);
-  }
-
-  /** `MetadataReadIOBytes` (Sum). */
-  public metricMetadataReadIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_READ_IO_BYTES, options);
-  }
-
-  /** `MetadataWriteIOBytes` (Sum). */
-  public metricMetadataWriteIOBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.METADATA_WRITE_IO_BYTES, options);
-  }
-
-  /** `ClientConnections` (Sum): mounted clients, one per Lambda execution environment. */
-  public metricClientConnections(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.CLIENT_CONNECTIONS, options);
-  }
-
-  /** `StorageBytes` (Average) of one storage class (reported every 15 minutes). */
-  public metricStorageBytes(storageClass: StorageClass = StorageClass.TOTAL, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.STORAGE_BYTES, {
-      period: Duration.minutes(15), ...options, dimensionsMap: { StorageClass: storageClass, ...options?.dimensionsMap },
-    });
-  }
-
-  /** `TimeSinceLastSync` (Maximum, Seconds) of replication to `destinationFileSystemId`. */
-  public metricTimeSinceLastSync(destinationFileSystemId: string, options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return EfsMetrics.metric(this.fileSystemId, EfsMetricName.TIME_SINCE_LAST_SYNC, {
-      ...options, dimensionsMap: { DestinationFileSystemId: destinationFileSystemId, ...options?.dimensionsMap },
-    });
-  }
-
-  /** Throughput in MiB/s of one kind of I/O (metric math on the `*IOBytes` Sums). */
-  public metricThroughputMiBps(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return EfsMetrics.throughputMiBps(this.fileSystemId, kind, options);
-  }
-
-  /** Operations per second of one kind of I/O (SampleCount / PERIOD). */
-  public metricIops(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return EfsMetrics.iops(this.fileSystemId, kind, options);
-  }
-
-  /** Average I/O size in KiB of one kind of I/O. */
-  public metricAverageIoSizeKiB(kind: IoKind = IoKind.TOTAL, options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return EfsMetrics.averageIoSizeKiB(this.fileSystemId, kind, options);
-  }
-
-  /** Percent of the permitted throughput in use (MeteredIOBytes against PermittedThroughput). */
-  public metricPermittedThroughputUtilization(options?: cloudwatch.MathExpressionOptions): cloudwatch.MathExpression {
-    return EfsMetrics.permittedThroughputUtilization(this.fileSystemId, options);
-  }
 
   /**
    * Fill the file system at deploy time through `options.accessPoint` (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)).
@@ -661,77 +500,5 @@ export class SharedFileSystem extends Resource implements efs.IFileSystem {
       throughputMode: this.throughputMode,
       performanceMode: this.performanceMode,
     });
-  }
-
-  private basePolicy(): iam.PolicyDocument {
-    const policy = new iam.PolicyDocument();
-    if (this.tlsEnforced) {
-      policy.addStatements(new iam.PolicyStatement({
-        sid: 'DenyWithoutTls',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: ['*'],
-        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
-      }));
-    }
-    if (this.anonymousAccessAllowed) {
-      policy.addStatements(new iam.PolicyStatement({
-        sid: 'AllowAnonymousMountAndWrite',
-        principals: [new iam.AnyPrincipal()],
-        actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
-        conditions: { Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' } },
-      }));
-    }
-    return policy;
-  }
-
-  private checkOwnAccessPoint(where: string, accessPoint: efs.IAccessPoint): void {
-    const owner = accessPoint.fileSystem;
-    if (owner === this || owner === this.fileSystem || Stack.of(owner) !== Stack.of(this)) return;
-    const stack = Stack.of(this);
-    if (JSON.stringify(stack.resolve(owner.fileSystemId)) !== JSON.stringify(stack.resolve(this.fileSystemId))) {
-      throw new Error(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${this.node.path}).`);
-    }
-  }
-
-  private validate(props: SharedFileSystemProps, encrypted: boolean): void {
-    const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
-    if (provisioned && !props.provisionedThroughputPerSecond) {
-      throw new Error(`${WHERE}: throughputMode PROVISIONED needs provisionedThroughputPerSecond (e.g. Size.mebibytes(100)), got undefined.`);
-    }
-    if (!provisioned && props.provisionedThroughputPerSecond) {
-      throw new Error(`${WHERE}: provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode ${this.throughputMode}.`);
-    }
-    const mibps = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
-    if (mibps !== undefined) check(mibps >= 1, WHERE, 'provisionedThroughputPerSecond (MiB/s)', mibps, 'must be at least 1');
-    if (this.performanceMode === efs.PerformanceMode.MAX_IO) {
-      if (this.throughputMode === efs.ThroughputMode.ELASTIC) {
-        throw new Error(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`);
-      }
-      if (props.oneZone) throw new Error(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`);
-    }
-    if (!encrypted && props.kmsKey) throw new Error(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`);
-    if (!props.vpcSubnets && props.vpc.privateSubnets.length === 0 && props.vpc.isolatedSubnets.length === 0) {
-      throw new Error(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass vpcSubnets explicitly.`);
-    }
-  }
-
-  private warnAboutRiskyChoices(props: SharedFileSystemProps, p: { encrypted: boolean; backups: boolean; removalPolicy: RemovalPolicy }): void {
-    const warn = (id: string, message: string) => Annotations.of(this).addWarningV2(`cdk-efs-kit:${id}`, message);
-    if (p.removalPolicy === RemovalPolicy.DESTROY) warn('removalPolicyDestroy', 'removalPolicy DESTROY deletes the file system and all its data when it leaves the stack.');
-    if (!p.backups) warn('backupsDisabled', 'enableAutomaticBackups is false: nothing can be restored after a bad deploy or a deletion.');
-    if (this.throughputMode === efs.ThroughputMode.BURSTING) {
-      warn('burstingThroughput', 'throughputMode BURSTING ties throughput to stored size (50 KiB/s per GiB) and drops to 1 MiB/s when burst credits run out; monitor BurstCreditBalance. The mode can be changed once per 24 hours.');
-    }
-    if (this.performanceMode === efs.PerformanceMode.MAX_IO) warn('maxIoPerformanceMode', 'performanceMode MAX_IO has higher per-operation latency than General Purpose and cannot be changed later.');
-    if (!p.encrypted) warn('unencrypted', 'encrypted is false: data at rest is not encrypted, and this cannot be changed after creation.');
-    if (!this.tlsEnforced) warn('tlsNotEnforced', 'enforceTls is false: clients may mount without encryption in transit.');
-    if (this.anonymousAccessAllowed) warn('anonymousAccess', 'allowAnonymousAccess is true: any client that reaches a mount target can mount and write without IAM authorization.');
-    if (props.vpcSubnets) {
-      const publicIds = new Set(props.vpc.publicSubnets.map((s) => s.subnetId));
-      if (props.vpc.selectSubnets(props.vpcSubnets).subnetIds.some((id) => publicIds.has(id))) {
-        warn('publicSubnets', 'vpcSubnets selects public subnets for mount targets; keep them in private or isolated subnets.');
-      }
-    }
   }
 }

@@ -4,7 +4,8 @@
  * test/package/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
  * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
  * kind, a probe and monitoring; a plain efs.FileSystem and an imported one get what takes any
- * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring).
+ * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring). The SharedFileSystem replicates to a new
+ * Regional file system, the plain one into the imported one.
  *
  *   npx cdk synth --strict --app 'npx tsx test/apps/every-construct.ts'
  */
@@ -34,19 +35,23 @@ export class EveryConstructStack extends Stack {
     Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'A source bucket of this test app; nothing is deployed.' });
 
     this.sharedFileSystem(vpc, bucket, dashboard);
-    const plain = new efs.FileSystem(this, 'Plain', { vpc, encrypted: true });
-    this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     const imported = efs.FileSystem.fromFileSystemAttributes(this, 'Imported', {
       fileSystemId: 'fs-0123456789abcdef0',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ImportedMountTargets', 'sg-0123456789abcdef0'),
     });
+    // Replicates into the imported one, so its monitoring alarms on TimeSinceLastSync with both dimensions.
+    const plain = new efs.FileSystem(this, 'Plain', {
+      vpc, encrypted: true, replicationConfiguration: efs.ReplicationConfiguration.existingFileSystem(imported),
+    });
+    this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     this.probeAndMonitoring('Imported', imported, vpc, dashboard, efs.ThroughputMode.ELASTIC);
     Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
   }
 
   /** A SharedFileSystem with every mount helper, a seed of each engine and source kind, a probe and monitoring. */
   private sharedFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
-    const files = new SharedFileSystem(this, 'Shared', { vpc });
+    // Replicates to a new Regional file system: its monitoring matches the replica by a Metrics Insights query.
+    const files = new SharedFileSystem(this, 'Shared', { vpc, replicationConfiguration: efs.ReplicationConfiguration.regionalFileSystem() });
     const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
     const jobs = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
 

@@ -42,6 +42,11 @@ describe('the app', () => {
     expect(all(BenchmarkProbe.isBenchmarkProbe).map((probe) => kinds[key(probe.fileSystemId)]).sort()).toEqual(['imported', 'plain', 'shared']);
     expect(all(FileSystemMonitoring.isFileSystemMonitoring)).toHaveLength(3);
   });
+
+  test('the two file systems that replicate alarm on their replication lag', () => {
+    const lagAlarms = all(FileSystemMonitoring.isFileSystemMonitoring).filter((m) => m.alarms.replicationLag !== undefined);
+    expect(lagAlarms.map((m) => m.node.id).sort()).toEqual(['Monitoring', 'PlainMonitoring']);
+  });
 });
 
 describe('synthesized as cdk synth --strict does', () => {

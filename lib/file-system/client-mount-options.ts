@@ -1,0 +1,71 @@
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecs from 'aws-cdk-lib/aws-ecs';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+
+/** Options for [SharedFileSystem.mountOnLambda](#cdk-efs-kit.SharedFileSystem.mountOnLambda). */
+export interface LambdaMountOptions {
+  /**
+   * Where the function sees the access point; Lambda requires `/mnt/<name>`.
+   * @default '/mnt/efs'
+   */
+  readonly mountPath?: string;
+  /**
+   * Mount without write permission.
+   * @default false
+   */
+  readonly readOnly?: boolean;
+  /**
+   * `UV_THREADPOOL_SIZE` for the function: Node runs file system calls on libuv's pool, 4 threads
+   * by default, so without it a function never has more than 4 EFS operations in flight.
+   * @default 64
+   */
+  readonly threadPoolSize?: number;
+}
+
+/** Options for [SharedFileSystem.mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask) and [SharedFileSystem.mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService). */
+export interface EcsMountOptions {
+  /** Where the container sees the access point. */
+  readonly containerPath: string;
+  /**
+   * The container to mount into.
+   * @default - the task definition's default (first essential) container
+   */
+  readonly container?: ecs.ContainerDefinition;
+  /**
+   * Mount read-only, and grant only `ClientMount`.
+   * @default false
+   */
+  readonly readOnly?: boolean;
+  /**
+   * Name of the task definition volume.
+   * @default - 'efs-' followed by the access point's construct id
+   */
+  readonly volumeName?: string;
+}
+
+/** An EC2 instance or Auto Scaling group: something with user data, a role and security groups. */
+export interface IEc2Host extends IConstruct, ec2.IConnectable, iam.IGrantable {
+  /** The boot script the mount commands are added to. */
+  readonly userData: ec2.UserData;
+}
+
+/** Options for [SharedFileSystem.mountOnEc2](#cdk-efs-kit.SharedFileSystem.mountOnEc2). */
+export interface Ec2MountOptions {
+  /**
+   * Directory to mount at.
+   * @default '/mnt/efs'
+   */
+  readonly mountPoint?: string;
+  /**
+   * Mount through this access point.
+   * @default - the file system root
+   */
+  readonly accessPoint?: efs.IAccessPoint;
+  /**
+   * Mount read-only, and grant only `ClientMount`.
+   * @default false
+   */
+  readonly readOnly?: boolean;
+}

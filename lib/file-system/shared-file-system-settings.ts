@@ -1,0 +1,109 @@
+import { Annotations, RemovalPolicy, SizeRoundingBehavior } from 'aws-cdk-lib';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { IConstruct } from 'constructs';
+import type { SharedFileSystemProps } from './shared-file-system';
+import { check } from '../core/validate';
+
+/**
+ * A SharedFileSystem's props read once: the secure defaults filled in, the combinations EFS refuses
+ * refused, the risky choices warned about, and the file system policy they call for.
+ */
+
+const WHERE = 'SharedFileSystem';
+
+/** The props that have a default, with it filled in. */
+export interface FileSystemSettings {
+  readonly throughputMode: efs.ThroughputMode;
+  readonly performanceMode: efs.PerformanceMode;
+  readonly tlsEnforced: boolean;
+  readonly anonymousAccessAllowed: boolean;
+  readonly encrypted: boolean;
+  readonly backups: boolean;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+export function settingsOf(props: SharedFileSystemProps): FileSystemSettings {
+  return {
+    throughputMode: props.throughputMode ?? efs.ThroughputMode.ELASTIC,
+    performanceMode: props.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE,
+    tlsEnforced: props.enforceTls ?? true,
+    anonymousAccessAllowed: props.allowAnonymousAccess ?? false,
+    encrypted: props.encrypted ?? true,
+    backups: props.enableAutomaticBackups ?? true,
+    removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+  };
+}
+
+/** The Sids of the secure defaults' statements, which added statements may not reuse. */
+export const SECURE_DEFAULT_SIDS = ['DenyWithoutTls', 'AllowAnonymousMountAndWrite'];
+
+/** Deny everything without TLS, and let anonymous clients mount and write only when asked. */
+export function basePolicy(settings: FileSystemSettings): iam.PolicyDocument {
+  const policy = new iam.PolicyDocument();
+  if (settings.tlsEnforced) {
+    policy.addStatements(new iam.PolicyStatement({
+      sid: 'DenyWithoutTls',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['*'],
+      conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+    }));
+  }
+  if (settings.anonymousAccessAllowed) {
+    policy.addStatements(new iam.PolicyStatement({
+      sid: 'AllowAnonymousMountAndWrite',
+      principals: [new iam.AnyPrincipal()],
+      actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
+      conditions: { Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' } },
+    }));
+  }
+  return policy;
+}
+
+/** Throws on a combination EFS refuses, naming the props. */
+export function validateProps(props: SharedFileSystemProps, settings: FileSystemSettings): void {
+  const { throughputMode, performanceMode, encrypted } = settings;
+  const provisioned = throughputMode === efs.ThroughputMode.PROVISIONED;
+  if (provisioned && !props.provisionedThroughputPerSecond) {
+    throw new Error(`${WHERE}: throughputMode PROVISIONED needs provisionedThroughputPerSecond (e.g. Size.mebibytes(100)), got undefined.`);
+  }
+  if (!provisioned && props.provisionedThroughputPerSecond) {
+    throw new Error(`${WHERE}: provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode ${throughputMode}.`);
+  }
+  const mibps = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
+  if (mibps !== undefined) check(mibps >= 1, WHERE, 'provisionedThroughputPerSecond (MiB/s)', mibps, 'must be at least 1');
+  if (performanceMode === efs.PerformanceMode.MAX_IO) {
+    if (throughputMode === efs.ThroughputMode.ELASTIC) {
+      throw new Error(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`);
+    }
+    if (props.oneZone) throw new Error(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`);
+  }
+  if (props.replicationConfiguration && props.replicationOverwriteProtection === efs.ReplicationOverwriteProtection.DISABLED) {
+    throw new Error(`${WHERE}: replicationOverwriteProtection DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of replicationConfiguration and replicationOverwriteProtection.`);
+  }
+  if (!encrypted && props.kmsKey) throw new Error(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`);
+  if (!props.vpcSubnets && props.vpc.privateSubnets.length === 0 && props.vpc.isolatedSubnets.length === 0) {
+    throw new Error(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass vpcSubnets explicitly.`);
+  }
+}
+
+/** Allowed but risky choices, each an acknowledgeable warning. */
+export function warnAboutRiskyChoices(scope: IConstruct, props: SharedFileSystemProps, p: FileSystemSettings): void {
+  const warn = (id: string, message: string) => Annotations.of(scope).addWarningV2(`cdk-efs-kit:${id}`, message);
+  if (p.removalPolicy === RemovalPolicy.DESTROY) warn('removalPolicyDestroy', 'removalPolicy DESTROY deletes the file system and all its data when it leaves the stack.');
+  if (!p.backups) warn('backupsDisabled', 'enableAutomaticBackups is false: nothing can be restored after a bad deploy or a deletion.');
+  if (p.throughputMode === efs.ThroughputMode.BURSTING) {
+    warn('burstingThroughput', 'throughputMode BURSTING ties throughput to stored size (50 KiB/s per GiB) and drops to 1 MiB/s when burst credits run out; monitor BurstCreditBalance. The mode can be changed once per 24 hours.');
+  }
+  if (p.performanceMode === efs.PerformanceMode.MAX_IO) warn('maxIoPerformanceMode', 'performanceMode MAX_IO has higher per-operation latency than General Purpose and cannot be changed later.');
+  if (!p.encrypted) warn('unencrypted', 'encrypted is false: data at rest is not encrypted, and this cannot be changed after creation.');
+  if (!p.tlsEnforced) warn('tlsNotEnforced', 'enforceTls is false: clients may mount without encryption in transit.');
+  if (p.anonymousAccessAllowed) warn('anonymousAccess', 'allowAnonymousAccess is true: any client that reaches a mount target can mount and write without IAM authorization.');
+  if (props.vpcSubnets) {
+    const publicIds = new Set(props.vpc.publicSubnets.map((s) => s.subnetId));
+    if (props.vpc.selectSubnets(props.vpcSubnets).subnetIds.some((id) => publicIds.has(id))) {
+      warn('publicSubnets', 'vpcSubnets selects public subnets for mount targets; keep them in private or isolated subnets.');
+    }
+  }
+}
