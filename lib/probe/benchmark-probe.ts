@@ -20,7 +20,7 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
-import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
+import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
@@ -191,7 +191,7 @@ export class BenchmarkProbe extends Construct {
     super(scope, id);
     brand(this, 'BenchmarkProbe');
     const where = `BenchmarkProbe(${this.node.path})`;
-    const shared = isSharedFileSystem(props.fileSystem) ? props.fileSystem : undefined;
+    const shared = isSharedFileSystemLike(props.fileSystem) ? props.fileSystem : undefined;
     const vpc = props.vpc ?? shared?.vpc;
     if (!vpc) throw new Error(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`);
     const reserved = props.reservedConcurrentExecutions ?? 1;

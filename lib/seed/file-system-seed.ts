@@ -20,7 +20,7 @@ import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
 import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
-import type { SharedFileSystem } from '../file-system/shared-file-system';
+import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -120,7 +120,7 @@ export interface SeedOptions {
 /** Properties of a [FileSystemSeed](#cdk-efs-kit.FileSystemSeed). */
 export interface FileSystemSeedProps extends SeedOptions {
   /** The file system to fill. */
-  readonly fileSystem: SharedFileSystem;
+  readonly fileSystem: ISharedFileSystem;
 }
 
 const SEED_MOUNT_PATH = '/mnt/seed';
@@ -412,7 +412,7 @@ export class FileSystemSeed extends Construct {
    * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
    * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
    */
-  private requireS3Route(fileSystem: SharedFileSystem, who: string): void {
+  private requireS3Route(fileSystem: ISharedFileSystem, who: string): void {
     const subnets = fileSystem.mountTargetSubnets.subnets;
     const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
     if (isImportedVpc(fileSystem.vpc)) {

@@ -4,8 +4,9 @@
  * test/package/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
  * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
  * kind, a probe and monitoring; a plain efs.FileSystem and an imported one get what takes any
- * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring). The SharedFileSystem replicates to a new
- * Regional file system, the plain one into the imported one.
+ * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring); an existing file system imported with
+ * SharedFileSystem.fromFileSystemAttributes gets seeds, every mount helper, a probe and monitoring.
+ * The SharedFileSystem replicates to a new Regional file system, the plain one into the imported one.
  *
  *   npx cdk synth --strict --app 'npx tsx test/apps/every-construct.ts'
  */
@@ -45,6 +46,7 @@ export class EveryConstructStack extends Stack {
     });
     this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     this.probeAndMonitoring('Imported', imported, vpc, dashboard, efs.ThroughputMode.ELASTIC);
+    this.existingFileSystem(vpc, bucket, dashboard);
     Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
   }
 
@@ -110,6 +112,61 @@ export class EveryConstructStack extends Stack {
 
     files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
     files.addMonitoring('Monitoring', { dashboard, title: 'SharedFileSystem' });
+  }
+
+  /** An existing file system imported by id: seeds, every mount helper, a probe and monitoring, as a created one. */
+  private existingFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
+    const files = SharedFileSystem.fromFileSystemAttributes(this, 'Existing', {
+      fileSystemId: 'fs-0fedcba9876543210',
+      vpc,
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ExistingMountTargets', 'sg-0fedcba9876543210'),
+      throughputMode: efs.ThroughputMode.BURSTING,
+      oneZone: false,
+    });
+    const site = files.addAccessPoint('Site', AccessPointPreset.applicationUser('/site'));
+    files.addSeed('Asset', { accessPoint: site, source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/asset' });
+    files.addSeed('Objects', { accessPoint: site, source: SeedSource.s3(bucket, 'existing/'), targetPath: '/objects', engine: SeedEngine.distributedMap() });
+
+    const fn = new lambda.Function(this, 'ExistingReader', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/site');"),
+      vpc,
+    });
+    files.mountOnLambda(fn, site, { mountPath: '/mnt/site', readOnly: true });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS managed policy for CloudWatch Logs is the documented minimum for a Lambda function.',
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason: 'The AWS managed policy for VPC network interfaces is required for a function in a VPC.',
+    });
+
+    const task = new ecs.FargateTaskDefinition(this, 'ExistingTask', { cpu: 256, memoryLimitMiB: 512 });
+    task.addContainer('reader', {
+      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'existing', logRetention: logs.RetentionDays.ONE_MONTH }),
+    });
+    files.mountOnEcsTask(task, site, { containerPath: '/usr/share/nginx/html', readOnly: true });
+
+    const host = new ec2.Instance(this, 'ExistingHost', {
+      vpc,
+      instanceType: new ec2.InstanceType('t3.micro'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      ssmSessionPermissions: true,
+      detailedMonitoring: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
+    });
+    files.mountOnEc2(host, { accessPoint: site, mountPoint: '/mnt/site' });
+    Validations.of(host).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
+    });
+    Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
+
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
+    files.addMonitoring('Monitoring', { dashboard, title: 'Existing' });
   }
 
   /** What takes any efs.IFileSystem: a probe with a canary, and monitoring that watches it. */
