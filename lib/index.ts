@@ -9,6 +9,7 @@ export * from './file-system/mount-options';
 export * from './seed/file-system-seed';
 export * from './seed/seed-source';
 export * from './seed/seed-engine';
+export * from './seed/seed-engine-options';
 export * from './monitoring/efs-metrics';
 export * from './monitoring/alarm-threshold';
 export * from './monitoring/file-system-monitoring';

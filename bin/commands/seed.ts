@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
-import { DEFAULT_LOCK_WAIT_MS, seed, SeedProgress, SeedSummary } from '../../lambda/seed/copy';
+import { DEFAULT_LOCK_WAIT_MS, seed } from '../../lambda/seed/copy';
+import type { SeedProgress, SeedSummary } from '../../lambda/seed/seed-summary';
 import { describeHolder } from '../../lambda/seed/target-lock';
 import { settleRootRun } from '../seed-as-root';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';

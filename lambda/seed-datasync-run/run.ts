@@ -3,7 +3,7 @@ import {
   CancelTaskExecutionCommand, DataSyncClient, DescribeTaskCommand, DescribeTaskExecutionCommand, DescribeTaskExecutionResponse,
   ListTagsForResourceCommand, ListTaskExecutionsCommand, StartTaskExecutionCommand, TagListEntry,
 } from '@aws-sdk/client-datasync';
-import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
+import { isRunComplete, onRunEvent, PolledRun, RunCompleteResponse, RunResponse, RunService } from '../shared/deploy-time-run';
 
 /**
  * A custom resource (Provider framework) that runs a DataSync task at deploy time. A run belongs to
@@ -11,7 +11,8 @@ import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deplo
  * another source or place (a rollback must not queue behind the copy it rolls back), follows one
  * for the same source and place, or starts one, tagged with both; isComplete, when the deploy
  * waits, polls it until SUCCESS or ERROR, or cancels it when the deploy's time limit runs out.
- * Delete cancels what still runs on the task and always succeeds; it never deletes data.
+ * Delete cancels what still runs on the task and always succeeds; it never deletes data. The
+ * protocol is lambda/shared/deploy-time-run.ts's; this module is what DataSync does for it.
  */
 
 /** ResourceProperties of the custom resource. */
@@ -40,15 +41,8 @@ export interface DataSyncRunEvent {
   readonly Data?: { TaskExecutionArn?: string; Deadline?: number };
 }
 
-export interface OnEventResponse {
-  readonly PhysicalResourceId: string;
-  readonly Data?: Record<string, string | number>;
-}
-
-export interface IsCompleteResponse {
-  readonly IsComplete: boolean;
-  readonly Data?: Record<string, string | number>;
-}
+export type OnEventResponse = RunResponse;
+export type IsCompleteResponse = RunCompleteResponse;
 
 /** The tag an execution carries with the source and place it copies (hashed: tag values allow few characters). */
 export const TRIGGER_TAG = 'cdk-efs-kit:seed-trigger';
@@ -61,28 +55,43 @@ const TASK_ARN = /^arn:[\w-]+:datasync:[\w-]*:\d{12}:task\/task-[0-9a-f]{17}$/;
 const hash = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
 const runTag = (p: DataSyncRunProperties) => hash(JSON.stringify([p.Trigger ?? '', p.Target ?? '']));
 
-/** A new run is due when the task, the source or the place changed (a Target missing before counts as changed). */
-const needsRun = (old: DataSyncRunProperties | undefined, now: DataSyncRunProperties) =>
-  old?.TaskArn !== now.TaskArn || old?.Trigger !== now.Trigger || old?.Target !== now.Target;
+export function onEvent(event: DataSyncRunEvent, client: DataSyncClient): Promise<OnEventResponse> {
+  return onRunEvent(dataSyncRuns(client), event);
+}
 
-export async function onEvent(event: DataSyncRunEvent, client: DataSyncClient): Promise<OnEventResponse> {
-  const startedAt = Date.now();
-  if (event.RequestType === 'Delete') return onDelete(event, client);
-  const properties = event.ResourceProperties;
-  const taskArn = properties.TaskArn;
-  if (!taskArn) throw new Error('DataSync seed: ResourceProperties.TaskArn is missing.');
-  if (event.RequestType === 'Update' && !needsRun(event.OldResourceProperties, properties)) {
-    console.log(JSON.stringify({ message: 'task, source and place unchanged: nothing to run', taskArn }));
-    return { PhysicalResourceId: taskArn, Data: {} };
-  }
-  const limit = timeLimitSeconds(properties);
-  const deadline: Record<string, number> = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
+export function isComplete(event: DataSyncRunEvent, client: DataSyncClient): Promise<IsCompleteResponse> {
+  return isRunComplete(dataSyncRuns(client), event);
+}
+
+/** A DataSync task's executions, as the deploy-time run protocol sees them. */
+function dataSyncRuns(client: DataSyncClient): RunService<DataSyncRunProperties> {
+  return {
+    name: 'DataSync seed',
+    ownerProperty: 'TaskArn',
+    ownerArn: TASK_ARN,
+    runKey: 'TaskExecutionArn',
+    unchanged: { message: 'task, source and place unchanged: nothing to run', logKey: 'taskArn' },
+    startOrFollow: (taskArn, event) => startOrFollow(client, taskArn, event),
+    runsGoing: (taskArn) => executionsGoing(client, taskArn),
+    stopForDelete: (arn) => cancelExecution(client, arn),
+    deleteWarnings: {
+      listFailed: 'could not list the task\'s executions; any still going run to their end',
+      stopFailed: (arn) => `could not cancel it: it runs to its end (aws datasync cancel-task-execution --task-execution-arn ${arn})`,
+    },
+    poll: (arn) => poll(client, arn),
+  };
+}
+
+/**
+ * Cancels the task's executions that an earlier request started for another source or place,
+ * follows one for this source and place (or the one this request already started), or starts one.
+ */
+async function startOrFollow(client: DataSyncClient, taskArn: string, event: DataSyncRunEvent): Promise<string> {
   const follow = (taskExecutionArn: string, why: string) => {
     console.log(JSON.stringify({ message: `${why}: following it, not starting another`, taskArn, taskExecutionArn }));
-    return { PhysicalResourceId: taskArn, Data: { TaskExecutionArn: taskExecutionArn, ...deadline } };
+    return taskExecutionArn;
   };
-
-  const run = runTag(properties);
+  const run = runTag(event.ResourceProperties);
   const going = await seedExecutionsGoing(client, taskArn);
   // Executions started by a deploy are tagged; those of the task's schedule or started by hand are
   // not, and are left to run (the new one queues behind them).
@@ -98,47 +107,16 @@ export async function onEvent(event: DataSyncRunEvent, client: DataSyncClient): 
   const started = await client.send(new StartTaskExecutionCommand({ TaskArn: taskArn, Tags: tags }));
   if (!started.TaskExecutionArn) throw new Error(`DataSync seed: StartTaskExecution on ${taskArn} returned no TaskExecutionArn.`);
   console.log(JSON.stringify({ message: 'started DataSync task execution', taskArn, taskExecutionArn: started.TaskExecutionArn }));
-  return { PhysicalResourceId: taskArn, Data: { TaskExecutionArn: started.TaskExecutionArn, ...deadline } };
+  return started.TaskExecutionArn;
 }
 
-/**
- * Cancels whatever still runs on the task (a stack delete, a rolled-back Create, the old task after
- * a replacement: the task goes away with the resource) and succeeds whatever the properties hold:
- * the files stay, and a Delete that fails would hold the stack.
- */
-async function onDelete(event: DataSyncRunEvent, client: DataSyncClient): Promise<OnEventResponse> {
-  const taskArn = [event.PhysicalResourceId, event.ResourceProperties?.TaskArn].find((arn) => typeof arn === 'string' && TASK_ARN.test(arn));
-  const physicalResourceId = event.PhysicalResourceId ?? taskArn ?? '';
-  if (!taskArn) return { PhysicalResourceId: physicalResourceId };
-  let going;
-  try {
-    going = await executionsGoing(client, taskArn);
-  } catch (error) {
-    warn('could not list the task\'s executions; any still going run to their end', taskArn, error);
-    return { PhysicalResourceId: physicalResourceId };
-  }
-  for (const arn of going) {
-    try {
-      await cancelExecution(client, arn);
-    } catch (error) {
-      warn(`could not cancel it: it runs to its end (aws datasync cancel-task-execution --task-execution-arn ${arn})`, arn, error);
-    }
-  }
-  return { PhysicalResourceId: physicalResourceId };
-}
-
-export async function isComplete(event: DataSyncRunEvent, client: DataSyncClient): Promise<IsCompleteResponse> {
-  if (event.RequestType === 'Delete') return { IsComplete: true };
-  const executionArn = event.Data?.TaskExecutionArn;
-  if (!executionArn) return { IsComplete: true }; // onEvent had nothing to run
-  const deadline = event.Data?.Deadline;
-  if (typeof deadline !== 'number') throw new Error('DataSync seed: no Deadline from onEvent (is TimeLimitSeconds set?); cannot bound the wait.');
-
+/** The execution now: over on SUCCESS; ERROR and CANCELLING fail the request. */
+async function poll(client: DataSyncClient, executionArn: string): Promise<PolledRun> {
   const execution = await client.send(new DescribeTaskExecutionCommand({ TaskExecutionArn: executionArn }));
   console.log(JSON.stringify({ message: 'DataSync task execution', ...progressOf(execution) }));
   switch (execution.Status) {
     case 'SUCCESS':
-      return { IsComplete: true, Data: { TaskExecutionArn: executionArn, ...countersOf(execution) } };
+      return { over: true, data: { TaskExecutionArn: executionArn, ...countersOf(execution) } };
     case 'ERROR':
       throw new Error(`DataSync seed: execution ${executionArn} failed: ${failureOf(execution)}`);
     case 'CANCELLING':
@@ -147,14 +125,17 @@ export async function isComplete(event: DataSyncRunEvent, client: DataSyncClient
       throw new Error(`DataSync seed: execution ${executionArn} is being cancelled: a newer deploy request for this seed or its Delete `
         + `cancels the run it replaces, or someone cancelled it. This request's copy is not complete (${execution.FilesTransferred ?? 0} files transferred).`);
     default:
-      if (Date.now() < deadline) return { IsComplete: false };
-      // Past the limit the deploy fails: stop the copy too, rather than leave it running unobserved.
-      await client.send(new CancelTaskExecutionCommand({ TaskExecutionArn: executionArn }));
-      throw new Error(`DataSync seed: execution ${executionArn} did not finish within the deploy's time limit of `
-        + `${describeSeconds(timeLimitSeconds(event.ResourceProperties)!)} (CloudFormation waits at most an hour for a custom resource), `
-        + `so it was cancelled (${execution.FilesTransferred ?? 0} of about ${execution.EstimatedFilesToTransfer ?? '?'} files transferred; `
-        + 'they stay, and a re-run copies only what is missing). For transfers that take longer, set waitForCompletion: false on the seed: '
-        + 'the deploy then starts the execution and returns, and the seed\'s alarm reports a failure.');
+      return {
+        over: false,
+        stopAtDeadline: async (limit) => {
+          await client.send(new CancelTaskExecutionCommand({ TaskExecutionArn: executionArn }));
+          throw new Error(`DataSync seed: execution ${executionArn} did not finish within the deploy's time limit of `
+            + `${limit} (CloudFormation waits at most an hour for a custom resource), `
+            + `so it was cancelled (${execution.FilesTransferred ?? 0} of about ${execution.EstimatedFilesToTransfer ?? '?'} files transferred; `
+            + 'they stay, and a re-run copies only what is missing). For transfers that take longer, set waitForCompletion: false on the seed: '
+            + 'the deploy then starts the execution and returns, and the seed\'s alarm reports a failure.');
+        },
+      };
   }
 }
 
@@ -231,8 +212,4 @@ function failureOf(execution: DescribeTaskExecutionResponse): string {
   const phase = r.PrepareStatus === 'ERROR' ? 'preparing' : r.TransferStatus === 'ERROR' ? 'transferring' : r.VerifyStatus === 'ERROR' ? 'verifying' : 'running';
   const code = r.ErrorCode ? `${r.ErrorCode}: ` : '';
   return `${code}${r.ErrorDetail ?? 'no error detail given'} (while ${phase}; ${execution.FilesTransferred ?? 0} files transferred)`;
-}
-
-function warn(message: string, arn: string, error: unknown): void {
-  console.log(JSON.stringify({ level: 'WARN', message: `Delete: ${message}`, arn, error: `${(error as Error).name}: ${(error as Error).message}` }));
 }

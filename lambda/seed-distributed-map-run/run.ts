@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
-import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
+import { isRunComplete, onRunEvent, PolledRun, RunCompleteResponse, RunService } from '../shared/deploy-time-run';
 
 /**
  * A custom resource (Provider framework) that runs the Distributed Map seed state machine at deploy
@@ -8,7 +8,8 @@ import { describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deplo
  * of another source or place (two copies into one target would race, and a rollback must not wait
  * for the copy it rolls back), follows one of the same source and place, or starts one; isComplete,
  * when the deploy waits, polls it until it succeeds or fails, or stops it when the deploy's time
- * limit runs out. Delete stops what still runs and always succeeds; it never deletes data.
+ * limit runs out. Delete stops what still runs and always succeeds; it never deletes data. The
+ * protocol is lambda/shared/deploy-time-run.ts's; this module is what Step Functions does for it.
  */
 
 export interface DistributedMapRunProperties {
@@ -45,24 +46,39 @@ const SUPERSEDED = 'SeedSuperseded';
  */
 const namePrefix = (p: DistributedMapRunProperties) => `seed-${createHash('sha256').update(JSON.stringify([p.Trigger ?? '', p.Target ?? ''])).digest('hex').slice(0, 16)}-`;
 
-/** A new run is due when the state machine, the source or the place changed (a Target missing before counts as changed). */
-const needsRun = (old: DistributedMapRunProperties | undefined, now: DistributedMapRunProperties) =>
-  old?.StateMachineArn !== now.StateMachineArn || old?.Trigger !== now.Trigger || old?.Target !== now.Target;
-
 const STATE_MACHINE_ARN = /^arn:[\w-]+:states:[\w-]*:\d{12}:stateMachine:[\w-]+$/;
 
-export async function onEvent(event: DistributedMapRunEvent, client: SFNClient): Promise<DistributedMapRunResponse> {
-  const startedAt = Date.now();
-  if (event.RequestType === 'Delete') return onDelete(event, client);
+export function onEvent(event: DistributedMapRunEvent, client: SFNClient): Promise<DistributedMapRunResponse> {
+  return onRunEvent(distributedMapRuns(client), event);
+}
+
+export function isComplete(event: DistributedMapRunEvent, client: SFNClient): Promise<RunCompleteResponse> {
+  return isRunComplete(distributedMapRuns(client), event);
+}
+
+/** A state machine's executions, as the deploy-time run protocol sees them. */
+function distributedMapRuns(client: SFNClient): RunService<DistributedMapRunProperties> {
+  return {
+    name: 'Distributed Map seed',
+    ownerProperty: 'StateMachineArn',
+    ownerArn: STATE_MACHINE_ARN,
+    runKey: 'ExecutionArn',
+    unchanged: { message: 'state machine, source and place unchanged: nothing to run', logKey: 'stateMachineArn' },
+    startOrFollow: (stateMachineArn, event, startedAt) => startOrFollow(client, stateMachineArn, event, startedAt),
+    runsGoing: async (stateMachineArn) => (await runningExecutions(client, stateMachineArn)).map((e) => e.executionArn!),
+    listErrorIsExpected: (error) => (error as Error).name === 'StateMachineDoesNotExist',
+    stopForDelete: (executionArn) => stopExecution(client, executionArn, 'the seed was deleted'),
+    deleteWarnings: {
+      listFailed: 'could not list the running executions; any still running go on to their end',
+      stopFailed: (executionArn) => `could not stop it: it goes on to its end (aws stepfunctions stop-execution --execution-arn ${executionArn})`,
+    },
+    poll: (executionArn) => poll(client, executionArn),
+  };
+}
+
+/** Stops the running executions of another source or place, follows one of this source and place, or starts one. */
+async function startOrFollow(client: SFNClient, stateMachineArn: string, event: DistributedMapRunEvent, startedAt: number): Promise<string> {
   const properties = event.ResourceProperties;
-  const stateMachineArn = properties.StateMachineArn;
-  if (!stateMachineArn) throw new Error('Distributed Map seed: ResourceProperties.StateMachineArn is missing.');
-  if (event.RequestType === 'Update' && !needsRun(event.OldResourceProperties, properties)) {
-    console.log(JSON.stringify({ message: 'state machine, source and place unchanged: nothing to run', stateMachineArn }));
-    return { PhysicalResourceId: stateMachineArn, Data: {} };
-  }
-  const limit = timeLimitSeconds(properties);
-  const deadline = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
   const prefix = namePrefix(properties);
   const running = await runningExecutions(client, stateMachineArn);
   for (const other of running.filter((e) => !e.name?.startsWith(prefix))) {
@@ -71,59 +87,29 @@ export async function onEvent(event: DistributedMapRunEvent, client: SFNClient):
   const same = running.find((e) => e.name?.startsWith(prefix));
   if (same) {
     console.log(JSON.stringify({ message: 'an execution for this source and place is still running: following it, not starting another', executionArn: same.executionArn }));
-    return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: same.executionArn!, ...deadline } };
+    return same.executionArn!;
   }
   const name = `${prefix}${event.RequestId ?? startedAt}`.slice(0, 80);
   try {
     const started = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify({ trigger: properties.Trigger ?? '' }) }));
     console.log(JSON.stringify({ message: 'started seed state machine', executionArn: started.executionArn }));
-    return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: started.executionArn!, ...deadline } };
+    return started.executionArn!;
   } catch (error) {
     // A retried request whose execution has already ended: names are unique, so it is that execution.
     if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
     const executionArn = executionArnOf(stateMachineArn, name);
     console.log(JSON.stringify({ message: 'this request\'s execution already ran: following it', executionArn }));
-    return { PhysicalResourceId: stateMachineArn, Data: { ExecutionArn: executionArn, ...deadline } };
+    return executionArn;
   }
 }
 
-/**
- * Stops whatever still runs on the state machine (a stack delete, a rolled-back Create, the old
- * state machine after a replacement) and succeeds whatever the properties hold: the files stay,
- * and a Delete that fails would hold the stack.
- */
-async function onDelete(event: DistributedMapRunEvent, client: SFNClient): Promise<DistributedMapRunResponse> {
-  const stateMachineArn = [event.PhysicalResourceId, event.ResourceProperties?.StateMachineArn].find((arn) => typeof arn === 'string' && STATE_MACHINE_ARN.test(arn));
-  const physicalResourceId = event.PhysicalResourceId ?? stateMachineArn ?? '';
-  if (!stateMachineArn) return { PhysicalResourceId: physicalResourceId };
-  let running;
-  try {
-    running = await runningExecutions(client, stateMachineArn);
-  } catch (error) {
-    if ((error as Error).name !== 'StateMachineDoesNotExist') warn('could not list the running executions; any still running go on to their end', stateMachineArn, error);
-    return { PhysicalResourceId: physicalResourceId };
-  }
-  for (const execution of running) {
-    try {
-      await stopExecution(client, execution.executionArn!, 'the seed was deleted');
-    } catch (error) {
-      warn(`could not stop it: it goes on to its end (aws stepfunctions stop-execution --execution-arn ${execution.executionArn})`, execution.executionArn!, error);
-    }
-  }
-  return { PhysicalResourceId: physicalResourceId };
-}
-
-export async function isComplete(event: DistributedMapRunEvent, client: SFNClient) {
-  if (event.RequestType === 'Delete') return { IsComplete: true };
-  const executionArn = event.Data?.ExecutionArn;
-  if (!executionArn) return { IsComplete: true }; // onEvent had nothing to run
-  const deadline = event.Data?.Deadline;
-  if (typeof deadline !== 'number') throw new Error('Distributed Map seed: no Deadline from onEvent (is TimeLimitSeconds set?); cannot bound the wait.');
+/** The execution now: over when it SUCCEEDED; ABORTED, FAILED and TIMED_OUT fail the request. */
+async function poll(client: SFNClient, executionArn: string): Promise<PolledRun> {
   const execution = await client.send(new DescribeExecutionCommand({ executionArn }));
   console.log(JSON.stringify({ message: 'seed state machine execution', executionArn, status: execution.status }));
   switch (execution.status) {
     case 'SUCCEEDED':
-      return { IsComplete: true, Data: { ExecutionArn: executionArn } };
+      return { over: true, data: { ExecutionArn: executionArn } };
     case 'ABORTED':
       // Superseded by a newer request (a rollback, another deploy) or a Delete, or stopped by hand:
       // whoever stopped it owns the target now, so end here without touching anything.
@@ -133,16 +119,17 @@ export async function isComplete(event: DistributedMapRunEvent, client: SFNClien
     case 'FAILED':
     case 'TIMED_OUT':
       throw new Error(`Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`);
-    default: {
-      if (Date.now() < deadline) return { IsComplete: false };
-      const limit = describeSeconds(timeLimitSeconds(event.ResourceProperties)!);
-      // Past the limit the deploy fails: stop the copy too, rather than leave it running unobserved.
-      await client.send(new StopExecutionCommand({ executionArn, error: 'SeedDeployTimeLimit', cause: `the deploy waits ${limit} for the seed` }));
-      throw new Error(`Distributed Map seed: execution ${executionArn} did not finish within the deploy's time limit of ${limit} `
-        + '(CloudFormation waits at most an hour for a custom resource), so it was stopped. What the workers wrote stays, and a re-run '
-        + 'skips it. For seeds that take longer, set waitForCompletion: false on the seed: the deploy then starts the execution and '
-        + 'returns, and the seed\'s alarm reports a failure.');
-    }
+    default:
+      return {
+        over: false,
+        stopAtDeadline: async (limit) => {
+          await client.send(new StopExecutionCommand({ executionArn, error: 'SeedDeployTimeLimit', cause: `the deploy waits ${limit} for the seed` }));
+          throw new Error(`Distributed Map seed: execution ${executionArn} did not finish within the deploy's time limit of ${limit} `
+            + '(CloudFormation waits at most an hour for a custom resource), so it was stopped. What the workers wrote stays, and a re-run '
+            + 'skips it. For seeds that take longer, set waitForCompletion: false on the seed: the deploy then starts the execution and '
+            + 'returns, and the seed\'s alarm reports a failure.');
+        },
+      };
   }
 }
 
@@ -171,8 +158,4 @@ async function runningExecutions(client: SFNClient, stateMachineArn: string) {
 /** `arn:...:stateMachine:<machine>` -> `arn:...:execution:<machine>:<name>`, as Step Functions names executions. */
 function executionArnOf(stateMachineArn: string, name: string): string {
   return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
-}
-
-function warn(message: string, arn: string, error: unknown): void {
-  console.log(JSON.stringify({ level: 'WARN', message: `Delete: ${message}`, arn, error: `${(error as Error).name}: ${(error as Error).message}` }));
 }

@@ -1,7 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SeedEntry, EntrySource } from './entry';
 import { defaultWorkerCount } from './copy-workers';
-import { seed, SeedFailure } from './copy';
+import { seed } from './copy';
+import type { SeedFailure } from './seed-summary';
 import { publishSeedMetrics } from './metrics';
 import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { sliceDeadline } from './slice-deadline';

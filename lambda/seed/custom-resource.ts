@@ -1,5 +1,6 @@
 import { defaultWorkerCount } from './copy-workers';
-import { seed, SeedSummary } from './copy';
+import { seed } from './copy';
+import type { SeedSummary } from './seed-summary';
 import { publishSeedMetrics } from './metrics';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';

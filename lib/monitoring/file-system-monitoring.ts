@@ -10,7 +10,7 @@ import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
 import { BenchmarkProbe, LatencyPercentile } from '../probe/benchmark-probe';
 import type { FileSystemSeed } from '../seed/file-system-seed';
 import { AlarmThreshold } from './alarm-threshold';
-import { SeedEngineKind } from '../seed/seed-engine';
+import { SeedEngineKind } from '../seed/seed-engine-options';
 import { EfsPricing } from '../cost/efs-pricing';
 import type { SpendModel } from './spend-math';
 import { addSpendRow, SpendAlarmSettings } from './spend-row';

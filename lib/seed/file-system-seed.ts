@@ -1,25 +1,17 @@
-import { Annotations, CfnResource, CustomResource, Duration, Fn, Size, Token } from 'aws-cdk-lib';
+import { CustomResource, Duration, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
-import { DEPLOY_TIME_LIMIT_SECONDS } from '../core/contract/deploy-time-limit';
-import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../core/contract/lambda-cpu';
-import { copyWorkersFor, SEED_WORKERS_ENV } from './contract/copy-workers';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
-import { handlerCode } from '../core/handler-code';
-import { DataSyncSeedRun } from './engines/datasync-seed-run';
-import { deployTimeRun } from '../core/deploy-time-run';
-import { DistributedMapSeedRun, SeedFunctionSize } from './engines/distributed-map-seed-run';
-import { isImportedVpc, subnetsWithoutS3 } from './s3-route';
-import { grantSourceRead } from './seed-grants';
 import { claimSeedPlace } from './seed-places';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
-import { DataSyncEngineOptions, DistributedMapEngineOptions, SeedEngine, SeedEngineKind, SingleFunctionEngineOptions } from './seed-engine';
-import { SeedSource, SeedSourceConfig, SeedSourceFormat } from './seed-source';
+import { SeedEngine } from './seed-engine';
+import { SeedEngineKind } from './seed-engine-options';
+import { SeedSource, SeedSourceFormat } from './seed-source';
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 
 /**
@@ -124,25 +116,6 @@ export interface FileSystemSeedProps extends SeedOptions {
 }
 
 const SEED_MOUNT_PATH = '/mnt/seed';
-const DEFAULT_SEED_MEMORY_MIB = 2048;
-
-/** The seed options each engine cannot honour, and why: giving one is an error at synth time. */
-const UNSUPPORTED_OPTIONS: Record<SeedEngineKind, Partial<Record<keyof SeedOptions, string>>> = {
-  [SeedEngineKind.SINGLE_FUNCTION]: {
-    waitForCompletion: `its copy runs inside the deploy's custom resource, and must finish within the deploy's time limit of ${DEPLOY_TIME_LIMIT_SECONDS / 60} minutes; `
-      + 'to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync()',
-  },
-  [SeedEngineKind.DATASYNC]: {
-    concurrency: 'DataSync sets its own parallelism',
-    removeOnDelete: 'DataSync keeps no record of what it wrote',
-    archiveLimits: 'DataSync copies S3 objects as they are and extracts no archive',
-  },
-  [SeedEngineKind.DISTRIBUTED_MAP]: {
-    prune: 'its workers copy batches of keys and keep no record of what earlier seeds wrote',
-    removeOnDelete: 'its workers keep no record of what they wrote',
-    archiveLimits: 'it copies S3 objects as they are and extracts no archive',
-  },
-};
 
 /** What each option does when left out: giving that value to any engine is the same as leaving it out. */
 const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: false, removeOnDelete: false, waitForCompletion: true };
@@ -177,7 +150,7 @@ export class FileSystemSeed extends Construct {
 
   private readonly where: string;
   private readonly metricsName: string;
-  private readonly failureMetrics: Record<string, cloudwatch.IMetric> = {};
+  private readonly failureMetrics: Record<string, cloudwatch.IMetric>;
   /** The DataSync task's id (`task-...`), the dimension of its AWS/DataSync metrics. */
   private readonly dataSyncTaskId?: string;
 
@@ -217,39 +190,13 @@ export class FileSystemSeed extends Construct {
     if (problems.length > 0) throw new Error(`${this.where}: ${problems.join('; ')}.`);
     claimSeedPlace({ seed: this, fileSystem: props.fileSystem, accessPoint: props.accessPoint, targetSubPath }, this.where);
 
-    switch (engine.kind) {
-      case SeedEngineKind.DATASYNC: {
-        const run = this.runWithDataSync(props, engine, source, settings);
-        this.resource = run.resource;
-        this.dataSyncTaskId = Fn.select(1, Fn.split('/', run.task.attrTaskArn));
-        this.failureMetrics.failed_executions = run.metricFailedExecutions();
-        break;
-      }
-      case SeedEngineKind.DISTRIBUTED_MAP: {
-        const run = this.runWithDistributedMap(props, engine, source, settings);
-        this.function = run.worker;
-        this.resource = run.resource;
-        const period = { period: Duration.minutes(5) };
-        this.failureMetrics.files_failed = this.metricFilesFailed();
-        // A run that ends any way but SUCCEEDED left content out: failed, timed out, or stopped.
-        this.failureMetrics.runs_failed = run.stateMachine.metricFailed(period);
-        this.failureMetrics.runs_timed_out = run.stateMachine.metricTimedOut(period);
-        this.failureMetrics.runs_aborted = run.stateMachine.metricAborted(period);
-        this.requireS3Route(props.fileSystem, 'the Distributed Map\'s workers');
-        break;
-      }
-      default: {
-        const run = this.runInOneFunction(props, engine.singleFunctionOptions ?? {}, source, settings);
-        this.function = run.onEvent;
-        this.resource = run.resource;
-        const period = { period: Duration.minutes(5) };
-        this.failureMetrics.files_failed = this.metricFilesFailed();
-        this.failureMetrics.seed_errors = run.onEvent.metricErrors(period);
-        // A slice that fails, or the time limit running out, fails in the resume function.
-        this.failureMetrics.resume_errors = run.isComplete!.metricErrors(period);
-        this.requireS3Route(props.fileSystem, 'the seed functions');
-      }
-    }
+    const wiring = engine._wire({
+      seed: this, where: this.where, engine: String(engine), props, source, settings, filesFailed: this.metricFilesFailed(),
+    });
+    this.function = wiring.function;
+    this.resource = wiring.resource;
+    this.failureMetrics = wiring.failureMetrics;
+    this.dataSyncTaskId = wiring.dataSyncTaskId;
   }
 
   /**
@@ -314,142 +261,15 @@ export class FileSystemSeed extends Construct {
     });
   }
 
-  /** onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
-  private runInOneFunction(props: FileSystemSeedProps, options: SingleFunctionEngineOptions, source: SeedSourceConfig, settings: SeedResourceProperties) {
-    return deployTimeRun(this, {
-      newFunction: (id, handler) => {
-        const fn = new lambda.Function(this, id, {
-          runtime: lambda.Runtime.NODEJS_22_X,
-          code: handlerCode('seed'),
-          handler,
-          ...this.functionSize(options, 'SeedEngine.singleFunction()'),
-          timeout: options.timeout ?? Duration.minutes(15),
-          vpc: props.fileSystem.vpc,
-          vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-          description: `cdk-efs-kit seed ${this.node.path}`,
-        });
-        props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: SEED_MOUNT_PATH, threadPoolSize: Number(settings.Concurrency) });
-        grantSourceRead(fn, source);
-        return fn;
-      },
-      onEventId: 'Function',
-      isCompleteId: 'ResumeFunction',
-      queryInterval: Duration.seconds(10),
-      resourceId: 'Resource',
-      resourceType: 'Custom::CdkEfsKitSeed',
-      properties: { ...settings },
-    });
-  }
-
-  private runWithDataSync(props: FileSystemSeedProps, engine: SeedEngine, source: SeedSourceConfig, settings: SeedResourceProperties): DataSyncSeedRun {
-    this.requireObjects(source, engine);
-    const options: DataSyncEngineOptions = engine.dataSyncOptions ?? {};
-    const removeDeletedFiles = options.removeDeletedFiles ?? props.prune ?? false;
-    if (options.transferAll && removeDeletedFiles) {
-      // https://docs.aws.amazon.com/datasync/latest/userguide/API_Options.html, PreserveDeletedFiles:
-      // "If you set this parameter to REMOVE, you can't set TransferMode to ALL."
-      throw new Error(`${this.where}: transferAll cannot be combined with ${options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune'} in ${engine}: `
-        + 'DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE (transferring everything, it does not scan the destination, '
-        + 'so it cannot know what to delete); drop one of them, got transferAll true.');
-    }
-    this.requireNonRootUser(props.accessPoint, engine);
-    return new DataSyncSeedRun(this, 'DataSync', {
-      ...options,
-      fileSystem: props.fileSystem,
-      accessPoint: props.accessPoint,
-      vpc: props.fileSystem.vpc,
-      subnet: props.fileSystem.mountTargetSubnets.subnets[0],
-      bucket: source.bucket,
-      prefix: source.key,
-      subdirectory: `/${settings.TargetSubPath}`,
-      trigger: source.fingerprint,
-      target: `${props.fileSystem.fileSystemId}:${props.accessPoint.accessPointId}:/${settings.TargetSubPath}`,
-      removeDeletedFiles,
-      waitForCompletion: props.waitForCompletion ?? true,
-    });
-  }
-
-  private runWithDistributedMap(props: FileSystemSeedProps, engine: SeedEngine, source: SeedSourceConfig, settings: SeedResourceProperties) {
-    this.requireObjects(source, engine);
-    const options: DistributedMapEngineOptions = engine.distributedMapOptions ?? {};
-    const maxConcurrency = options.maxConcurrency ?? 100;
-    check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, this.where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)');
-    if (maxConcurrency > 3000) {
-      Annotations.of(this).addWarningV2('cdk-efs-kit:seedConnectionBurst',
-        `maxConcurrency ${maxConcurrency}: each worker is one EFS client connection, and EFS accepts 3,000 new connections in a burst, then 500 a minute.`);
-    }
-    return new DistributedMapSeedRun(this, 'DistributedMap', {
-      ...options,
-      maxConcurrency,
-      fileSystem: props.fileSystem,
-      accessPoint: props.accessPoint,
-      bucket: source.bucket,
-      prefix: source.key,
-      // S3 Inventory CSV reports URL-encode keys: the worker decodes them.
-      batchInput: options.inventory ? { ...settings, KeysUrlEncoded: 'true' } : settings,
-      mountPath: SEED_MOUNT_PATH,
-      concurrency: Number(settings.Concurrency),
-      workerSize: this.functionSize(options, 'SeedEngine.distributedMap()'),
-      trigger: source.fingerprint,
-      target: `${props.fileSystem.fileSystemId}:${props.accessPoint.accessPointId}:/${settings.TargetSubPath}`,
-      waitForCompletion: props.waitForCompletion ?? true,
-    });
-  }
-
   /** Options the engine cannot honour are an error: nothing given is silently ignored. */
   private refuseUnsupportedOptions(props: FileSystemSeedProps, engine: SeedEngine): void {
-    for (const [option, why] of Object.entries(UNSUPPORTED_OPTIONS[engine.kind])) {
+    for (const [option, why] of Object.entries(engine._unsupportedOptions)) {
       const value = props[option as keyof SeedOptions];
       if (value === undefined || value === OPTION_DEFAULTS[option as keyof SeedOptions]) continue;
       const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
       const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
       throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`);
     }
-  }
-
-  /**
-   * The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must
-   * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
-   * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
-   */
-  private requireS3Route(fileSystem: ISharedFileSystem, who: string): void {
-    const subnets = fileSystem.mountTargetSubnets.subnets;
-    const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
-    if (isImportedVpc(fileSystem.vpc)) {
-      if (subnetsWithoutS3(fileSystem.vpc, subnets).length > 0) {
-        Annotations.of(this).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in the file system's subnets, which have no egress, and read the source from S3: `
-          + `make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
-      }
-      return;
-    }
-    this.node.addValidation({
-      validate: () => {
-        const cut = subnetsWithoutS3(fileSystem.vpc, subnets);
-        if (cut.length === 0) return [];
-        return [`${this.where}: ${who} run in the file system's subnets and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
-          + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or give the file system vpcSubnets with egress.`];
-      },
-    });
-  }
-
-  /**
-   * DataSync mounts as root and writes through the access point as its POSIX user; without
-   * ClientRootAccess (not granted), that user must not be root: EFS needs ClientRootAccess for an
-   * access point user of uid or gid 0 (https://docs.aws.amazon.com/efs/latest/ug/enforce-identity-access-points.html),
-   * and squashes root without it. Checked for access points defined in the app; an imported one is trusted.
-   */
-  private requireNonRootUser(accessPoint: efs.IAccessPoint, engine: SeedEngine): void {
-    const cfn = accessPoint.node.defaultChild;
-    if (!CfnResource.isCfnResource(cfn) || cfn.cfnResourceType !== 'AWS::EFS::AccessPoint') return;
-    const user = (cfn as efs.CfnAccessPoint).posixUser;
-    if (Token.isUnresolved(user)) return;
-    const { uid, gid } = (user ?? {}) as Partial<efs.CfnAccessPoint.PosixUserProperty>;
-    if (Token.isUnresolved(uid) || Token.isUnresolved(gid)) return;
-    const problem = user === undefined ? 'enforces no POSIX user' : uid === '0' || gid === '0' ? `enforces uid ${uid} and gid ${gid} (root)` : undefined;
-    if (!problem) return;
-    throw new Error(`${this.where}: accessPoint ${accessPoint.node.path} ${problem}; ${engine} writes through the access point as its POSIX user `
-      + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, '
-      + 'e.g. AccessPointPreset.applicationUser(path).');
   }
 
   /** The archive limits as resource properties (only those given: the handler defaults the rest). */
@@ -476,26 +296,5 @@ export class FileSystemSeed extends Construct {
       MaxCompressionRatio: count('maxCompressionRatio', limits.maxCompressionRatio),
     };
     return Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
-  }
-
-  /**
-   * A seed function's memory (as given, or sized for `vcpus`: Lambda allots a vCPU per 1,769 MB, 6 at
-   * most), and the copy workers it runs for its vCPUs, told through its environment.
-   */
-  private functionSize(options: { readonly memorySize?: Size; readonly vcpus?: number }, engine: string): SeedFunctionSize {
-    let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
-    if (options.vcpus !== undefined) {
-      if (options.memorySize !== undefined) throw new Error(`${this.where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`);
-      check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, this.where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`);
-      memorySize = Math.min(LAMBDA_MAX_MEMORY_MIB, options.vcpus * LAMBDA_MIB_PER_VCPU);
-    }
-    const vcpus = options.vcpus ?? Math.max(1, Math.round(memorySize / LAMBDA_MIB_PER_VCPU));
-    return { memorySize, environment: { [SEED_WORKERS_ENV]: String(copyWorkersFor(vcpus)) } };
-  }
-
-  private requireObjects(source: SeedSourceConfig, engine: SeedEngine): void {
-    if (source.format !== SeedSourceFormat.S3_OBJECTS) {
-      throw new Error(`${this.where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.singleFunction() for ${source.format} sources.`);
-    }
   }
 }

@@ -9,7 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine';
+import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine-options';
 import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';

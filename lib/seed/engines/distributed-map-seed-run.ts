@@ -10,7 +10,7 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../contract/resource-properties';
 import { folderPrefix } from '../contract/s3-prefix';
-import type { DistributedMapEngineOptions } from '../seed-engine';
+import type { DistributedMapEngineOptions } from '../seed-engine-options';
 import type { ISharedFileSystem } from '../../file-system/shared-file-system-base';
 import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';

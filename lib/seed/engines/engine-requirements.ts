@@ -1,0 +1,85 @@
+import { Annotations, CfnResource, Size, Token } from 'aws-cdk-lib';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { copyWorkersFor, SEED_WORKERS_ENV } from '../contract/copy-workers';
+import type { SeedFunctionSize } from './distributed-map-seed-run';
+import type { SeedWiringContext } from './seed-wiring';
+import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../../core/contract/lambda-cpu';
+import { check } from '../../core/validate';
+import { isImportedVpc, subnetsWithoutS3 } from '../s3-route';
+import { SeedSourceFormat } from '../seed-source';
+
+/** What more than one engine asks of the seed's props, its source and its network. */
+
+const DEFAULT_SEED_MEMORY_MIB = 2048;
+
+/**
+ * The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must
+ * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
+ * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
+ */
+export function requireS3Route(context: SeedWiringContext, who: string): void {
+  const { seed, where } = context;
+  const fileSystem = context.props.fileSystem;
+  const subnets = fileSystem.mountTargetSubnets.subnets;
+  const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
+  if (isImportedVpc(fileSystem.vpc)) {
+    if (subnetsWithoutS3(fileSystem.vpc, subnets).length > 0) {
+      Annotations.of(seed).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in the file system's subnets, which have no egress, and read the source from S3: `
+        + `make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
+    }
+    return;
+  }
+  seed.node.addValidation({
+    validate: () => {
+      const cut = subnetsWithoutS3(fileSystem.vpc, subnets);
+      if (cut.length === 0) return [];
+      return [`${where}: ${who} run in the file system's subnets and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
+        + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or give the file system vpcSubnets with egress.`];
+    },
+  });
+}
+
+/**
+ * DataSync mounts as root and writes through the access point as its POSIX user; without
+ * ClientRootAccess (not granted), that user must not be root: EFS needs ClientRootAccess for an
+ * access point user of uid or gid 0 (https://docs.aws.amazon.com/efs/latest/ug/enforce-identity-access-points.html),
+ * and squashes root without it. Checked for access points defined in the app; an imported one is trusted.
+ */
+export function requireNonRootUser(context: SeedWiringContext): void {
+  const accessPoint = context.props.accessPoint;
+  const cfn = accessPoint.node.defaultChild;
+  if (!CfnResource.isCfnResource(cfn) || cfn.cfnResourceType !== 'AWS::EFS::AccessPoint') return;
+  const user = (cfn as efs.CfnAccessPoint).posixUser;
+  if (Token.isUnresolved(user)) return;
+  const { uid, gid } = (user ?? {}) as Partial<efs.CfnAccessPoint.PosixUserProperty>;
+  if (Token.isUnresolved(uid) || Token.isUnresolved(gid)) return;
+  const problem = user === undefined ? 'enforces no POSIX user' : uid === '0' || gid === '0' ? `enforces uid ${uid} and gid ${gid} (root)` : undefined;
+  if (!problem) return;
+  throw new Error(`${context.where}: accessPoint ${accessPoint.node.path} ${problem}; ${context.engine} writes through the access point as its POSIX user `
+    + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, '
+    + 'e.g. AccessPointPreset.applicationUser(path).');
+}
+
+/** Engines that copy S3 objects as they are refuse archive sources. */
+export function requireObjects(context: SeedWiringContext): void {
+  const { source, engine, where } = context;
+  if (source.format !== SeedSourceFormat.S3_OBJECTS) {
+    throw new Error(`${where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.singleFunction() for ${source.format} sources.`);
+  }
+}
+
+/**
+ * A seed function's memory (as given, or sized for `vcpus`: Lambda allots a vCPU per 1,769 MB, 6 at
+ * most), and the copy workers it runs for its vCPUs, told through its environment.
+ */
+export function functionSize(context: SeedWiringContext, options: { readonly memorySize?: Size; readonly vcpus?: number }): SeedFunctionSize {
+  const { where, engine } = context;
+  let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
+  if (options.vcpus !== undefined) {
+    if (options.memorySize !== undefined) throw new Error(`${where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`);
+    check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`);
+    memorySize = Math.min(LAMBDA_MAX_MEMORY_MIB, options.vcpus * LAMBDA_MIB_PER_VCPU);
+  }
+  const vcpus = options.vcpus ?? Math.max(1, Math.round(memorySize / LAMBDA_MIB_PER_VCPU));
+  return { memorySize, environment: { [SEED_WORKERS_ENV]: String(copyWorkersFor(vcpus)) } };
+}
