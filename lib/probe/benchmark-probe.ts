@@ -207,10 +207,13 @@ export class BenchmarkProbe extends Construct {
 
     this.fileSystemId = props.fileSystem.fileSystemId;
     this.metricsNamespace = props.metricsNamespace ?? PROBE_METRICS_NAMESPACE;
-    this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', {
-      fileSystem: props.fileSystem,
-      ...AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options,
-    });
+    const preset = AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options;
+    this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', { fileSystem: props.fileSystem, ...preset });
+    // The handler checks its uid/gid against the access point's user: known only for the one made here.
+    const knownAccessPoint: Record<string, string> = props.accessPoint ? {} : {
+      PROBE_ACCESS_POINT_ID: this.accessPoint.accessPointId,
+      PROBE_ACCESS_POINT_POSIX_USER: `${preset.posixUser!.uid}:${preset.posixUser!.gid}`,
+    };
     const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
 
     this.function = new lambda.Function(this, 'Function', {
@@ -230,6 +233,7 @@ export class BenchmarkProbe extends Construct {
         PROBE_MAX_BYTES: String(maxBytes),
         PROBE_METRICS_NAMESPACE: this.metricsNamespace,
         CDK_EFS_KIT_VERSION: packageVersion(),
+        ...knownAccessPoint,
       },
     });
     if (shared) {
