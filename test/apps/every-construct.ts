@@ -74,28 +74,11 @@ export class EveryConstructStack extends Stack {
     });
 
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
-    const task = new ecs.FargateTaskDefinition(this, 'WebTask', { cpu: 256, memoryLimitMiB: 512 });
-    task.addContainer('web', {
-      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
-      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'web', logRetention: logs.RetentionDays.ONE_MONTH }),
-    });
+    const task = this.nginxTask('WebTask', 'web', 'web');
     const service = new ecs.FargateService(this, 'WebService', { cluster, taskDefinition: task, minHealthyPercent: 100, circuitBreaker: { rollback: true } });
     files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
 
-    const host = new ec2.Instance(this, 'Host', {
-      vpc,
-      instanceType: new ec2.InstanceType('t3.micro'),
-      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
-      ssmSessionPermissions: true,
-      detailedMonitoring: true,
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
-    });
-    files.mountOnEc2(host, { accessPoint: jobs, mountPoint: '/mnt/jobs' });
-    Validations.of(host).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
-    });
-    Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
+    files.mountOnEc2(this.host('Host', vpc), { accessPoint: jobs, mountPoint: '/mnt/jobs' });
 
     // A seed per engine and per kind of source; each owns its own place under its access point.
     files.addSeed('Asset', { accessPoint: web, source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/asset' });
@@ -143,14 +126,28 @@ export class EveryConstructStack extends Stack {
       reason: 'The AWS managed policy for VPC network interfaces is required for a function in a VPC.',
     });
 
-    const task = new ecs.FargateTaskDefinition(this, 'ExistingTask', { cpu: 256, memoryLimitMiB: 512 });
-    task.addContainer('reader', {
-      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
-      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'existing', logRetention: logs.RetentionDays.ONE_MONTH }),
-    });
+    const task = this.nginxTask('ExistingTask', 'reader', 'existing');
     files.mountOnEcsTask(task, site, { containerPath: '/usr/share/nginx/html', readOnly: true });
 
-    const host = new ec2.Instance(this, 'ExistingHost', {
+    files.mountOnEc2(this.host('ExistingHost', vpc), { accessPoint: site, mountPoint: '/mnt/site' });
+
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
+    files.addMonitoring('Monitoring', { dashboard, title: 'Existing' });
+  }
+
+  /** A Fargate task definition with one nginx container, its logs kept a month. */
+  private nginxTask(id: string, containerName: string, streamPrefix: string): ecs.FargateTaskDefinition {
+    const task = new ecs.FargateTaskDefinition(this, id, { cpu: 256, memoryLimitMiB: 512 });
+    task.addContainer(containerName, {
+      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix, logRetention: logs.RetentionDays.ONE_MONTH }),
+    });
+    return task;
+  }
+
+  /** A small Amazon Linux instance reached through Session Manager, its cdk-nag findings acknowledged. */
+  private host(id: string, vpc: ec2.IVpc): ec2.Instance {
+    const host = new ec2.Instance(this, id, {
       vpc,
       instanceType: new ec2.InstanceType('t3.micro'),
       machineImage: ec2.MachineImage.latestAmazonLinux2023(),
@@ -158,15 +155,12 @@ export class EveryConstructStack extends Stack {
       detailedMonitoring: true,
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
     });
-    files.mountOnEc2(host, { accessPoint: site, mountPoint: '/mnt/site' });
     Validations.of(host).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
       reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
     });
     Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
-
-    files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
-    files.addMonitoring('Monitoring', { dashboard, title: 'Existing' });
+    return host;
   }
 
   /** What takes any efs.IFileSystem: a probe with a canary, and monitoring that watches it. */
