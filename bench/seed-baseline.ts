@@ -24,9 +24,11 @@ if (!BASELINE) throw new Error('usage: npx tsx bench/seed-baseline.ts --baseline
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+let seeds = 0;
+
 /** Wall seconds of one seed of `from` into a new directory of the mount. */
-function seedOnce(cli: string, from: string, mount: string, round: number): number {
-  const target = path.join(mount, `dst-${path.basename(path.dirname(path.dirname(cli)))}-${round}-${process.hrtime.bigint()}`);
+function seedOnce(cli: string, from: string, mount: string): number {
+  const target = path.join(mount, `dst-${seeds++}`);
   const started = process.hrtime.bigint();
   execFileSync(process.execPath, [cli, 'seed', from, target, '--json'], { stdio: ['ignore', 'ignore', 'inherit'] });
   return Number(process.hrtime.bigint() - started) / 1e9;
@@ -47,7 +49,7 @@ withEfsSim({ profile: 'efs-gp' }, (mount) => {
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating which goes first, so that neither always meets a warmer cache.
       const order: [string, number[]][] = round % 2 === 0 ? [[CLI, ours], [BASELINE, theirs]] : [[BASELINE, theirs], [CLI, ours]];
-      for (const [cli, into] of order) into.push(seedOnce(cli, workload.from, mount, round));
+      for (const [cli, into] of order) into.push(seedOnce(cli, workload.from, mount));
     }
     const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(', ');
     console.log(`| ${workload.name} | ${median(ours).toFixed(2)} (${list(ours)}) | ${median(theirs).toFixed(2)} (${list(theirs)}) | ${(median(ours) / median(theirs)).toFixed(2)} |`);
