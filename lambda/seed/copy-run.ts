@@ -353,7 +353,7 @@ export class CopyRun {
 
   /** Copies `job` to `name` in the directory `key`, held open (with its scratch directory) until the copy settles. */
   private async place(job: Job, key: string, name: string, inPlace: boolean): Promise<Copied> {
-    const dir = await this.tree.pin(key);
+    const dir = this.tree.pinIfOpen(key) ?? await this.tree.pin(key);
     let scratch: string | undefined;
     try {
       // A directory with the pool to itself takes files twice as fast with its temporary files elsewhere.

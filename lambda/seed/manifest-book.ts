@@ -73,7 +73,7 @@ export class ManifestBook {
     if (written === undefined) manifest.written.delete(relative);
     else manifest.written.set(relative, written);
     this.changed = true;
-    if (++this.sinceSave >= CHECKPOINT_FILES) void this.checkpoint();
+    if (++this.sinceSave >= CHECKPOINT_FILES && this.checkpointAllowed) void this.checkpoint();
   }
 
   public forget(relative: string): void {
@@ -91,7 +91,9 @@ export class ManifestBook {
 
   /** The links the manifest records as written (and still knows). */
   public recordedLinks(): string[] {
-    return [...this.manifest.files].filter(([, identity]) => identity.startsWith(LINK_IDENTITY)).map(([relative]) => relative);
+    const links: string[] = [];
+    for (const [relative, identity] of this.manifest.files) if (identity.startsWith(LINK_IDENTITY)) links.push(relative);
+    return links;
   }
 
   /** A recorded path as a removal checks it: the link it wrote, or the file's identity as written. */
@@ -100,10 +102,14 @@ export class ManifestBook {
     return { path: relative, identity: source?.startsWith(LINK_IDENTITY) ? source : this.manifest.written.get(relative) };
   }
 
+  /** Whether a checkpoint may be saved now: none under way, and the last save not too recent. */
+  private get checkpointAllowed(): boolean {
+    return !this.checkpointing && Date.now() - this.lastSave >= Math.max(CHECKPOINT_MIN_MS, this.lastSaveMs * 20);
+  }
+
   /** Saves the manifest as it stands, marked as a run under way, unless a save is under way or one was just made. */
   public async checkpoint(): Promise<void> {
-    if (this.checkpointing || !this.changed || this.options.dryRun || !this.options.state) return;
-    if (Date.now() - this.lastSave < Math.max(CHECKPOINT_MIN_MS, this.lastSaveMs * 20)) return;
+    if (!this.checkpointAllowed || !this.changed || this.options.dryRun || !this.options.state) return;
     this.checkpointing = true;
     try {
       await this.save(true);

@@ -48,18 +48,33 @@ interface Node extends Identity {
   /** Its name in the parent on disk now (a staging name until it is published). */
   name: string;
   fd?: number;
+  /** `fd` as a Directory, made once per descriptor (every copy pins its directory). */
+  dir?: Directory;
   pins: number;
 }
 
 /**
- * Directories kept open that no call uses, at most, for `concurrency` copies at a time: Lambda allows
- * a function 1,024 descriptors, and each copy holds up to three (its source, its file, a directory
- * pinned); 256 stay for the runtime. 512 keep an app's tree of 1,100 directories from being opened
- * again and again (a third of the opens a copy of it made with 128).
+ * Directories kept open that no call uses, at most, for `concurrency` copies at a time under a limit
+ * of `openFiles` descriptors: each copy holds up to three (its source, its file, a directory pinned)
+ * and 256 stay for the runtime; at most half the limit. Lambda's limit, 1,024, gives 512, which keep
+ * an app's tree of 1,100 directories from being opened again and again (a third of the opens a copy
+ * of it made with 128); a higher limit (the CLI's, often) up to 4,096, so that none is opened twice.
  */
-export function idleDescriptorsFor(concurrency: number): number {
-  return Math.max(64, Math.min(512, 1024 - 256 - 3 * concurrency));
+export function idleDescriptorsFor(concurrency: number, openFiles = openFileLimit()): number {
+  return Math.max(64, Math.min(4096, openFiles / 2, openFiles - 256 - 3 * concurrency));
 }
+
+/** This process's limit on open descriptors (`ulimit -n`), as /proc tells it; Lambda's where it cannot be read. */
+export function openFileLimit(): number {
+  try {
+    const soft = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+    return soft ? Number(soft[1]) : LAMBDA_OPEN_FILES;
+  } catch {
+    return LAMBDA_OPEN_FILES;
+  }
+}
+
+const LAMBDA_OPEN_FILES = 1024;
 
 /** The target root is the key ''. Keys are relative paths, '/'-separated. */
 export class TargetTree {
@@ -69,7 +84,7 @@ export class TargetTree {
    * made where missing with `create`: the untrusted part of where the seed writes (a sub-path of a
    * Lambda mount, say). Undefined when `create` is false and a part is missing.
    */
-  static async open(calls: FileSystemCalls, root: string, below = '', create = false, maxIdle = idleDescriptorsFor(DEFAULT_CONCURRENCY)): Promise<TargetTree | undefined> {
+  static async open(calls: FileSystemCalls, root: string, below = '', create = false, maxIdle = idleDescriptorsFor(DEFAULT_CONCURRENCY, LAMBDA_OPEN_FILES)): Promise<TargetTree | undefined> {
     checkProcFd();
     let fd = await calls.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' && !create) return -1;
@@ -195,7 +210,20 @@ export class TargetTree {
       this.release(node);
       throw err;
     }
-    return new Directory(node.fd!);
+    return this.directoryOf(node);
+  }
+
+  private directoryOf(node: Node): Directory {
+    if (node.dir?.fd !== node.fd) node.dir = new Directory(node.fd!);
+    return node.dir!;
+  }
+
+  /** `pin` with nothing to wait for: `key`'s directory held, if its descriptor is open; else undefined (nothing held). */
+  pinIfOpen(key: string): Directory | undefined {
+    const node = this.nodes.get(key);
+    if (node?.fd === undefined) return undefined;
+    this.hold(node);
+    return this.directoryOf(node);
   }
 
   unpin(key: string): void {
@@ -232,6 +260,7 @@ export class TargetTree {
   private rest(node: Node): void {
     if (node.pins > 0 || node.fd === undefined || !this.nodes.has(node.key)) return;
     this.idle.add(node);
+    if (this.idle.size <= this.maxIdle) return;
     for (const oldest of this.idle) {
       if (this.idle.size <= this.maxIdle) break;
       this.idle.delete(oldest);

@@ -1,8 +1,9 @@
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { idleDescriptorsFor, TargetTree } from '../../../lambda/seed/target-tree';
+import { idleDescriptorsFor, openFileLimit, TargetTree } from '../../../lambda/seed/target-tree';
 
 // The target as the seed holds it, on real directories: what a descriptor it holds resolves to after
 // the path that led there changes, and what a descriptor closed by the bounded cache is opened again to.
@@ -78,9 +79,16 @@ describe('with one idle descriptor at most', () => {
 });
 
 test('idle descriptors fit in Lambda\'s 1,024 beside three for each copy in flight', () => {
-  expect(idleDescriptorsFor(64)).toBe(512);
-  expect(idleDescriptorsFor(200)).toBe(168);
-  expect(idleDescriptorsFor(1024)).toBe(64);
+  expect(idleDescriptorsFor(64, 1024)).toBe(512);
+  expect(idleDescriptorsFor(200, 1024)).toBe(168);
+  expect(idleDescriptorsFor(1024, 1024)).toBe(64);
   // Up to the concurrency where the copies alone leave less than 64 of the 768.
-  for (const concurrency of [1, 64, 85, 128, 200, 234]) expect(idleDescriptorsFor(concurrency) + 3 * concurrency).toBeLessThanOrEqual(768);
+  for (const concurrency of [1, 64, 85, 128, 200, 234]) expect(idleDescriptorsFor(concurrency, 1024) + 3 * concurrency).toBeLessThanOrEqual(768);
+});
+
+test('a higher limit on open files keeps more directories open: half of it, up to 4,096', () => {
+  expect(idleDescriptorsFor(64, 2048)).toBe(1024);
+  expect(idleDescriptorsFor(400, 2048)).toBe(592);
+  expect(idleDescriptorsFor(64, 1048576)).toBe(4096);
+  expect(openFileLimit()).toBe(Number(execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim()));
 });
