@@ -1,4 +1,5 @@
 import { RECOMMENDED_NFS_OPTIONS } from './contract/recommended-nfs-options';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * NFS mount options as data: the set Amazon EFS recommends, rendered to an fstab line or a
@@ -60,10 +61,10 @@ export class MountOptions {
   constructor(options: string[]) {
     for (const option of options) {
       if (!/^[A-Za-z0-9_.-]+(=[^\s,]+)?$/.test(option)) {
-        throw new Error(`MountOptions: '${option}' is not a mount option (expected name or name=value, no spaces or commas).`);
+        throw new ValidationError(`MountOptions: '${option}' is not a mount option (expected name or name=value, no spaces or commas).`);
       }
       const reason = DISCOURAGED[option];
-      if (reason) throw new Error(`MountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
+      if (reason) throw new ValidationError(`MountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
     }
     this.options = [...options];
   }

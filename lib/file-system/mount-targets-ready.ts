@@ -4,7 +4,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
-import { Construct, Dependable } from 'constructs';
+import { Construct, Dependable, IConstruct } from 'constructs';
 import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MountReadinessProperties, MountTargetProperties } from './contract/mount-readiness-properties';
 import { DEPLOY_TIME_LIMIT_SECONDS } from '../core/contract/deploy-time-limit';
 import { handlerCode } from '../core/handler-code';
@@ -13,6 +13,7 @@ import { dependOnRulesBetween } from '../core/security-group-rules';
 import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /** How a mount target takes addresses, as `AWS::EFS::MountTarget`'s `IpAddressType`. */
 export enum MountTargetIpAddressType {
@@ -113,9 +114,9 @@ export class MountTargetsReady extends Construct {
     const where = `MountTargetsReady(${this.node.path})`;
     const limitSeconds = props.timeLimit?.toSeconds() ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS;
     check(Number.isInteger(limitSeconds) && limitSeconds >= 1 && limitSeconds <= DEPLOY_TIME_LIMIT_SECONDS, where, 'timeLimit (seconds)', limitSeconds,
-      `must be whole seconds from 1 to ${DEPLOY_TIME_LIMIT_SECONDS} (CloudFormation waits an hour for a custom resource, the framework's start and response included)`);
-    if (props.mountTargets?.length === 0) throw new Error(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`);
-    const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(t, `${where}: mountTargets[${i}]`));
+      `must be whole seconds from 1 to ${DEPLOY_TIME_LIMIT_SECONDS} (CloudFormation waits an hour for a custom resource, the framework's start and response included)`, this);
+    if (props.mountTargets?.length === 0) throw new ValidationError(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`, this);
+    const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(this, t, `${where}: mountTargets[${i}]`));
     const describes = mountTargets === undefined || mountTargets.some(isIncomplete);
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -180,16 +181,16 @@ export class MountTargetsReady extends Construct {
 }
 
 /** A mount target as the handler's properties spell it, with what the construct can check at synth. */
-function mountTargetProperties(t: MountTargetEndpoint, where: string): MountTargetProperties {
+function mountTargetProperties(scope: IConstruct, t: MountTargetEndpoint, where: string): MountTargetProperties {
   const type = t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
   const known = (value: string | undefined) => value !== undefined && !Token.isUnresolved(value);
   if (type === MountTargetIpAddressType.IPV6_ONLY && t.ipAddress !== undefined) {
-    throw new Error(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`);
+    throw new ValidationError(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`, scope);
   }
   if (type === MountTargetIpAddressType.IPV4_ONLY && t.ipv6Address !== undefined) {
-    throw new Error(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`);
+    throw new ValidationError(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`, scope);
   }
-  check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)');
+  check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)', scope);
   return {
     MountTargetId: t.mountTargetId,
     AvailabilityZone: t.availabilityZone,

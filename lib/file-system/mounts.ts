@@ -10,6 +10,7 @@ import type { SharedFileSystem } from './shared-file-system';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
@@ -17,20 +18,21 @@ import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
  * readiness gate). The class keeps the methods users call; the file system comes in as `files`.
  */
 
-const WHERE = 'SharedFileSystem';
+/** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
+const nameOf = (files: SharedFileSystem) => `SharedFileSystem(${files.node.path})`;
 const readWrite = (readOnly: boolean | undefined) => (readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE);
 
 /** See SharedFileSystem.mountOnLambda. */
 export function mountOnLambda(files: SharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions): void {
-  const where = `${WHERE}.mountOnLambda(${fn.node.path})`;
+  const where = `${nameOf(files)}.mountOnLambda(${fn.node.path})`;
   const mountPath = options.mountPath ?? '/mnt/efs';
   const threadPoolSize = options.threadPoolSize ?? 64;
-  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires');
-  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`);
-  if (!fn.isBoundToVpc) throw new Error(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`);
+  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires', files);
+  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`, files);
+  if (!fn.isBoundToVpc) throw new ValidationError(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`, files);
   checkOwnAccessPoint(files, where, accessPoint);
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
-  if (cfn.fileSystemConfigs) throw new Error(`${where}: the function already mounts a file system; Lambda allows one.`);
+  if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
   fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
@@ -43,11 +45,11 @@ export function mountOnLambda(files: SharedFileSystem, fn: lambda.Function, acce
 
 /** See SharedFileSystem.mountOnEcsTask. */
 export function mountOnEcsTask(files: SharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-  const where = `${WHERE}.mountOnEcsTask(${taskDefinition.node.path})`;
-  check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /');
+  const where = `${nameOf(files)}.mountOnEcsTask(${taskDefinition.node.path})`;
+  check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /', files);
   checkOwnAccessPoint(files, where, accessPoint);
   const container = options.container ?? taskDefinition.defaultContainer;
-  if (!container) throw new Error(`${where}: the task definition has no container yet; add one first or pass \`container\`.`);
+  if (!container) throw new ValidationError(`${where}: the task definition has no container yet; add one first or pass \`container\`.`, files);
   const volumeName = options.volumeName ?? `efs-${accessPoint.node.id}`;
 
   taskDefinition.addVolume({
@@ -77,9 +79,9 @@ export function mountOnEcsService(files: SharedFileSystem, service: ecs.BaseServ
 
 /** See SharedFileSystem.mountOnEc2. */
 export function mountOnEc2(files: SharedFileSystem, host: IEc2Host, options: Ec2MountOptions): void {
-  const where = `${WHERE}.mountOnEc2(${host.node.path})`;
+  const where = `${nameOf(files)}.mountOnEc2(${host.node.path})`;
   const mountPoint = options.mountPoint ?? '/mnt/efs';
-  check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /');
+  check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /', files);
   if (options.accessPoint) checkOwnAccessPoint(files, where, options.accessPoint);
   const stack = Stack.of(files);
   host.userData.addCommands(...renderEc2MountScript({
@@ -102,6 +104,6 @@ function checkOwnAccessPoint(files: SharedFileSystem, where: string, accessPoint
   if (owner === files || owner === files.fileSystem || Stack.of(owner) !== Stack.of(files)) return;
   const stack = Stack.of(files);
   if (JSON.stringify(stack.resolve(owner.fileSystemId)) !== JSON.stringify(stack.resolve(files.fileSystemId))) {
-    throw new Error(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${files.node.path}).`);
+    throw new ValidationError(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${files.node.path}).`, files);
   }
 }

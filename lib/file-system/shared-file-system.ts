@@ -210,7 +210,7 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
     this.tlsEnforced = settings.tlsEnforced;
     this.anonymousAccessAllowed = settings.anonymousAccessAllowed;
     const lifecycle = props.lifecycle ?? StorageLifecycle.infrequentAccess();
-    validateProps(props, settings);
+    validateProps(this, props, settings);
     warnAboutRiskyChoices(this, props, settings);
 
     this.vpc = props.vpc;

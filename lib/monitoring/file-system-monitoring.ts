@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { PROBE_METRIC } from '../probe/contract/metric-names';
 import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
@@ -18,6 +18,7 @@ import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widget
 import type { ThroughputMode as BilledMode } from '../cost/efs-cost';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and
@@ -224,11 +225,11 @@ export class FileSystemMonitoring extends Construct {
     const declared = declaredSettings(props.fileSystem);
     const throughputMode = props.throughputMode ?? declared.throughputMode;
     if (!throughputMode) {
-      throw new Error(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`);
+      throw new ValidationError(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`, this);
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
-    const alarms = alarmSettings(where, props.alarms ?? {}, this.throughputMode, this.performanceMode);
+    const alarms = alarmSettings(this, where, props.alarms ?? {}, this.throughputMode, this.performanceMode);
     const spendModel = this.spendModel(where, props, declared);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -266,11 +267,11 @@ export class FileSystemMonitoring extends Construct {
     const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
     const given = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (given !== undefined && !provisioned) {
-      throw new Error(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`);
+      throw new ValidationError(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`, this);
     }
     const provisionedMibps = given ?? (provisioned ? declared.provisionedMibps : undefined);
     if (provisioned && provisionedMibps === undefined) {
-      throw new Error(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`);
+      throw new ValidationError(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`, this);
     }
     const region = Stack.of(this).region;
     if (!props.pricing && !Token.isUnresolved(region) && region !== 'us-east-1') {
@@ -489,37 +490,37 @@ function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
  * The alarm settings with their defaults, each checked for its unit and range; a threshold for an
  * alarm the file system's modes do not have is an error, not ignored.
  */
-function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode): AlarmSettings {
+function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode): AlarmSettings {
   const prop = (name: string) => `alarms.${name}`;
   const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
   for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
     if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
-      throw new Error(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`);
+      throw new ValidationError(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`, scope);
     }
   }
   if (given(o.dataAccessAnomaly) && throughputMode !== efs.ThroughputMode.ELASTIC) {
-    throw new Error(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`);
+    throw new ValidationError(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`, scope);
   }
   if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
-    throw new Error(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`);
+    throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
   }
   const percent = (name: string, threshold: AlarmThreshold) => {
     const value = threshold._percent(where, prop(name));
-    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100');
+    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100', scope);
     return value;
   };
   const creditsRunOutWithin = (o.creditsRunOutWithin ?? AlarmThreshold.duration(Duration.hours(24)))._duration(where, prop('creditsRunOutWithin'));
   if (creditsRunOutWithin) {
     const hours = creditsRunOutWithin.toSeconds() / 3600;
-    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days');
+    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days', scope);
   }
   const minimumClientConnections = (o.minimumClientConnections ?? AlarmThreshold.off())._count(where, prop('minimumClientConnections'));
   if (minimumClientConnections !== undefined) {
     check(Number.isInteger(minimumClientConnections) && minimumClientConnections >= 1 && minimumClientConnections <= 25000,
-      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)');
+      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)', scope);
   }
   const above0 = (name: string, value: number | undefined, problem: string) => {
-    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem);
+    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem, scope);
     return value;
   };
   const elastic = throughputMode === efs.ThroughputMode.ELASTIC;

@@ -21,6 +21,7 @@ import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
 import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
+import { ValidationError } from '../core/validation-error';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
@@ -193,16 +194,16 @@ export class BenchmarkProbe extends Construct {
     const where = `BenchmarkProbe(${this.node.path})`;
     const shared = isSharedFileSystem(props.fileSystem) ? props.fileSystem : undefined;
     const vpc = props.vpc ?? shared?.vpc;
-    if (!vpc) throw new Error(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`);
+    if (!vpc) throw new ValidationError(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`, this);
     const reserved = props.reservedConcurrentExecutions ?? 1;
-    check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1');
+    check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1', this);
     const maxBytes = props.maxBytesPerInvocation?.toBytes() ?? DEFAULT_MAX_BYTES;
-    check(maxBytes >= 1, where, 'maxBytesPerInvocation', maxBytes, 'must be at least 1 byte');
+    check(maxBytes >= 1, where, 'maxBytesPerInvocation', maxBytes, 'must be at least 1 byte', this);
     const timeout = props.timeout ?? Duration.minutes(15);
-    check(timeout.toSeconds() >= 60, where, 'timeout', timeout.toHumanString(), 'must be at least 1 minute (scratch cleanup and metrics need a margin)');
+    check(timeout.toSeconds() >= 60, where, 'timeout', timeout.toHumanString(), 'must be at least 1 minute (scratch cleanup and metrics need a margin)', this);
     if (props.canary) {
       const minutes = props.canary.interval.toMinutes({ integral: false });
-      check(Number.isInteger(minutes) && minutes >= 1, where, 'canary.interval', props.canary.interval.toHumanString(), 'must be a whole number of minutes, at least 1');
+      check(Number.isInteger(minutes) && minutes >= 1, where, 'canary.interval', props.canary.interval.toHumanString(), 'must be a whole number of minutes, at least 1', this);
     }
 
     this.fileSystemId = props.fileSystem.fileSystemId;

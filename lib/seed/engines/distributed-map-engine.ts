@@ -17,7 +17,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
       const { seed, props, source, settings, where } = context;
       requireObjects(context);
       const maxConcurrency = options.maxConcurrency ?? 100;
-      check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)');
+      check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)', seed);
       if (maxConcurrency > 3000) {
         Annotations.of(seed).addWarningV2('cdk-efs-kit:seedConnectionBurst',
           `maxConcurrency ${maxConcurrency}: each worker is one EFS client connection, and EFS accepts 3,000 new connections in a burst, then 500 a minute.`);

@@ -260,7 +260,7 @@ describe('validation', () => {
       ['relative', 'app'], ['with ..', '/app/../etc'], ['with an empty part', '/app//x'], ['with a trailing slash', '/app/'],
     ])('fails when the path is %s', (_, path) => {
       expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path })))
-        .toThrow(`SharedFileSystem.addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "${path}".`);
+        .toThrow(`SharedFileSystem(Test/Files).addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "${path}".`);
     });
 
     test('fails when the path is longer than 100 characters', () => {
@@ -354,7 +354,7 @@ describe('mountOnLambda', () => {
 
   test('fails when the mount path is outside /mnt/', () => {
     expect(() => files.mountOnLambda(newFunction(), ap, { mountPath: '/data' }))
-      .toThrow(`SharedFileSystem.mountOnLambda(Test/Fn): mountPath must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
+      .toThrow(`SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): mountPath must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
   });
 
   test('fails when the thread pool size is above libuv\'s 1024', () => {

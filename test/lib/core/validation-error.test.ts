@@ -1,0 +1,61 @@
+import { App, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as efs from 'aws-cdk-lib/aws-efs';
+import { AccessPointPreset, MountOptions, SeedSource, SharedFileSystem } from '../../../lib';
+import { isValidationError, ValidationError } from '../../../lib/core/validation-error';
+
+// Synth refuses props with one error type, scoped to the construct they were given to (as aws-cdk's
+// ValidationError): its path is in the message and in constructPath.
+let stack: Stack;
+let vpc: ec2.Vpc;
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test');
+  vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+});
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}
+
+test('a SharedFileSystem refusing its props throws a ValidationError scoped to it', () => {
+  const err = thrown(() => new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.PROVISIONED }));
+  expect(isValidationError(err)).toBe(true);
+  expect(err).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Files' });
+  expect((err as Error).message).toMatch(/^SharedFileSystem\(Test\/Files\): throughputMode PROVISIONED needs provisionedThroughputPerSecond/);
+});
+
+test('a mount helper refusing its arguments names the file system and the client', () => {
+  const files = new SharedFileSystem(stack, 'Files', { vpc });
+  const host = new ec2.Instance(stack, 'Host', {
+    vpc, instanceType: new ec2.InstanceType('t3.micro'), machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+  });
+  const err = thrown(() => files.mountOnEc2(host, { mountPoint: 'relative' }));
+  expect(err).toMatchObject({ constructPath: 'Test/Files' });
+  expect((err as Error).message).toBe('SharedFileSystem(Test/Files).mountOnEc2(Test/Host): mountPoint must be an absolute path other than /, got "relative".');
+});
+
+test('a seed refusing its props throws one scoped to the seed', () => {
+  const files = new SharedFileSystem(stack, 'Files', { vpc });
+  const accessPoint = files.addAccessPoint('Ap', AccessPointPreset.applicationUser('/web'));
+  const err = thrown(() => files.addSeed('Seed', { accessPoint, source: SeedSource.asset(__dirname), concurrency: 0 }));
+  expect(err).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Files/Seed' });
+  expect((err as Error).message).toMatch(/^FileSystemSeed\(Test\/Files\/Seed\): concurrency must be an integer from 1 to/);
+});
+
+test('a data class with no construct throws it unscoped', () => {
+  const err = thrown(() => MountOptions.recommendedNfs().withOverrides('bad option'));
+  expect(isValidationError(err)).toBe(true);
+  expect((err as ValidationError).constructPath).toBeUndefined();
+});
+
+test('puts the construct path in front of a message that does not name it', () => {
+  const err = new ValidationError('something is wrong', stack);
+  expect(err.message).toBe('Test: something is wrong');
+  expect(isValidationError(new Error('plain'))).toBe(false);
+});
