@@ -242,8 +242,10 @@ export class FileSystemMonitoring extends Construct {
     this.addLimitsRow(alarms);
     this.addClientsAndStorageRow(alarms);
     const spend = addSpendRow(this, this.dashboard, spendModel, alarms);
-    (props.seeds ?? []).forEach((seed, i) => this.addSeedRow(seed, i, alarms));
-    (props.probes ?? []).forEach((probe, i) => this.addProbeRow(probe, i, alarms));
+    const seeds = props.seeds ?? [];
+    const probes = props.probes ?? [];
+    seeds.forEach((seed) => this.addSeedRow(seed, alarmKeyOf(seed, seeds), alarms));
+    probes.forEach((probe) => this.addProbeRow(probe, alarmKeyOf(probe, probes), alarms));
 
     const health = Object.values(this.alarms);
     Object.assign(this.alarms, spend);
@@ -395,7 +397,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A seed's progress and rate, and an alarm on its failures. */
-  private addSeedRow(seed: FileSystemSeed, index: number, alarms: AlarmSettings): void {
+  private addSeedRow(seed: FileSystemSeed, key: string, alarms: AlarmSettings): void {
     const failures = seed.metricFailures();
     const widgets: cloudwatch.IWidget[] = [
       note(`**Seed ${seed.node.path}** (${seed.engineKind} engine). Files written and the rate of each run; `
@@ -407,7 +409,7 @@ export class FileSystemMonitoring extends Construct {
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
     if (alarms.seedFailures) {
-      this.alarms[`seedFailures${index}`] = this.anyFailureAlarm(`SeedFailures${index}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
+      this.alarms[`seedFailures${key}`] = this.anyFailureAlarm(`SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
     }
   }
 
@@ -421,7 +423,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
-  private addProbeRow(probe: BenchmarkProbe, index: number, alarms: AlarmSettings): void {
+  private addProbeRow(probe: BenchmarkProbe, key: string, alarms: AlarmSettings): void {
     const failures = probe.metricFailures();
     this.dashboard.addWidgets(
       note(`**Probe ${probe.node.path}**${probe.canaryInterval ? `, a canary every ${probe.canaryInterval.toHumanString()}` : ''}. `
@@ -437,7 +439,7 @@ export class FileSystemMonitoring extends Construct {
       }),
     );
     if (alarms.probeFailures) {
-      this.alarms[`probeFailures${index}`] = this.anyFailureAlarm(`ProbeFailures${index}`, failures,
+      this.alarms[`probeFailures${key}`] = this.anyFailureAlarm(`ProbeFailures${key}`, failures,
         `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`);
     }
     const slo = alarms.probeLatencyP99;
@@ -455,7 +457,7 @@ export class FileSystemMonitoring extends Construct {
         label: 'Slowest small operation p99 (ms)',
         period,
       });
-      this.alarms[`probeLatency${index}`] = slowest.createAlarm(this, `ProbeLatency${index}`, {
+      this.alarms[`probeLatency${key}`] = slowest.createAlarm(this, `ProbeLatency${key}`, {
         alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${operations.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
         threshold: slo.toMilliseconds(), evaluationPeriods: 3, datapointsToAlarm: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -463,6 +465,17 @@ export class FileSystemMonitoring extends Construct {
       });
     }
   }
+}
+
+/**
+ * What names a seed's or probe's alarms: its construct id (letters and digits), so that adding or
+ * removing another leaves its alarms' logical ids, and so the alarms, as they are; its path where
+ * another in `all` has the same id.
+ */
+function alarmKeyOf(construct: IConstruct, all: IConstruct[]): string {
+  const alphanumeric = (s: string) => s.replace(/[^A-Za-z0-9]/g, '');
+  const shared = all.filter((c) => alphanumeric(c.node.id) === alphanumeric(construct.node.id)).length > 1;
+  return alphanumeric(shared ? construct.node.path : construct.node.id);
 }
 
 /** What a file system defined in this app (SharedFileSystem or efs.FileSystem) declares, if visible. */

@@ -22,6 +22,7 @@ import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
 import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
 import { ValidationError } from '../core/validation-error';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
@@ -293,7 +294,7 @@ export class BenchmarkProbe extends Construct {
    */
   public searchOperations(metric: string, options: ProbeSearchOptions = {}): cloudwatch.MathExpression {
     const { fileSystem, scenario, operation } = PROBE_DIMENSIONS;
-    const period = options.period ?? Duration.minutes(5);
+    const period = options.period ?? DEFAULT_METRIC_PERIOD;
     return new cloudwatch.MathExpression({
       expression: `SEARCH('{${this.metricsNamespace},${fileSystem},${operation},${scenario}} MetricName="${metric}" ${fileSystem}="${this.fileSystemId}"', '${options.statistic ?? 'Average'}', ${period.toSeconds()})`,
       usingMetrics: {},
@@ -312,12 +313,12 @@ export class BenchmarkProbe extends Construct {
       usingMetrics: {
         probe_failures: new cloudwatch.Metric({
           namespace: this.metricsNamespace, metricName: PROBE_METRIC.failures, dimensionsMap: { [PROBE_DIMENSIONS.fileSystem]: this.fileSystemId },
-          statistic: cloudwatch.Stats.SUM, unit: cloudwatch.Unit.COUNT, period: Duration.minutes(5),
+          statistic: cloudwatch.Stats.SUM, unit: cloudwatch.Unit.COUNT, period: DEFAULT_METRIC_PERIOD,
         }),
-        probe_errors: this.function.metricErrors({ period: Duration.minutes(5) }),
+        probe_errors: this.function.metricErrors({ period: DEFAULT_METRIC_PERIOD }),
       },
       label: 'Probe failures',
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -329,7 +330,7 @@ export class BenchmarkProbe extends Construct {
       dimensionsMap: { [PROBE_DIMENSIONS.fileSystem]: this.fileSystemId, [PROBE_DIMENSIONS.scenario]: scenario, [PROBE_DIMENSIONS.operation]: operation },
       unit,
       statistic: cloudwatch.Stats.AVERAGE,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }

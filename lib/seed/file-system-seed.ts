@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Size, Token } from 'aws-cdk-lib';
+import { CustomResource, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -14,6 +14,7 @@ import { SeedEngineKind } from './seed-engine-options';
 import { SeedSource, SeedSourceFormat } from './seed-source';
 import type { SharedFileSystem } from '../file-system/shared-file-system';
 import { ValidationError } from '../core/validation-error';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -237,7 +238,7 @@ export class FileSystemSeed extends Construct {
       expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '),
       usingMetrics: this.failureMetrics,
       label: 'Seed failures',
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -249,7 +250,7 @@ export class FileSystemSeed extends Construct {
       dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
       unit,
       statistic,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -258,7 +259,7 @@ export class FileSystemSeed extends Construct {
   private dataSyncMetric(metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: 'AWS/DataSync', metricName, dimensionsMap: { TaskId: this.dataSyncTaskId! }, unit,
-      statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5), ...options,
+      statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
     });
   }
 

@@ -14,6 +14,7 @@ import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { dependOnRulesBetween } from '../../core/security-group-rules';
+import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   /** Wait for the execution within the deploy's time limit, or only start it. */
@@ -115,7 +116,7 @@ export class DataSyncSeedRun extends Construct {
       dimensionsMap: { RuleName: this.failureRule.ruleName },
       statistic: cloudwatch.Stats.SUM,
       unit: cloudwatch.Unit.COUNT,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       label: 'Failed DataSync executions',
       ...options,
     });

@@ -1,9 +1,10 @@
-import { Annotations, Duration } from 'aws-cdk-lib';
+import { Annotations } from 'aws-cdk-lib';
 import { DistributedMapSeedRun } from './distributed-map-seed-run';
 import { functionSize, requireObjects, requireS3Route } from './engine-requirements';
 import { EngineWiring, targetOf } from './seed-wiring';
 import { check } from '../../core/validate';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
+import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 /** SeedEngine.distributedMap(): a Step Functions Distributed Map of Lambda workers over batches of keys. */
 export function distributedMapEngine(options: DistributedMapEngineOptions): EngineWiring {
@@ -38,7 +39,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
         target: targetOf(context),
         waitForCompletion: props.waitForCompletion ?? true,
       });
-      const period = { period: Duration.minutes(5) };
+      const period = { period: DEFAULT_METRIC_PERIOD };
       const failureMetrics = {
         files_failed: context.filesFailed,
         // A run that ends any way but SUCCEEDED left content out: failed, timed out, or stopped.
