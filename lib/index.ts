@@ -1,5 +1,6 @@
 export * from './file-system/shared-file-system';
 export * from './file-system/shared-file-system-base';
+export * from './file-system/shared-file-system-attributes';
 export * from './file-system/access-level';
 export * from './file-system/client-mount-options';
 export * from './file-system/storage-lifecycle';

@@ -1,9 +1,11 @@
 import type { ProbeResult } from '../../lambda/probe/result';
+import { checkLines } from './check-lines';
 import { COST_COLUMNS, costCells, figure as f, throughputOf } from './compare-table';
 
-/** One probe run as markdown: a table per scenario (latency percentiles, throughput, errors) and its findings. */
+/** One probe run as markdown: the mount checks, one line each, then a table per scenario (latency percentiles, throughput, errors) and its findings. */
 export function renderResultTables(result: ProbeResult): string {
   const out: string[] = [];
+  if (result.mountChecks?.length) out.push(`## mount of ${result.target}`, '', ...checkLines(result.mountChecks), '');
   for (const s of result.scenarios) {
     out.push(`## ${s.scenario}${s.failure ? ` (FAILED: ${s.failure})` : ''}`, '', `Reproduces ${s.reproduces}.`, '');
     out.push('| operation | count | p50 ms | p90 ms | p99 ms | max ms | throughput | errors |', '|---|---:|---:|---:|---:|---:|---:|---:|');

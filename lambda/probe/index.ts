@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { PROBE_METRICS_NAMESPACE } from '../../lib/probe/contract/metric-names';
 import { publishProbeMetrics } from './metrics';
+import { parsePosixUser } from './mount-checks';
 import { isRejection } from './result';
 import { runProbe } from './runner';
 
@@ -16,11 +17,14 @@ export async function handler(event: unknown, context: Context) {
   // Leave time to clean up scratch files and print metrics: the larger of 15 s and a tenth.
   const maxSeconds = Math.max(1, remaining - Math.max(SAFETY_MARGIN_SECONDS, remaining / 10));
   const fileSystemId = env.PROBE_FILE_SYSTEM_ID ?? 'unknown';
+  // Set by the construct when it knows the access point (the one it creates); no POSIX_USER then means it enforces none.
+  const accessPoint = env.PROBE_ACCESS_POINT_ID ? { id: env.PROBE_ACCESS_POINT_ID, posixUser: parsePosixUser(env.PROBE_ACCESS_POINT_POSIX_USER) } : undefined;
   const outcome = await runProbe(event, {
     target: env.PROBE_MOUNT_PATH ?? '/mnt/probe',
     maxBytes: env.PROBE_MAX_BYTES ? Number(env.PROBE_MAX_BYTES) : undefined,
     maxSeconds,
     fileSystemId,
+    accessPoint,
     tool: 'cdk-efs-kit probe (Lambda)',
     version: env.CDK_EFS_KIT_VERSION ?? 'unknown',
     onProgress: (p) => console.log(JSON.stringify({ message: `probe ${p.phase} ${p.scenario}`, round: p.round, rounds: p.rounds, done: p.done, total: p.total })),

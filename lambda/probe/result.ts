@@ -1,3 +1,4 @@
+import type { CheckResult } from '../shared/mount-checks/check-result';
 import type { MeteredIo } from './metering';
 import type { Percentiles, Spread } from './stats';
 
@@ -114,6 +115,12 @@ export interface ProbeResult {
   /** The label of the prices the scenarios' costs are at (an EfsPricing). */
   readonly pricing: string;
   readonly scenarios: ScenarioResult[];
+  /**
+   * The doctor's checks that apply where the probe runs, on `target` (see mount-checks.ts): its mount
+   * and type, the NFS options, the POSIX identity. Information only: they do not change `status`.
+   * Absent from results written before the probe reported them.
+   */
+  readonly mountChecks?: CheckResult[];
 }
 
 /** What the probe returns instead of running when the request is invalid or does not fit its budgets. */

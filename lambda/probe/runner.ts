@@ -3,6 +3,7 @@ import * as path from 'path';
 import { EfsPricing } from '../../lib/cost/efs-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
 import { scenarioCost } from './cost';
+import { probeMountChecks, ProbeAccessPoint } from './mount-checks';
 import { MAX_MESSAGES, Recorder } from './recorder';
 import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
 import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
@@ -20,6 +21,10 @@ export interface ProbeEnvironment {
   /** Seconds any request may take. @default - unlimited */
   readonly maxSeconds?: number;
   readonly fileSystemId?: string;
+  /** The access point `target` is mounted through, when known: its POSIX user is checked against this process's. */
+  readonly accessPoint?: ProbeAccessPoint;
+  /** The mount table, for the mount checks. @default reads /proc/self/mountinfo */
+  readonly mountinfo?: () => string;
   /** The prices of the scenarios' costs. @default EfsPricing.US_EAST_1 */
   readonly pricing?: EfsPricing;
   readonly tool: string;
@@ -71,6 +76,7 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
 
     const deadline = request.maxSeconds === undefined ? Infinity : started + request.maxSeconds * 1000;
     const pricing = env.pricing ?? EfsPricing.US_EAST_1;
+    const mountChecks = probeMountChecks({ target: env.target, fileSystemId: env.fileSystemId, accessPoint: env.accessPoint, mountinfo: env.mountinfo });
     const scenarios = await runRounds(request, root, deadline, env, pricing);
     return {
       status: scenarios.some(scenarioFailed) ? 'failed' : 'ok',
@@ -87,6 +93,7 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
       calibration,
       pricing: pricing.label,
       scenarios,
+      mountChecks,
     };
   } finally {
     // A file system that fails even this leaves the directory to the next run's sweep of stale scratch.

@@ -11,7 +11,7 @@ import type { SeedSummary } from './seed-summary';
 import { StateDirectory } from './state-directory';
 import { newHolderId, TargetLock } from './target-lock';
 import { checkTarget, placeAbove } from './target-root';
-import { TargetTree } from './target-tree';
+import { idleDescriptorsFor, TargetTree } from './target-tree';
 
 /** How long a run waits for another to let go of the target's lock, by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -36,7 +36,7 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
   checkTarget(path.join(root, subPath), source.localDirectory);
   // The caller's own path is made as mkdir -p would; below it, each part is opened without following a link.
   if (!dryRun && !subPath) await fs.promises.mkdir(root, { recursive: true });
-  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun);
+  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun, idleDescriptorsFor(concurrency));
   if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;
   let lock: TargetLock | undefined;

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
 import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
+import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
@@ -50,8 +51,15 @@ interface Node extends Identity {
   pins: number;
 }
 
-/** Directories kept open that no call uses, at most (Lambda allows a function 1,024 descriptors). */
-const MAX_IDLE_DESCRIPTORS = 128;
+/**
+ * Directories kept open that no call uses, at most, for `concurrency` copies at a time: Lambda allows
+ * a function 1,024 descriptors, and each copy holds up to three (its source, its file, a directory
+ * pinned); 256 stay for the runtime. 512 keep an app's tree of 1,100 directories from being opened
+ * again and again (a third of the opens a copy of it made with 128).
+ */
+export function idleDescriptorsFor(concurrency: number): number {
+  return Math.max(64, Math.min(512, 1024 - 256 - 3 * concurrency));
+}
 
 /** The target root is the key ''. Keys are relative paths, '/'-separated. */
 export class TargetTree {
@@ -61,7 +69,7 @@ export class TargetTree {
    * made where missing with `create`: the untrusted part of where the seed writes (a sub-path of a
    * Lambda mount, say). Undefined when `create` is false and a part is missing.
    */
-  static async open(calls: FileSystemCalls, root: string, below = '', create = false): Promise<TargetTree | undefined> {
+  static async open(calls: FileSystemCalls, root: string, below = '', create = false, maxIdle = idleDescriptorsFor(DEFAULT_CONCURRENCY)): Promise<TargetTree | undefined> {
     checkProcFd();
     let fd = await calls.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' && !create) return -1;
@@ -80,7 +88,7 @@ export class TargetTree {
         if (child === undefined) return undefined;
         fd = child;
       }
-      return new TargetTree(calls, fd, await calls.fstat(fd), below ? path.join(root, below) : root);
+      return new TargetTree(calls, fd, await calls.fstat(fd), below ? path.join(root, below) : root, maxIdle);
     } catch (err) {
       if (fd >= 0) await calls.close(fd).catch(() => undefined);
       throw err;
@@ -97,8 +105,9 @@ export class TargetTree {
 
   /**
    * @param where the target as the caller named it, for messages
+   * @param maxIdle descriptors kept open that no call uses, at most
    */
-  private constructor(readonly calls: FileSystemCalls, rootFd: number, stats: fs.BigIntStats, readonly where: string) {
+  private constructor(readonly calls: FileSystemCalls, rootFd: number, stats: fs.BigIntStats, readonly where: string, private readonly maxIdle: number) {
     this.root = new Directory(rootFd);
     this.device = stats.dev;
     this.nodes.set('', { key: '', name: '', dev: stats.dev, ino: stats.ino, fd: rootFd, pins: 1 });
@@ -224,7 +233,7 @@ export class TargetTree {
     if (node.pins > 0 || node.fd === undefined || !this.nodes.has(node.key)) return;
     this.idle.add(node);
     for (const oldest of this.idle) {
-      if (this.idle.size <= MAX_IDLE_DESCRIPTORS) break;
+      if (this.idle.size <= this.maxIdle) break;
       this.idle.delete(oldest);
       const fd = oldest.fd!;
       oldest.fd = undefined;

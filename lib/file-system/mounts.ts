@@ -1,12 +1,17 @@
-import { Stack } from 'aws-cdk-lib';
+import { Annotations, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AccessLevel } from './access-level';
 import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
-import { renderEc2MountScript } from './ec2-mount-script';
+import { EFS_UTILS_MIN_IPV6_VERSION, renderEc2MountScript } from './ec2-mount-script';
 import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
-import type { SharedFileSystem } from './shared-file-system';
+import { MountTargetIpAddressType } from './mount-targets-ready';
+import type { ISharedFileSystem } from './shared-file-system-base';
+import { IConstruct } from 'constructs';
+import { acknowledgeWildcard } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
@@ -19,11 +24,21 @@ import { ValidationError } from '../core/validation-error';
  */
 
 /** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
-const nameOf = (files: SharedFileSystem) => `SharedFileSystem(${files.node.path})`;
+const nameOf = (files: ISharedFileSystem) => `SharedFileSystem(${files.node.path})`;
+
+/**
+ * What a file system's policy says about plain NFS, where known: a SharedFileSystem knows its own
+ * policy; an imported one knows only what its attributes say (undefined: unknown).
+ */
+interface PolicyFacts {
+  readonly tlsEnforced?: boolean;
+  readonly anonymousAccessAllowed?: boolean;
+}
+
 const readWrite = (readOnly: boolean | undefined) => (readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE);
 
 /** See SharedFileSystem.mountOnLambda. */
-export function mountOnLambda(files: SharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions): void {
+export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions): void {
   const where = `${nameOf(files)}.mountOnLambda(${fn.node.path})`;
   const mountPath = options.mountPath ?? '/mnt/efs';
   const threadPoolSize = options.threadPoolSize ?? 64;
@@ -33,10 +48,13 @@ export function mountOnLambda(files: SharedFileSystem, fn: lambda.Function, acce
   checkOwnAccessPoint(files, where, accessPoint);
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
   if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
+  }
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
   fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
-  files.connections.allowDefaultPortFrom(fn, `NFS from ${fn.node.path}`);
+  allowNfsFrom(files, fn, where);
   // The function mounts when it starts: not before its NFS rules exist.
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, readWrite(options.readOnly), accessPoint);
@@ -44,7 +62,7 @@ export function mountOnLambda(files: SharedFileSystem, fn: lambda.Function, acce
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
-export function mountOnEcsTask(files: SharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
   const where = `${nameOf(files)}.mountOnEcsTask(${taskDefinition.node.path})`;
   check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /', files);
   checkOwnAccessPoint(files, where, accessPoint);
@@ -70,40 +88,94 @@ export function mountOnEcsTask(files: SharedFileSystem, taskDefinition: ecs.Task
 }
 
 /** See SharedFileSystem.mountOnEcsService. */
-export function mountOnEcsService(files: SharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
-  files.connections.allowDefaultPortFrom(service, `NFS from ${service.node.path}`);
+  allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
   return volumeName;
 }
 
 /** See SharedFileSystem.mountOnEc2. */
-export function mountOnEc2(files: SharedFileSystem, host: IEc2Host, options: Ec2MountOptions): void {
+export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Host, options: Ec2MountOptions): void {
   const where = `${nameOf(files)}.mountOnEc2(${host.node.path})`;
   const mountPoint = options.mountPoint ?? '/mnt/efs';
   check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /', files);
   if (options.accessPoint) checkOwnAccessPoint(files, where, options.accessPoint);
   const stack = Stack.of(files);
+  const ipv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
   host.userData.addCommands(...renderEc2MountScript({
     fileSystemId: files.fileSystemId,
     dnsName: `${files.fileSystemId}.efs.${stack.region}.${stack.urlSuffix}`,
     mountPoint,
     accessPointId: options.accessPoint?.accessPointId,
     readOnly: options.readOnly ?? false,
-    nfsFallbackAllowed: !files.tlsEnforced && files.anonymousAccessAllowed,
+    nfsFallback: nfsFallbackOf(files),
+    minimumEfsUtilsVersion: ipv6 ? EFS_UTILS_MIN_IPV6_VERSION : undefined,
   }));
-  files.connections.allowDefaultPortFrom(host, `NFS from ${host.node.path}`);
+  allowNfsFrom(files, host, where);
   files.grantAccess(host, readWrite(options.readOnly), options.accessPoint);
+  if (ipv6) grantAddressFamilyLookup(files, host);
   warnAboutEc2Owner(host, mountPoint, options);
   host.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
 }
 
 /** Refuses an access point of another file system in the same stack (one elsewhere cannot be told apart). */
-function checkOwnAccessPoint(files: SharedFileSystem, where: string, accessPoint: efs.IAccessPoint): void {
+function checkOwnAccessPoint(files: ISharedFileSystem, where: string, accessPoint: efs.IAccessPoint): void {
   const owner = accessPoint.fileSystem;
-  if (owner === files || owner === files.fileSystem || Stack.of(owner) !== Stack.of(files)) return;
+  if (owner === files || Stack.of(owner) !== Stack.of(files)) return;
   const stack = Stack.of(files);
   if (JSON.stringify(stack.resolve(owner.fileSystemId)) !== JSON.stringify(stack.resolve(files.fileSystemId))) {
     throw new ValidationError(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${files.node.path}).`, files);
   }
+}
+
+/** Whether the EC2 script may fall back to plain NFS: only where the policy is known to allow it. */
+function nfsFallbackOf(files: PolicyFacts): 'allowed' | 'refusedByPolicy' | 'policyUnknown' {
+  if (files.tlsEnforced === undefined || files.anonymousAccessAllowed === undefined) return 'policyUnknown';
+  return !files.tlsEnforced && files.anonymousAccessAllowed ? 'allowed' : 'refusedByPolicy';
+}
+
+/** Port 2049 from the client's security groups, over each address family the mount targets have. */
+function allowNfsFrom(files: ISharedFileSystem, client: ec2.IConnectable & IConstruct, where: string): void {
+  files.connections.allowDefaultPortFrom(client, `NFS from ${client.node.path}`);
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV4_ONLY) return;
+  // The rules above name security groups, which hold for both families. A group that allows all
+  // outbound IPv4 but not IPv6 gets no egress rule from aws-cdk, and so cannot reach an IPv6 address.
+  // SecurityGroupBase has allowAllIpv6Outbound; ISecurityGroup does not declare it (an imported group: false unless told).
+  const blocked = client.connections.securityGroups.filter((sg) => sg.allowAllOutbound && !(sg as Partial<ec2.SecurityGroup>).allowAllIpv6Outbound);
+  if (blocked.length === 0) return;
+  const fix = 'give it allowAllIpv6Outbound: true, or allowAllOutbound: false (then the helper adds an egress rule on port 2049 to the mount targets\' security group)';
+  const groups = blocked.map((sg) => sg.node.path).join(', ');
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, but security group ${groups} allows all outbound IPv4 and no IPv6: ${fix}.`, files);
+  }
+  Annotations.of(client).addWarningV2('cdk-efs-kit:ipv6EgressBlocked', `The mount targets are DUAL_STACK, but security group ${groups} allows all outbound IPv4 and no IPv6, `
+    + `so a client that picks the IPv6 address (amazon-efs-utils may) cannot connect: ${fix}.`);
+}
+
+/**
+ * amazon-efs-utils picks the address family of a mount target through DescribeMountTargets, and
+ * reads the zone names with DescribeAvailabilityZones (which has no resource-level permissions).
+ */
+function grantAddressFamilyLookup(files: ISharedFileSystem, host: IEc2Host): void {
+  host.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [files.fileSystemArn] }));
+  host.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeAvailabilityZones'], resources: ['*'] }));
+  acknowledgeWildcard(host, '*', 'ec2:DescribeAvailabilityZones, which amazon-efs-utils needs to pick the address family, has no resource-level permissions.');
+}
+
+function ipv6AllowedForDualStack(cfn: lambda.CfnFunction): boolean {
+  const vpcConfig = Stack.of(cfn).resolve(cfn.vpcConfig) as { ipv6AllowedForDualStack?: boolean } | undefined;
+  return vpcConfig?.ipv6AllowedForDualStack === true;
+}
+
+/** See SharedFileSystem.grantAccess. */
+export function grantFileSystemAccess(files: ISharedFileSystem, grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant {
+  const actions = ['elasticfilesystem:ClientMount'];
+  if (level !== AccessLevel.READ_ONLY) actions.push('elasticfilesystem:ClientWrite');
+  if (level === AccessLevel.ROOT) actions.push('elasticfilesystem:ClientRootAccess');
+  const conditions: Record<string, Record<string, string>> = {
+    Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
+  };
+  if (accessPoint) conditions.StringEquals = { 'elasticfilesystem:AccessPointArn': accessPoint.accessPointArn };
+  return iam.Grant.addToPrincipalOrResource({ grantee, actions, resourceArns: [files.fileSystemArn], resource: files, conditions });
 }

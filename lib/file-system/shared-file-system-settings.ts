@@ -34,6 +34,9 @@ export function settingsOf(props: SharedFileSystemProps): FileSystemSettings {
   };
 }
 
+/** The Sids of the secure defaults' statements, which added statements may not reuse. */
+export const SECURE_DEFAULT_SIDS = ['DenyWithoutTls', 'AllowAnonymousMountAndWrite'];
+
 /** Deny everything without TLS, and let anonymous clients mount and write only when asked. */
 export function basePolicy(settings: FileSystemSettings): iam.PolicyDocument {
   const policy = new iam.PolicyDocument();
@@ -75,6 +78,9 @@ export function validateProps(scope: IConstruct, props: SharedFileSystemProps, s
       throw new ValidationError(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`, scope);
     }
     if (props.oneZone) throw new ValidationError(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`, scope);
+  }
+  if (props.replicationConfiguration && props.replicationOverwriteProtection === efs.ReplicationOverwriteProtection.DISABLED) {
+    throw new ValidationError(`${WHERE}: replicationOverwriteProtection DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of replicationConfiguration and replicationOverwriteProtection.`, scope);
   }
   if (!encrypted && props.kmsKey) throw new ValidationError(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`, scope);
   if (!props.vpcSubnets && props.vpc.privateSubnets.length === 0 && props.vpc.isolatedSubnets.length === 0) {

@@ -1,26 +1,25 @@
 import { RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
-import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct, IDependable } from 'constructs';
-import { AccessLevel } from './access-level';
-import { checkAccessPointOptions } from './access-point-checks';
-import { AccessPointPreset } from './access-point-preset';
-import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
-import { mountOnEc2, mountOnEcsService, mountOnEcsTask, mountOnLambda } from './mounts';
-import { gateOf } from './shared-file-system-gate';
-import { SharedFileSystemBase } from './shared-file-system-base';
+import { addedSeedsAndProbes } from './added-clients';
+import { ImportedSharedFileSystem } from './imported-shared-file-system';
+import { applyIpAddressType } from './mount-target-ip-address';
+import { MountTargetIpAddressType } from './mount-targets-ready';
+import { ImportedFileSystemOptions, SharedFileSystemAttributes } from './shared-file-system-attributes';
+import { ISharedFileSystem, SharedFileSystemBase } from './shared-file-system-base';
 import { isSharedFileSystem, SHARED_FILE_SYSTEM_BRAND } from './shared-file-system-brand';
-import { basePolicy, settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-system-settings';
+import { fileSystemPolicyOf } from './file-system-policy';
+import { mountTargetSubnets } from './mount-target-subnets';
+import { acceptReplicationStatement, planReplication } from './replication';
+import { gateOf, mountTargetsOf } from './shared-file-system-gate';
+import { settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-system-settings';
 import { StorageLifecycle } from './storage-lifecycle';
-import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
-import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
-import { defaultPrivateSubnets } from '../core/subnets';
 import { brand } from '../core/type-brand';
+import { ValidationError } from '../core/validation-error';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
 export interface SharedFileSystemProps {
@@ -67,11 +66,38 @@ export interface SharedFileSystemProps {
   readonly performanceMode?: efs.PerformanceMode;
 
   /**
-   * Create a One Zone file system in the first selected Availability Zone: cheaper, but it
-   * lives and dies with that zone.
+   * Create a One Zone file system: cheaper, but it lives and dies with one Availability Zone
+   * (`availabilityZone`, else the one zone of `vpcSubnets.availabilityZones`, else the VPC's first).
    * @default false
    */
   readonly oneZone?: boolean;
+
+  /**
+   * The Availability Zone of a One Zone file system (`oneZone: true` only), one of the VPC's zones.
+   * aws-efs's way, `vpcSubnets: { availabilityZones: [zone] }`, works too.
+   * @default - the one zone of `vpcSubnets.availabilityZones`, else the VPC's first zone
+   */
+  readonly availabilityZone?: string;
+
+  /**
+   * Replicate the file system, as aws-efs takes it: to a new Regional file system
+   * (`efs.ReplicationConfiguration.regionalFileSystem(region?, kmsKey?)`), a new One Zone one
+   * (`oneZoneFileSystem(region, availabilityZone, kmsKey?)`), or an existing one
+   * (`existingFileSystem(destination)`, whose `replicationOverwriteProtection` is DISABLED). An
+   * existing destination in another account (imported by its ARN) gets what the EFS User Guide
+   * asks for: a role EFS assumes, and a statement in this file system's policy that lets that account
+   * end the replication; the destination's own policy is
+   * [acceptReplicationFrom](#cdk-efs-kit.SharedFileSystem.acceptReplicationFrom) in its account's stack.
+   * @default - no replication
+   */
+  readonly replicationConfiguration?: efs.ReplicationConfiguration;
+
+  /**
+   * DISABLED makes this file system a possible replication destination: read-only, written only
+   * by EFS replication. It cannot be combined with `replicationConfiguration`.
+   * @default efs.ReplicationOverwriteProtection.ENABLED
+   */
+  readonly replicationOverwriteProtection?: efs.ReplicationOverwriteProtection;
 
   /**
    * Encrypt data at rest.
@@ -115,6 +141,23 @@ export interface SharedFileSystemProps {
    * @default false
    */
   readonly allowAnonymousAccess?: boolean;
+
+  /**
+   * Statements added to the file system policy after the secure defaults (the TLS deny, and the
+   * anonymous access statement when `allowAnonymousAccess` is true), as aws-efs takes them. Every
+   * statement needs a principal. An explicit Deny wins in IAM, so nothing here lifts the TLS deny;
+   * an Allow for requests without TLS (`aws:SecureTransport` false) or for every principal warns.
+   * @default - the secure defaults only
+   */
+  readonly fileSystemPolicy?: iam.PolicyDocument;
+
+  /**
+   * Which addresses the mount targets take (`AWS::EFS::MountTarget`'s IpAddressType): IPv4 only,
+   * dual-stack (the subnets need an IPv6 CIDR too), or IPv6 only (IPv6-only subnets). Checked
+   * against the subnets' CIDRs where the app defines them.
+   * @default - none set: EFS makes IPV4_ONLY mount targets
+   */
+  readonly ipAddressType?: MountTargetIpAddressType;
 }
 
 /**
@@ -174,10 +217,49 @@ export interface SharedFileSystemProps {
  * });
  * app.synth();
  */
-export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileSystem {
-  /** Whether `x` is a SharedFileSystem, made by any copy of this package. */
+export class SharedFileSystem extends SharedFileSystemBase {
+  /** Whether `x` is a SharedFileSystem, made by any copy of this package (an imported one is not). */
   public static isSharedFileSystem(x: any): x is SharedFileSystem {
     return isSharedFileSystem(x);
+  }
+
+  /**
+   * An existing file system, by id, with the helpers a SharedFileSystem has: access points, the
+   * mount helpers, grants, metrics, seeds, probes and monitoring. Tell it what it cannot read of
+   * the file system (`throughputMode` and `oneZone` for monitoring, the policy for EC2's plain NFS
+   * fallback); its mount targets the readiness gate reads from DescribeMountTargets.
+   *
+   * @example
+   * const legacy = SharedFileSystem.fromFileSystemAttributes(this, 'Legacy', {
+   *   fileSystemId: 'fs-0123456789abcdef0',
+   *   vpc,
+   *   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'LegacyMountTargets', 'sg-0123456789abcdef0'),
+   *   throughputMode: efs.ThroughputMode.BURSTING,
+   *   oneZone: false,
+   * });
+   * const site = legacy.addAccessPoint('Site', AccessPointPreset.applicationUser('/site'));
+   * legacy.addSeed('Content', { accessPoint: site, source: SeedSource.asset('site') });
+   * legacy.addMonitoring('Monitoring');
+   */
+  public static fromFileSystemAttributes(scope: Construct, id: string, attrs: SharedFileSystemAttributes): ISharedFileSystem {
+    const fileSystemIn = (self: Construct) => efs.FileSystem.fromFileSystemAttributes(self, 'Resource', {
+      fileSystemId: attrs.fileSystemId, securityGroup: attrs.securityGroup,
+    });
+    return new ImportedSharedFileSystem(scope, id, fileSystemIn, attrs);
+  }
+
+  /**
+   * An `efs.IFileSystem` defined elsewhere (an `efs.FileSystem` of this app, or one aws-efs imported),
+   * with the helpers a SharedFileSystem has. What the app declares of an efs.FileSystem (modes, One
+   * Zone, mount targets) is read from it; `options` give the rest.
+   *
+   * @example
+   * const plain = new efs.FileSystem(this, 'Plain', { vpc, encrypted: true });
+   * const plainHelpers = SharedFileSystem.fromFileSystem(this, 'PlainHelpers', plain, { vpc });
+   * plainHelpers.mountOnLambda(fn, plainHelpers.addAccessPoint('Reports', AccessPointPreset.applicationUser('/reports')));
+   */
+  public static fromFileSystem(scope: Construct, id: string, fileSystem: efs.IFileSystem, options: ImportedFileSystemOptions): ISharedFileSystem {
+    return new ImportedSharedFileSystem(scope, id, () => fileSystem, options);
   }
 
   /** The underlying aws-cdk file system. */
@@ -194,12 +276,17 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
   public readonly vpc: ec2.IVpc;
   /** The subnets holding a mount target, one per Availability Zone. */
   public readonly mountTargetSubnets: ec2.SelectedSubnets;
+  /** Which addresses the mount targets have. */
+  public readonly mountTargetIpAddressType: MountTargetIpAddressType;
   /** Whether the file system policy requires TLS. */
   public readonly tlsEnforced: boolean;
-  private readonly seeds: FileSystemSeed[] = [];
-  private readonly probes: BenchmarkProbe[] = [];
   /** Whether clients without IAM authorization may mount. */
   public readonly anonymousAccessAllowed: boolean;
+  /**
+   * The id of the file system this one replicates to, when that one exists already (a new
+   * destination's id is EFS's to pick at deploy time).
+   */
+  public readonly replicationDestinationFileSystemId?: string;
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
@@ -214,9 +301,7 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
     warnAboutRiskyChoices(this, props, settings);
 
     this.vpc = props.vpc;
-    const subnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
-    // One Zone file systems live in one AZ; aws-cdk wants it named in the selection.
-    const vpcSubnets = props.oneZone && !subnets.availabilityZones ? { ...subnets, availabilityZones: [props.vpc.availabilityZones[0]] } : subnets;
+    const vpcSubnets = mountTargetSubnets(this, props);
     this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
     this.fileSystem = new efs.FileSystem(this, 'Resource', {
       vpc: props.vpc,
@@ -234,7 +319,8 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
       lifecyclePolicy: lifecycle.toInfrequentAccess,
       outOfInfrequentAccessPolicy: lifecycle.backToStandard,
       transitionToArchivePolicy: lifecycle.toArchive,
-      fileSystemPolicy: basePolicy(settings),
+      fileSystemPolicy: fileSystemPolicyOf(this, settings, props.fileSystemPolicy),
+      replicationOverwriteProtection: props.replicationOverwriteProtection,
       // aws-cdk's "deny anonymous" default allows ClientWrite but not ClientMount to everyone, which
       // has broken mounts (aws/aws-cdk#33669, #36224). Our policy above denies anonymous clients by
       // allowing nothing to them; granted principals mount through their identity policies.
@@ -244,6 +330,13 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
     this.fileSystemArn = this.fileSystem.fileSystemArn;
     this.connections = this.fileSystem.connections;
     this.mountTargetsAvailable = this.fileSystem.mountTargetsAvailable;
+    if (props.replicationConfiguration) {
+      const plan = planReplication(this, props.replicationConfiguration, (statement) => this.fileSystem.addToResourcePolicy(statement));
+      (this.fileSystem.node.defaultChild as efs.CfnFileSystem).replicationConfiguration = { destinations: [plan.destination] };
+      this.replicationDestinationFileSystemId = plan.destinationFileSystemId;
+    }
+    applyIpAddressType(this, this.fileSystem, this.mountTargetSubnets.subnets, props.ipAddressType);
+    this.mountTargetIpAddressType = props.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
   }
 
   /**
@@ -257,7 +350,7 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
    * worker.node.addDependency(files.mountTargetsReady);
    */
   public get mountTargetsReady(): IDependable {
-    return gateOf(this);
+    return gateOf(this, mountTargetsOf(this.fileSystem, this.mountTargetSubnets.subnets));
   }
 
   public get fileSystemRef(): efs.FileSystemReference {
@@ -273,127 +366,26 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
   }
 
   /**
-   * Add an access point: an application-specific entry point that roots clients at a path and
-   * can force a POSIX user, e.g. `AccessPointPreset.applicationUser('/web')`.
-   * @param preset the access point's settings; default: `AccessPointPreset.custom({})`, the root
-   * of the file system, where clients keep their own user
-   *
-   * @example
-   * const uploads = files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33 }));
-   */
-  public addAccessPoint(id: string, preset: AccessPointPreset = AccessPointPreset.custom({})): efs.AccessPoint {
-    const options = preset.options;
-    checkAccessPointOptions(this, id, options);
-    return new efs.AccessPoint(this, id, { fileSystem: this, ...options });
-  }
-
   /**
-   * Grant `grantee` access to the file system, through `accessPoint` only when one is given
-   * (`elasticfilesystem:AccessPointArn` condition), and only through mount targets.
+   * Let EFS in `sourceAccount` replicate into this file system (cross-account replication, the
+   * destination's side): a statement in its file system policy that allows that account the
+   * replication actions the EFS User Guide lists. This file system needs
+   * `replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED`.
    *
    * @example
-   * files.grantAccess(fn, AccessLevel.READ_ONLY, web);
+   * const replica = new SharedFileSystem(this, 'Replica', {
+   *   vpc,
+   *   replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED,
+   * });
+   * replica.acceptReplicationFrom('111111111111');
    */
-  public grantAccess(grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant {
-    const actions = ['elasticfilesystem:ClientMount'];
-    if (level !== AccessLevel.READ_ONLY) actions.push('elasticfilesystem:ClientWrite');
-    if (level === AccessLevel.ROOT) actions.push('elasticfilesystem:ClientRootAccess');
-    const conditions: Record<string, Record<string, string>> = {
-      Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
-    };
-    if (accessPoint) conditions.StringEquals = { 'elasticfilesystem:AccessPointArn': accessPoint.accessPointArn };
-    return iam.Grant.addToPrincipalOrResource({ grantee, actions, resourceArns: [this.fileSystemArn], resource: this, conditions });
-  }
-
-  public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {
-    return this.fileSystem.grant(grantee, ...actions);
-  }
-
-  public grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.grantAccess(grantee, AccessLevel.READ_ONLY);
-  }
-
-  public grantReadWrite(grantee: iam.IGrantable): iam.Grant {
-    return this.grantAccess(grantee, AccessLevel.READ_WRITE);
-  }
-
-  public grantRootAccess(grantee: iam.IGrantable): iam.Grant {
-    return this.grantAccess(grantee, AccessLevel.ROOT);
-  }
-
-  /**
-   * Mount `accessPoint` on a Lambda function in this VPC: FileSystemConfigs, port 2049 from the
-   * function, IAM scoped to the access point, `UV_THREADPOOL_SIZE`, and dependencies on the
-   * readiness gate ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)) and on the port 2049 rules (the function is created only once it can mount).
-   *
-   * @example
-   * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
-   */
-  public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions = {}): void {
-    mountOnLambda(this, fn, accessPoint, options);
-  }
-
-  /**
-   * Add `accessPoint` as a volume of an ECS task definition, with transit encryption and IAM
-   * authorization, mount it in a container and grant the task role. Returns the volume name.
-   * Use [mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService) to also open the security group to a service.
-   *
-   * @example
-   * files.mountOnEcsTask(task, jobs, { containerPath: '/data' });
-   */
-  public mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-    return mountOnEcsTask(this, taskDefinition, accessPoint, options);
-  }
-
-  /**
-   * Mount `accessPoint` in a service's tasks ([mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask)), open port 2049 from the
-   * service, and start the service only once the mount targets answer ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady)).
-   *
-   * @example
-   * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
-   */
-  public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-    return mountOnEcsService(this, service, accessPoint, options);
-  }
-
-  /**
-   * Mount the file system on an EC2 instance or Auto Scaling group at boot: user data installs
-   * amazon-efs-utils and mounts with `tls,iam[,accesspoint=...]` from /etc/fstab (`_netdev,nofail`),
-   * falling back to NFSv4.1 with the recommended options only where the policy allows plain NFS.
-   *
-   * @example
-   * files.mountOnEc2(host, { mountPoint: '/mnt/jobs', accessPoint: jobs });
-   */
-  public mountOnEc2(host: IEc2Host, options: Ec2MountOptions = {}): void {
-    mountOnEc2(this, host, options);
-  }
-
-
-  /**
-   * Fill the file system at deploy time through `options.accessPoint` (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)).
-   * Make consumers depend on the returned seed to start them once the content is in place.
-   *
-   * @example
-   * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
-   * service.node.addDependency(content); // the service starts once the files are there
-   */
-  public addSeed(id: string, options: SeedOptions): FileSystemSeed {
-    const seed = new FileSystemSeed(this, id, { ...options, fileSystem: this });
-    this.seeds.push(seed);
-    return seed;
-  }
-
-  /**
-   * A Lambda function that measures latency and throughput on this file system (see [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)).
-   *
-   * @example
-   * const probe = files.addProbe('Probe', { accessPoint: jobs, canary: { interval: Duration.minutes(15) } });
-   * probe.grantInvoke(ciRole);
-   */
-  public addProbe(id: string, options: ProbeOptions = {}): BenchmarkProbe {
-    const probe = new BenchmarkProbe(this, id, { ...options, fileSystem: this });
-    this.probes.push(probe);
-    return probe;
+  public acceptReplicationFrom(sourceAccount: string): void {
+    const cfn = this.fileSystem.node.defaultChild as efs.CfnFileSystem;
+    const protection = (cfn.fileSystemProtection as efs.CfnFileSystem.FileSystemProtectionProperty | undefined)?.replicationOverwriteProtection;
+    if (protection !== efs.ReplicationOverwriteProtection.DISABLED) {
+      throw new ValidationError(`SharedFileSystem(${this.node.path}).acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`, this);
+    }
+    this.fileSystem.addToResourcePolicy(acceptReplicationStatement(this, sourceAccount));
   }
 
   /**
@@ -408,8 +400,7 @@ export class SharedFileSystem extends SharedFileSystemBase implements efs.IFileS
    */
   public addMonitoring(id: string, options: MonitoringOptions = {}): FileSystemMonitoring {
     return new FileSystemMonitoring(this, id, {
-      seeds: [...this.seeds],
-      probes: [...this.probes],
+      ...addedSeedsAndProbes(this),
       ...options,
       fileSystem: this.fileSystem,
       throughputMode: this.throughputMode,

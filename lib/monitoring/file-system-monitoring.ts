@@ -1,4 +1,4 @@
-import { Annotations, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Arn, ArnFormat, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -14,6 +14,7 @@ import { SeedEngineKind } from '../seed/seed-engine-options';
 import { EfsPricing } from '../cost/efs-pricing';
 import type { SpendModel } from './spend-math';
 import { addSpendRow, SpendAlarmSettings } from './spend-row';
+import { addReplicationRow, ReplicationWatch } from './replication-row';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
 import type { ThroughputMode as BilledMode } from '../cost/efs-cost';
 import { brand, hasBrand } from '../core/type-brand';
@@ -94,6 +95,14 @@ export interface FileSystemAlarmOptions {
    * @default AlarmThreshold.standardDeviations(3) with Elastic throughput, else off
    */
   readonly dataAccessAnomaly?: AlarmThreshold;
+  /**
+   * A replicating file system: alarm when TimeSinceLastSync (seconds since the last sync to the
+   * destination) stays above this for 15 minutes, as `AlarmThreshold.duration(d)` (at least 5
+   * minutes). EFS aims for 15 minutes on most file systems, so the default alarms on a stall, not on
+   * a busy hour. Setting it for a file system that does not replicate is an error.
+   * @default AlarmThreshold.duration(Duration.hours(1)) when the file system replicates, else off
+   */
+  readonly replicationLag?: AlarmThreshold;
 }
 
 /** What [SharedFileSystem.addMonitoring](#cdk-efs-kit.SharedFileSystem.addMonitoring) takes: a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)'s settings, the file system aside. */
@@ -165,6 +174,13 @@ export interface FileSystemMonitoringProps extends MonitoringOptions {
    * @default - read from the file system when it is defined in this app, else false
    */
   readonly oneZone?: boolean;
+  /**
+   * The id of the file system it replicates to: adds the replication row and the
+   * `replicationLag` alarm, on TimeSinceLastSync with both its dimensions.
+   * @default - read from the file system when it is defined in this app (a destination EFS creates
+   * at deploy time is matched by a Metrics Insights query on the source's id); none for imported ones
+   */
+  readonly replicationDestinationFileSystemId?: string;
 }
 
 /** The alarm settings with their defaults applied and checked: undefined is off. */
@@ -177,6 +193,7 @@ interface AlarmSettings extends SpendAlarmSettings {
   readonly seedFailures: boolean;
   readonly probeLatencyP99?: Duration;
   readonly probeFailures: boolean;
+  readonly replicationLag?: Duration;
 }
 
 /**
@@ -229,7 +246,9 @@ export class FileSystemMonitoring extends Construct {
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
-    const alarms = alarmSettings(this, where, props.alarms ?? {}, this.throughputMode, this.performanceMode);
+    const replication = props.replicationDestinationFileSystemId !== undefined
+      ? { destinationFileSystemId: props.replicationDestinationFileSystemId } : declared.replication;
+    const alarms = alarmSettings(this, where, props.alarms ?? {}, this.throughputMode, this.performanceMode, replication !== undefined);
     const spendModel = this.spendModel(where, props, declared);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -241,6 +260,10 @@ export class FileSystemMonitoring extends Construct {
     this.addActivityRow();
     this.addLimitsRow(alarms);
     this.addClientsAndStorageRow(alarms);
+    if (replication) {
+      const lag = addReplicationRow(this, this.dashboard, this.fileSystemId, replication, alarms.replicationLag);
+      if (lag) this.alarms.replicationLag = lag;
+    }
     const spend = addSpendRow(this, this.dashboard, spendModel, alarms);
     const seeds = props.seeds ?? [];
     const probes = props.probes ?? [];
@@ -484,12 +507,15 @@ interface DeclaredSettings {
   readonly performanceMode?: efs.PerformanceMode;
   readonly provisionedMibps?: number;
   readonly oneZone: boolean;
+  /** Set when it replicates. */
+  readonly replication?: ReplicationWatch;
 }
 
 function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
   const cfn = fileSystem.node.defaultChild;
   if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return { oneZone: false };
   return {
+    replication: declaredReplication(cfn),
     // CloudFormation's default is Bursting.
     throughputMode: (cfn.throughputMode as efs.ThroughputMode | undefined) ?? efs.ThroughputMode.BURSTING,
     performanceMode: (cfn.performanceMode as efs.PerformanceMode | undefined) ?? efs.PerformanceMode.GENERAL_PURPOSE,
@@ -499,11 +525,21 @@ function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
   };
 }
 
+/** The replication a file system defined in this app declares; the destination by its id, also when it is named by its ARN (cross-account). */
+function declaredReplication(cfn: efs.CfnFileSystem): ReplicationWatch | undefined {
+  const config = cfn.replicationConfiguration as efs.CfnFileSystem.ReplicationConfigurationProperty | undefined;
+  const destinations = config?.destinations as efs.CfnFileSystem.ReplicationDestinationProperty[] | undefined;
+  if (!destinations || destinations.length === 0) return undefined;
+  const id = destinations[0].fileSystemId;
+  if (id === undefined || Token.isUnresolved(id) || !id.startsWith('arn:')) return { destinationFileSystemId: id };
+  return { destinationFileSystemId: Arn.split(id, ArnFormat.SLASH_RESOURCE_NAME).resourceName };
+}
+
 /**
  * The alarm settings with their defaults, each checked for its unit and range; a threshold for an
  * alarm the file system's modes do not have is an error, not ignored.
  */
-function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode): AlarmSettings {
+function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode, replicates: boolean): AlarmSettings {
   const prop = (name: string) => `alarms.${name}`;
   const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
   for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
@@ -517,6 +553,11 @@ function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptio
   if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
     throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
   }
+  if (given(o.replicationLag) && !replicates) {
+    throw new ValidationError(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got ${o.replicationLag}.`, scope);
+  }
+  const replicationLag = (o.replicationLag ?? (replicates ? AlarmThreshold.duration(Duration.hours(1)) : AlarmThreshold.off()))._duration(where, prop('replicationLag'));
+  if (replicationLag) check(replicationLag.toSeconds() >= 300, where, prop('replicationLag'), replicationLag.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)', scope);
   const percent = (name: string, threshold: AlarmThreshold) => {
     const value = threshold._percent(where, prop(name));
     if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100', scope);
@@ -546,6 +587,7 @@ function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptio
     seedFailures: o.seedFailures ?? true,
     probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
     probeFailures: o.probeFailures ?? true,
+    replicationLag,
     dailySpendLimitUsd: above0('dailySpendLimit', (o.dailySpendLimit ?? AlarmThreshold.off())._usd(where, prop('dailySpendLimit')), 'must be a budget in US dollars above 0'),
     dataAccessAnomalyStdDevs: above0('dataAccessAnomaly',
       (o.dataAccessAnomaly ?? (elastic ? AlarmThreshold.standardDeviations(3) : AlarmThreshold.off()))._standardDeviations(where, prop('dataAccessAnomaly')),

@@ -20,7 +20,7 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
-import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
+import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
@@ -193,7 +193,7 @@ export class BenchmarkProbe extends Construct {
     super(scope, id);
     brand(this, 'BenchmarkProbe');
     const where = `BenchmarkProbe(${this.node.path})`;
-    const shared = isSharedFileSystem(props.fileSystem) ? props.fileSystem : undefined;
+    const shared = isSharedFileSystemLike(props.fileSystem) ? props.fileSystem : undefined;
     const vpc = props.vpc ?? shared?.vpc;
     if (!vpc) throw new ValidationError(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`, this);
     const reserved = props.reservedConcurrentExecutions ?? 1;
@@ -209,10 +209,13 @@ export class BenchmarkProbe extends Construct {
 
     this.fileSystemId = props.fileSystem.fileSystemId;
     this.metricsNamespace = props.metricsNamespace ?? PROBE_METRICS_NAMESPACE;
-    this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', {
-      fileSystem: props.fileSystem,
-      ...AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options,
-    });
+    const preset = AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options;
+    this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', { fileSystem: props.fileSystem, ...preset });
+    // The handler checks its uid/gid against the access point's user: known only for the one made here.
+    const knownAccessPoint: Record<string, string> = props.accessPoint ? {} : {
+      PROBE_ACCESS_POINT_ID: this.accessPoint.accessPointId,
+      PROBE_ACCESS_POINT_POSIX_USER: `${preset.posixUser!.uid}:${preset.posixUser!.gid}`,
+    };
     const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
 
     this.function = new lambda.Function(this, 'Function', {
@@ -232,6 +235,7 @@ export class BenchmarkProbe extends Construct {
         PROBE_MAX_BYTES: String(maxBytes),
         PROBE_METRICS_NAMESPACE: this.metricsNamespace,
         CDK_EFS_KIT_VERSION: packageVersion(),
+        ...knownAccessPoint,
       },
     });
     if (shared) {

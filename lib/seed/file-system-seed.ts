@@ -12,7 +12,7 @@ import { check } from '../core/validate';
 import { SeedEngine } from './seed-engine';
 import { SeedEngineKind } from './seed-engine-options';
 import { SeedSource, SeedSourceFormat } from './seed-source';
-import type { SharedFileSystem } from '../file-system/shared-file-system';
+import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
@@ -114,7 +114,7 @@ export interface SeedOptions {
 /** Properties of a [FileSystemSeed](#cdk-efs-kit.FileSystemSeed). */
 export interface FileSystemSeedProps extends SeedOptions {
   /** The file system to fill. */
-  readonly fileSystem: SharedFileSystem;
+  readonly fileSystem: ISharedFileSystem;
 }
 
 const SEED_MOUNT_PATH = '/mnt/seed';

@@ -4,7 +4,9 @@
  * test/package/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
  * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
  * kind, a probe and monitoring; a plain efs.FileSystem and an imported one get what takes any
- * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring).
+ * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring); an existing file system imported with
+ * SharedFileSystem.fromFileSystemAttributes gets seeds, every mount helper, a probe and monitoring.
+ * The SharedFileSystem replicates to a new Regional file system, the plain one into the imported one.
  *
  *   npx cdk synth --strict --app 'npx tsx test/apps/every-construct.ts'
  */
@@ -34,19 +36,24 @@ export class EveryConstructStack extends Stack {
     Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'A source bucket of this test app; nothing is deployed.' });
 
     this.sharedFileSystem(vpc, bucket, dashboard);
-    const plain = new efs.FileSystem(this, 'Plain', { vpc, encrypted: true });
-    this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     const imported = efs.FileSystem.fromFileSystemAttributes(this, 'Imported', {
       fileSystemId: 'fs-0123456789abcdef0',
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ImportedMountTargets', 'sg-0123456789abcdef0'),
     });
+    // Replicates into the imported one, so its monitoring alarms on TimeSinceLastSync with both dimensions.
+    const plain = new efs.FileSystem(this, 'Plain', {
+      vpc, encrypted: true, replicationConfiguration: efs.ReplicationConfiguration.existingFileSystem(imported),
+    });
+    this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     this.probeAndMonitoring('Imported', imported, vpc, dashboard, efs.ThroughputMode.ELASTIC);
+    this.existingFileSystem(vpc, bucket, dashboard);
     Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
   }
 
   /** A SharedFileSystem with every mount helper, a seed of each engine and source kind, a probe and monitoring. */
   private sharedFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
-    const files = new SharedFileSystem(this, 'Shared', { vpc });
+    // Replicates to a new Regional file system: its monitoring matches the replica by a Metrics Insights query.
+    const files = new SharedFileSystem(this, 'Shared', { vpc, replicationConfiguration: efs.ReplicationConfiguration.regionalFileSystem() });
     const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
     const jobs = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
 
@@ -67,28 +74,11 @@ export class EveryConstructStack extends Stack {
     });
 
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
-    const task = new ecs.FargateTaskDefinition(this, 'WebTask', { cpu: 256, memoryLimitMiB: 512 });
-    task.addContainer('web', {
-      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
-      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'web', logRetention: logs.RetentionDays.ONE_MONTH }),
-    });
+    const task = this.nginxTask('WebTask', 'web', 'web');
     const service = new ecs.FargateService(this, 'WebService', { cluster, taskDefinition: task, minHealthyPercent: 100, circuitBreaker: { rollback: true } });
     files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
 
-    const host = new ec2.Instance(this, 'Host', {
-      vpc,
-      instanceType: new ec2.InstanceType('t3.micro'),
-      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
-      ssmSessionPermissions: true,
-      detailedMonitoring: true,
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
-    });
-    files.mountOnEc2(host, { accessPoint: jobs, mountPoint: '/mnt/jobs' });
-    Validations.of(host).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
-      reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
-    });
-    Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
+    files.mountOnEc2(this.host('Host', vpc), { accessPoint: jobs, mountPoint: '/mnt/jobs' });
 
     // A seed per engine and per kind of source; each owns its own place under its access point.
     files.addSeed('Asset', { accessPoint: web, source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/asset' });
@@ -105,6 +95,72 @@ export class EveryConstructStack extends Stack {
 
     files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
     files.addMonitoring('Monitoring', { dashboard, title: 'SharedFileSystem' });
+  }
+
+  /** An existing file system imported by id: seeds, every mount helper, a probe and monitoring, as a created one. */
+  private existingFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
+    const files = SharedFileSystem.fromFileSystemAttributes(this, 'Existing', {
+      fileSystemId: 'fs-0fedcba9876543210',
+      vpc,
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ExistingMountTargets', 'sg-0fedcba9876543210'),
+      throughputMode: efs.ThroughputMode.BURSTING,
+      oneZone: false,
+    });
+    const site = files.addAccessPoint('Site', AccessPointPreset.applicationUser('/site'));
+    files.addSeed('Asset', { accessPoint: site, source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/asset' });
+    files.addSeed('Objects', { accessPoint: site, source: SeedSource.s3(bucket, 'existing/'), targetPath: '/objects', engine: SeedEngine.distributedMap() });
+
+    const fn = new lambda.Function(this, 'ExistingReader', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'index.handler',
+      code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/site');"),
+      vpc,
+    });
+    files.mountOnLambda(fn, site, { mountPath: '/mnt/site', readOnly: true });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS managed policy for CloudWatch Logs is the documented minimum for a Lambda function.',
+    });
+    Validations.of(fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      reason: 'The AWS managed policy for VPC network interfaces is required for a function in a VPC.',
+    });
+
+    const task = this.nginxTask('ExistingTask', 'reader', 'existing');
+    files.mountOnEcsTask(task, site, { containerPath: '/usr/share/nginx/html', readOnly: true });
+
+    files.mountOnEc2(this.host('ExistingHost', vpc), { accessPoint: site, mountPoint: '/mnt/site' });
+
+    files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
+    files.addMonitoring('Monitoring', { dashboard, title: 'Existing' });
+  }
+
+  /** A Fargate task definition with one nginx container, its logs kept a month. */
+  private nginxTask(id: string, containerName: string, streamPrefix: string): ecs.FargateTaskDefinition {
+    const task = new ecs.FargateTaskDefinition(this, id, { cpu: 256, memoryLimitMiB: 512 });
+    task.addContainer(containerName, {
+      image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable'),
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix, logRetention: logs.RetentionDays.ONE_MONTH }),
+    });
+    return task;
+  }
+
+  /** A small Amazon Linux instance reached through Session Manager, its cdk-nag findings acknowledged. */
+  private host(id: string, vpc: ec2.IVpc): ec2.Instance {
+    const host = new ec2.Instance(this, id, {
+      vpc,
+      instanceType: new ec2.InstanceType('t3.micro'),
+      machineImage: ec2.MachineImage.latestAmazonLinux2023(),
+      ssmSessionPermissions: true,
+      detailedMonitoring: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true }) }],
+    });
+    Validations.of(host).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',
+      reason: 'Session Manager access instead of SSH keys; the policy AWS documents for it.',
+    });
+    Validations.of(host).acknowledge({ id: 'AwsSolutions-EC29', reason: 'A test instance: termination protection would stop `cdk destroy`.' });
+    return host;
   }
 
   /** What takes any efs.IFileSystem: a probe with a canary, and monitoring that watches it. */

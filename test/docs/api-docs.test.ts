@@ -42,9 +42,12 @@ test('the main static factories and methods have examples', () => {
   const main = [
     'AccessPointPreset.applicationUser', 'AccessPointPreset.custom', 'AlarmThreshold', 'EfsMetrics', 'EfsMetrics.throughputMiBps',
     'EfsPricing.custom', 'MountOptions.recommendedNfs', 'MountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
-    'SeedSource.archive', 'StorageLifecycle.infrequentAccess', 'SharedFileSystem.addAccessPoint', 'SharedFileSystem.grantAccess',
-    'SharedFileSystem.mountOnLambda', 'SharedFileSystem.mountOnEcsService', 'SharedFileSystem.mountOnEcsTask',
-    'SharedFileSystem.mountOnEc2', 'SharedFileSystem.addSeed', 'SharedFileSystem.addProbe', 'SharedFileSystem.addMonitoring',
+    'SeedSource.archive', 'StorageLifecycle.infrequentAccess', 'SharedFileSystem.fromFileSystemAttributes', 'SharedFileSystem.fromFileSystem',
+    'SharedFileSystem.addMonitoring',
+    // What a created and an imported file system share lives on their base (SharedFileSystem inherits it).
+    'SharedFileSystemBase.addAccessPoint', 'SharedFileSystemBase.grantAccess', 'SharedFileSystemBase.mountOnLambda',
+    'SharedFileSystemBase.mountOnEcsService', 'SharedFileSystemBase.mountOnEcsTask', 'SharedFileSystemBase.mountOnEc2',
+    'SharedFileSystemBase.addSeed', 'SharedFileSystemBase.addProbe',
   ];
   expect(main.filter((m) => !hasExample(m))).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
@@ -33,14 +33,33 @@ describe('the app', () => {
     expect([...engines].sort()).toEqual(Object.values(SeedEngineKind).sort());
   });
 
-  test('probes and monitors a SharedFileSystem, a plain efs.FileSystem and an imported one', () => {
+  test('probes and monitors a SharedFileSystem, a plain efs.FileSystem, an imported one, and an existing one imported with the helpers', () => {
     const key = (fileSystemId: string) => JSON.stringify(stack.resolve(fileSystemId));
     const shared = all(SharedFileSystem.isSharedFileSystem);
     const plain = stack.node.findChild('Plain') as efs.FileSystem;
     expect(shared).toHaveLength(1);
-    const kinds: Record<string, string> = { [key(shared[0].fileSystemId)]: 'shared', [key(plain.fileSystemId)]: 'plain', [key('fs-0123456789abcdef0')]: 'imported' };
-    expect(all(BenchmarkProbe.isBenchmarkProbe).map((probe) => kinds[key(probe.fileSystemId)]).sort()).toEqual(['imported', 'plain', 'shared']);
-    expect(all(FileSystemMonitoring.isFileSystemMonitoring)).toHaveLength(3);
+    const kinds: Record<string, string> = { [key(shared[0].fileSystemId)]: 'shared', [key(plain.fileSystemId)]: 'plain', [key('fs-0123456789abcdef0')]: 'imported', [key('fs-0fedcba9876543210')]: 'existing' };
+    expect(all(BenchmarkProbe.isBenchmarkProbe).map((probe) => kinds[key(probe.fileSystemId)]).sort()).toEqual(['existing', 'imported', 'plain', 'shared']);
+    expect(all(FileSystemMonitoring.isFileSystemMonitoring)).toHaveLength(4);
+  });
+
+  test('seeds and mounts the existing file system on Lambda, ECS and EC2, each after its readiness gate', () => {
+    const existing = stack.node.findChild('Existing');
+    const seeds = all(FileSystemSeed.isFileSystemSeed).filter((seed) => seed.node.scope === existing);
+    expect(seeds.map((seed) => seed.engineKind).sort()).toEqual([SeedEngineKind.DISTRIBUTED_MAP, SeedEngineKind.SINGLE_FUNCTION]);
+    const template = Template.fromStack(stack);
+    const gate = stack.getLogicalId(existing.node.findChild('MountTargetsReady').node.findChild('Resource').node.defaultChild as CfnElement);
+    template.hasResourceProperties('Custom::CdkEfsKitMountTargetsReady', { FileSystemId: 'fs-0fedcba9876543210', MountTargets: Match.absent() });
+    for (const id of ['ExistingReader', 'ExistingTask', 'ExistingHost']) {
+      const client = stack.node.findChild(id);
+      const cfn = (client.node.tryFindChild('Resource') ?? client.node.defaultChild) as CfnElement;
+      expect(template.toJSON().Resources[stack.getLogicalId(cfn)].DependsOn).toContain(gate);
+    }
+  });
+
+  test('the two file systems that replicate alarm on their replication lag', () => {
+    const lagAlarms = all(FileSystemMonitoring.isFileSystemMonitoring).filter((m) => m.alarms.replicationLag !== undefined);
+    expect(lagAlarms.map((m) => m.node.id).sort()).toEqual(['Monitoring', 'PlainMonitoring']);
   });
 });
 

@@ -183,3 +183,44 @@ def test_an_anomaly_band_on_bursting_fails_with_the_prop_name():
     files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2), throughput_mode=efs.ThroughputMode.BURSTING)
     with pytest.raises(Exception, match=r"alarms.dataAccessAnomaly applies to throughputMode ELASTIC only"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(data_access_anomaly=AlarmThreshold.standard_deviations(3)))
+
+
+def test_an_existing_file_system_imported_by_id_gets_the_helpers():
+    stack = Stack(App(), "Existing")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=2)
+    legacy = SharedFileSystem.from_file_system_attributes(
+        stack, "Legacy",
+        file_system_id="fs-0123456789abcdef0",
+        vpc=vpc,
+        security_group=ec2.SecurityGroup.from_security_group_id(stack, "LegacySg", "sg-0123456789abcdef0"),
+        throughput_mode=efs.ThroughputMode.BURSTING,
+        one_zone=False,
+    )
+    site = legacy.add_access_point("Site", AccessPointPreset.application_user("/site"))
+    legacy.add_seed("Content", access_point=site, source=SeedSource.s3(s3.Bucket(stack, "Sources"), "site/"))
+    legacy.add_probe("Probe")
+    legacy.add_monitoring("Monitoring")
+    template = Template.from_stack(stack)
+    template.has_resource_properties("AWS::EFS::AccessPoint", {"FileSystemId": "fs-0123456789abcdef0"})
+    template.has_resource_properties("Custom::CdkEfsKitSeed", {"FileSystemId": "fs-0123456789abcdef0"})
+    template.has_resource_properties("Custom::CdkEfsKitMountTargetsReady", {"FileSystemId": "fs-0123456789abcdef0", "MountTargets": Match.absent()})
+    assert not SharedFileSystem.is_shared_file_system(legacy)
+
+
+def test_monitoring_an_import_without_its_throughput_mode_fails_naming_it():
+    stack = Stack(App(), "Unknown")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=2)
+    legacy = SharedFileSystem.from_file_system_attributes(
+        stack, "Legacy", file_system_id="fs-0123456789abcdef0", vpc=vpc,
+        security_group=ec2.SecurityGroup.from_security_group_id(stack, "LegacySg", "sg-0123456789abcdef0"),
+    )
+    with pytest.raises(Exception, match=r"monitoring an imported file system needs throughputMode and oneZone"):
+        legacy.add_monitoring("Monitoring")
+
+
+def test_an_efs_file_system_of_the_app_wrapped():
+    stack = Stack(App(), "Wrapped")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=2)
+    plain = efs.FileSystem(stack, "Plain", vpc=vpc, encrypted=True)
+    files = SharedFileSystem.from_file_system(stack, "PlainHelpers", plain, vpc=vpc)
+    assert files.add_monitoring("Monitoring").throughput_mode == efs.ThroughputMode.BURSTING

@@ -11,14 +11,14 @@ import { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../contract/resource-properties';
 import { folderPrefix } from '../contract/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
-import type { SharedFileSystem } from '../../file-system/shared-file-system';
+import type { ISharedFileSystem } from '../../file-system/shared-file-system-base';
 import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { grantPrefixRead } from '../seed-grants';
 
 export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions {
-  readonly fileSystem: SharedFileSystem;
+  readonly fileSystem: ISharedFileSystem;
   readonly accessPoint: efs.IAccessPoint;
   readonly bucket: s3.IBucket;
   readonly prefix: string;

@@ -36,8 +36,13 @@ test('probe prints a table per scenario and writes the JSON result; scratch file
   // 2 files of 4 KiB: 2 x 32 KiB written (the billed minimum), 2 OPENs and 2 CLOSEs of 4 KiB:
   // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic.
   expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043; Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits$/m);
+  // The mount checks, one line each before the tables (a temporary directory: not an NFS mount).
+  expect(r.stdout).toMatch(new RegExp(`^## mount of ${dir}\n\nWARN  mount {9}  ${dir} \\(in the mount at /\\S*\\) is not an NFS mount \\(it is \\S+, \\S+\\): these figures are not EFS's -> fix: probe a directory on an EFS mount`));
+  expect(r.stdout).toContain(`\nskip  mount-options   mount options: skipped, ${dir} is not on an NFS mount\n`);
+  expect(r.stdout).toContain('\nskip  posix-identity  POSIX identity: skipped, the probe was not told the access point it writes through\n');
   const result = JSON.parse(fs.readFileSync(out, 'utf8'));
   expect(result).toMatchObject({ status: 'ok', tool: 'cdk-efs-kit probe (CLI)', target: dir });
+  expect(result.mountChecks.map((c: { id: string; status: string }) => `${c.status} ${c.id}`)).toEqual(['warn mount', 'skip mount-options', 'skip posix-identity']);
   expect(result.scenarios[0].params).toEqual({ files: 2, sizesBytes: [4096] });
   expect(fs.readdirSync(dir)).toEqual([]);
 });

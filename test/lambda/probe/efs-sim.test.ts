@@ -42,6 +42,13 @@ const bestBytesPerSecond = (result: ProbeResult, name: string) => operation(resu
 const BASE = '--latency-any=0.2';
 
 describeWithFuse('the probe on efs-sim', () => {
+  test('its mount checks read the real /proc/self/mountinfo: "not an NFS mount (it is fuse.efs-sim ...)", the NFS options skipped', async () => {
+    const { mount, checks } = await withSim([], async (sim) => ({ mount: sim.mount, checks: (await probeOn(sim, { metadata: { files: 5, listings: 1 } })).mountChecks! }));
+    expect(checks.map((c) => [c.id, c.status])).toEqual([['mount', 'warn'], ['mount-options', 'skip'], ['posix-identity', 'skip']]);
+    expect(checks[0].detail).toMatch(new RegExp(`^${mount} is not an NFS mount \\(it is fuse\\.efs-sim, \\S+\\): these figures are not EFS's$`));
+    expect(checks[1].detail).toBe(`mount options: skipped, ${mount} is not on an NFS mount`);
+  });
+
   test.each(CASES)(`$kind: the p50 of $operation is one round trip of the ${LATENCY_MS} ms given to $kind`, async (c) => {
     const p50 = await withSim([BASE, `--latency-${c.kind}=${LATENCY_MS}`], async (sim) => bestP50(await probeOn(sim, c.scenarios, ROUNDS), c.operation));
     expect(p50).toBeGreaterThanOrEqual(LATENCY_MS);

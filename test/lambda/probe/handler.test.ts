@@ -126,6 +126,18 @@ describe.each(RUNTIMES)('on %s', (_, node) => {
     expect(result.errors[0]).toMatch(/more than the byte budget of 1\.0 MiB/);
   });
 
+  test('the result reports the mount checks on its directory (a real one, not a mount), with the access point\'s user the construct sets', () => {
+    const me = `${process.geteuid!()}:${process.getegid!()}`;
+    const told = run(node, { scenarios: { metadata: { files: 5, listings: 1 } } }, { PROBE_ACCESS_POINT_ID: 'fsap-0123456789abcdef0', PROBE_ACCESS_POINT_POSIX_USER: me }).result;
+    expect(told.status).toBe('ok');
+    expect(told.mountChecks.map((c: any) => [c.id, c.status])).toEqual([['mount', 'warn'], ['mount-options', 'skip'], ['posix-identity', 'pass']]);
+    expect(told.mountChecks[0].detail).toMatch(new RegExp(`^${mountDir} \\(in the mount at /\\S*\\) is not an NFS mount \\(it is \\S+, \\S+\\)`));
+    expect(told.mountChecks[2].detail).toBe(`this client runs as ${me}, the POSIX user fsap-0123456789abcdef0 enforces`);
+    // An access point the construct was given, not made: it does not know the user, so the check says so.
+    const untold = run(node, { scenarios: { metadata: { files: 5, listings: 1 } } }).result;
+    expect(untold.mountChecks[2]).toEqual({ id: 'posix-identity', status: 'skip', detail: 'POSIX identity: skipped, the probe was not told the access point it writes through' });
+  });
+
   test('an invalid request gets the errors and what is allowed', () => {
     const { result } = run(node, { scenarios: ['nope'] });
     expect(result.status).toBe('invalid');

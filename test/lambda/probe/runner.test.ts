@@ -2,9 +2,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { SCENARIOS } from '../../../lambda/probe/catalog';
+import { processIdentity } from '../../../lambda/shared/mount-checks/posix-identity';
 import { isRejection, ProbeRejection, ProbeResult } from '../../../lambda/probe/result';
 import { ProbeEnvironment, runProbe } from '../../../lambda/probe/runner';
 import { removeStaleScratch, SCRATCH_PREFIX } from '../../../lambda/probe/scratch';
+import { NFS_MOUNTINFO } from '../../helpers/nfs-mountinfo';
 
 // The probe's scenarios run for real on a temporary directory (no latency): these tests check what
 // each measures and reports, the checks on requests and budgets, and that scratch files never stay.
@@ -213,4 +215,57 @@ test('scratch of runs killed over a day ago is swept; newer scratch and other di
   for (const name of names) fs.mkdirSync(path.join(target, name));
   expect(await removeStaleScratch(target)).toEqual([names[0]]);
   expect(fs.readdirSync(target).sort()).toEqual(names.slice(1).sort());
+});
+
+describe('mount checks', () => {
+  const METADATA = { scenarios: { metadata: SMALL.metadata } };
+  const byId = (result: ProbeResult) => Object.fromEntries(result.mountChecks!.map((c) => [c.id, c]));
+  /** A fixture line copied from a real EFS mount (test/helpers/nfs-mountinfo.ts), moved onto the target: this kernel has no NFS client. */
+  const nfsAt = (line: string, dir: string) => () => line.replace(/^(\S+ \S+ \S+ \S+) \S+/, `$1 ${dir.replace(/ /g, '\\040')}`);
+
+  test('on a real directory (not a mount): "not an NFS mount", naming what it is, and the rest skipped with why; the status is untouched', async () => {
+    const result = await probe(METADATA);
+    expect(result.status).toBe('ok');
+    expect(result.mountChecks!.map((c) => [c.id, c.status])).toEqual([['mount', 'warn'], ['mount-options', 'skip'], ['posix-identity', 'skip']]);
+    const checks = byId(result);
+    expect(checks.mount.detail).toMatch(new RegExp(`^${target} \\(in the mount at /\\S*\\) is not an NFS mount \\(it is \\S+, \\S+\\): these figures are not EFS's$`));
+    expect(checks.mount.fix).toMatch(/^probe a directory on an EFS mount/);
+    expect(checks['mount-options'].detail).toBe(`mount options: skipped, ${target} is not on an NFS mount`);
+    expect(checks['posix-identity'].detail).toBe('POSIX identity: skipped, the probe was not told the access point it writes through');
+  });
+
+  test('this process\'s uid:gid against the access point\'s POSIX user: the same passes, another warns naming both', async () => {
+    const me = processIdentity();
+    const same = byId(await probe(METADATA, { accessPoint: { id: 'fsap-0123456789abcdef0', posixUser: me } }))['posix-identity'];
+    expect(same).toEqual({ id: 'posix-identity', status: 'pass', detail: `this client runs as ${me.uid}:${me.gid}, the POSIX user fsap-0123456789abcdef0 enforces` });
+    const other = { uid: me.uid + 1, gid: me.gid + 1, secondaryGids: [] };
+    const differs = byId(await probe(METADATA, { accessPoint: { id: 'fsap-0123456789abcdef0', posixUser: other } }))['posix-identity'];
+    expect(differs.status).toBe('warn');
+    expect(differs.detail).toMatch(new RegExp(`^this client runs as ${me.uid}:${me.gid} but fsap-0123456789abcdef0 makes every request ${other.uid}:${other.gid}: files it creates belong to ${other.uid}:${other.gid}`));
+    const none = byId(await probe(METADATA, { accessPoint: { id: 'fsap-0123456789abcdef0' } }))['posix-identity'];
+    expect(none.detail).toBe(`fsap-0123456789abcdef0 enforces no POSIX user: requests carry this client's uid:gid ${me.uid}:${me.gid}`);
+  });
+
+  test('on an NFS mount of EFS with the recommended options (mountinfo fixture): both pass', async () => {
+    const result = await probe(METADATA, { fileSystemId: 'fs-0313e79d562273a6b', mountinfo: nfsAt(NFS_MOUNTINFO.dnsNameRecommended, target) });
+    const checks = byId(result);
+    expect(checks.mount).toEqual({ id: 'mount', status: 'pass', detail: `${target} is an NFS mount (nfs4 from fs-0313e79d562273a6b.efs.us-east-1.amazonaws.com:/)` });
+    expect(checks['mount-options'].status).toBe('pass');
+  });
+
+  test('an NFS mount of another file system, or with options EFS advises against, warns (mountinfo fixtures)', async () => {
+    const other = byId(await probe(METADATA, { fileSystemId: 'fs-0123456789abcdef0', mountinfo: nfsAt(NFS_MOUNTINFO.dnsNameRecommended, target) })).mount;
+    expect(other.status).toBe('warn');
+    expect(other.detail).toBe(`${target} mounts fs-0313e79d562273a6b (fs-0313e79d562273a6b.efs.us-east-1.amazonaws.com:/), not fs-0123456789abcdef0: these figures are of fs-0313e79d562273a6b`);
+    const options = byId(await probe(METADATA, { mountinfo: nfsAt(NFS_MOUNTINFO.advisedAgainst, target) }))['mount-options'];
+    expect(options.status).toBe('warn');
+    expect(options.detail).toMatch(/^\d+ options differ from EFS's recommendations: vers=4\.0 .*soft .*noac .*lookupcache=none/);
+  });
+
+  test('a mount table that cannot be read skips the mount check, saying why', async () => {
+    const result = await probe(METADATA, { mountinfo: () => { throw new Error('ENOENT: no such file or directory, open \'/proc/self/mountinfo\''); } });
+    expect(byId(result).mount).toEqual({ id: 'mount', status: 'skip', detail: `the mount of ${target}: skipped, ENOENT: no such file or directory, open '/proc/self/mountinfo'` });
+  });
+
+  // On an efs-sim FUSE mount: test/lambda/probe/efs-sim.test.ts (efs-sim runs in jest's integration project).
 });

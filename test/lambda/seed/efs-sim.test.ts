@@ -98,10 +98,12 @@ describeWithFuse('seed on efs-sim', () => {
     // The next prune tries exactly those again.
     await sim.resetStats();
     await runSeed(src, target, '--prune').catch(() => undefined);
-    // And the lock (and the last run's, where its own unlink met the fault too).
+    // And the lock's: its own release; where an earlier run's release met the fault too, that stale
+    // lock moved aside and unlinked; and up to two such aside files an earlier unlink failed to
+    // remove, tidied (the two runs before this one).
     const unlinks = (await sim.stats()).ops.unlink;
     expect(unlinks).toBeGreaterThanOrEqual(failedPaths.length + 1);
-    expect(unlinks).toBeLessThanOrEqual(failedPaths.length + 2);
+    expect(unlinks).toBeLessThanOrEqual(failedPaths.length + 4);
   });
 
   test('writes large files in 1 MiB requests', async () => {

@@ -1,7 +1,9 @@
-import { App, Stack } from 'aws-cdk-lib';
+import * as fs from 'fs';
+import * as path from 'path';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import { AccessPointPreset, MountOptions, SeedSource, SharedFileSystem } from '../../../lib';
+import { AccessPointPreset, AlarmThreshold, FileSystemMonitoring, MountOptions, SeedSource, SharedFileSystem } from '../../../lib';
 import { isValidationError, ValidationError } from '../../../lib/core/validation-error';
 
 // Synth refuses props with one error type, scoped to the construct they were given to (as aws-cdk's
@@ -48,6 +50,26 @@ test('a seed refusing its props throws one scoped to the seed', () => {
   expect((err as Error).message).toMatch(/^FileSystemSeed\(Test\/Files\/Seed\): concurrency must be an integer from 1 to/);
 });
 
+test('a replication the file system cannot do is refused, scoped to the file system', () => {
+  const files = new SharedFileSystem(stack, 'Files', { vpc });
+  const err = thrown(() => files.acceptReplicationFrom('111111111111'));
+  expect(err).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Files' });
+  expect((err as Error).message).toMatch(/^SharedFileSystem\(Test\/Files\)\.acceptReplicationFrom: EFS replicates only into/);
+});
+
+test('monitoring an imported file system without what it needs is refused, scoped to the imported file system', () => {
+  const files = SharedFileSystem.fromFileSystemAttributes(stack, 'Legacy', {
+    fileSystemId: 'fs-0123456789abcdef0', vpc, securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'LegacySg', 'sg-0123456789abcdef0'),
+  });
+  expect(thrown(() => files.addMonitoring('Monitoring'))).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Legacy' });
+});
+
+test('a monitoring alarm that does not apply is refused, scoped to the monitoring', () => {
+  const files = new SharedFileSystem(stack, 'Files', { vpc });
+  const err = thrown(() => new FileSystemMonitoring(stack, 'Monitoring', { fileSystem: files, alarms: { replicationLag: AlarmThreshold.duration(Duration.hours(2)) } }));
+  expect(err).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Monitoring' });
+});
+
 test('a data class with no construct throws it unscoped', () => {
   const err = thrown(() => MountOptions.recommendedNfs().withOverrides('bad option'));
   expect(isValidationError(err)).toBe(true);
@@ -58,4 +80,24 @@ test('puts the construct path in front of a message that does not name it', () =
   const err = new ValidationError('something is wrong', stack);
   expect(err.message).toBe('Test: something is wrong');
   expect(isValidationError(new Error('plain'))).toBe(false);
+});
+
+// Where lib/ may still throw a plain Error: not for props a user gave a construct.
+const PLAIN_ERROR_ALLOWED: Record<string, string> = {
+  'core/handler-code.ts': 'a build that lacks its bundled handlers, not a prop',
+  'core/package-root.ts': 'a broken install, not a prop',
+  'cost/efs-pricing.ts': 'lib/cost imports only contracts (the probe handler bundles it)',
+};
+
+test('lib/ throws no plain Error for props, outside contracts and the places listed', () => {
+  const lib = path.join(__dirname, '..', '..', '..', 'lib');
+  const files = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  const offenders = files(lib)
+    .map((file) => path.relative(lib, file).split(path.sep).join('/'))
+    .filter((rel) => rel.endsWith('.ts') && !rel.split('/').includes('contract') && !(rel in PLAIN_ERROR_ALLOWED))
+    .filter((rel) => /\bnew Error\(/.test(fs.readFileSync(path.join(lib, rel), 'utf8')));
+  expect(offenders).toEqual([]);
+  // The check still finds what it looks for.
+  expect(Object.keys(PLAIN_ERROR_ALLOWED).every((rel) => /\bnew Error\(/.test(fs.readFileSync(path.join(lib, rel), 'utf8')))).toBe(true);
 });

@@ -461,3 +461,143 @@ describe('mountOnEc2', () => {
     expect(() => files.mountOnEc2(instance, { mountPoint: '/' })).toThrow(/mountPoint must be an absolute path other than \//);
   });
 });
+
+describe('One Zone\'s Availability Zone', () => {
+  const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
+  beforeEach(() => {
+    stack = new Stack(new App(), 'Zoned');
+    vpc = new ec2.Vpc(stack, 'Vpc', { availabilityZones: ZONES, natGateways: 1 });
+  });
+  const zoneOf = (files: SharedFileSystem) => files.mountTargetSubnets.subnets.map((s) => s.availabilityZone);
+
+  test('availabilityZone puts the file system and its one mount target there', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-east-1b' });
+    Template.fromStack(stack).hasResourceProperties('AWS::EFS::FileSystem', { AvailabilityZoneName: 'us-east-1b' });
+    Template.fromStack(stack).resourceCountIs('AWS::EFS::MountTarget', 1);
+    expect(zoneOf(files)).toEqual(['us-east-1b']);
+  });
+
+  test('aws-efs\'s way, one zone in vpcSubnets.availabilityZones, works too', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS, availabilityZones: ['us-east-1c'] } });
+    Template.fromStack(stack).hasResourceProperties('AWS::EFS::FileSystem', { AvailabilityZoneName: 'us-east-1c' });
+    expect(zoneOf(files)).toEqual(['us-east-1c']);
+  });
+
+  test('fails when availabilityZone is given without oneZone', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', { vpc, availabilityZone: 'us-east-1b' }))
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone "us-east-1b" without oneZone.');
+  });
+
+  test('fails when vpcSubnets names two zones', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, vpcSubnets: { availabilityZones: ['us-east-1a', 'us-east-1b'] } }))
+      .toThrow(/vpcSubnets.availabilityZones must name exactly one, got \["us-east-1a","us-east-1b"\]/);
+  });
+
+  test('fails when availabilityZone and vpcSubnets disagree', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-east-1a', vpcSubnets: { availabilityZones: ['us-east-1b'] } }))
+      .toThrow(/availabilityZone "us-east-1a" and vpcSubnets.availabilityZones \["us-east-1b"\] disagree/);
+  });
+
+  test('fails when the zone is not one of the VPC\'s', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-west-2a' }))
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone must be one of the VPC\'s zones (us-east-1a, us-east-1b, us-east-1c), got "us-west-2a".');
+  });
+});
+
+describe('fileSystemPolicy, merged with the secure defaults', () => {
+  const reader = () => new iam.ArnPrincipal('arn:aws:iam::111122223333:role/EfsReadOnly');
+  const statementsOf = () => onlyFileSystem().Properties.FileSystemPolicy.Statement as any[];
+  const policyWarnings = () => Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('cdk-efs-kit:policy'));
+
+  test('adds its statements after the TLS deny, without a warning', () => {
+    new SharedFileSystem(stack, 'Files', {
+      vpc,
+      fileSystemPolicy: new iam.PolicyDocument({
+        statements: [new iam.PolicyStatement({ sid: 'AllowReadOnlyClientAccess', principals: [reader()], actions: ['elasticfilesystem:ClientMount'] })],
+      }),
+    });
+    expect(statementsOf()).toEqual([
+      expect.objectContaining({ Sid: 'DenyWithoutTls', Effect: 'Deny' }),
+      { Sid: 'AllowReadOnlyClientAccess', Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::111122223333:role/EfsReadOnly' }, Action: 'elasticfilesystem:ClientMount' },
+    ]);
+    expect(policyWarnings()).toEqual([]);
+  });
+
+  test('warns that an Allow for requests without TLS never takes effect under the deny', () => {
+    new SharedFileSystem(stack, 'Files', {
+      vpc,
+      fileSystemPolicy: new iam.PolicyDocument({
+        statements: [new iam.PolicyStatement({
+          sid: 'PlainNfs', principals: [reader()], actions: ['elasticfilesystem:ClientMount'], conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+        })],
+      }),
+    });
+    Annotations.fromStack(stack).hasWarning('/Test/Files', Match.stringLikeRegexp('statement PlainNfs: allows requests without TLS .* never takes effect.*policyAllowsWithoutTls'));
+    expect(statementsOf().map((s) => s.Sid)).toEqual(['DenyWithoutTls', 'PlainNfs']);
+  });
+
+  test('with enforceTls false, warns that such an Allow lets plain NFS in', () => {
+    new SharedFileSystem(stack, 'Files', {
+      vpc,
+      enforceTls: false,
+      fileSystemPolicy: new iam.PolicyDocument({
+        statements: [new iam.PolicyStatement({
+          principals: [reader()], actions: ['elasticfilesystem:ClientMount'], conditions: { BoolIfExists: { 'AWS:SecureTransport': false } },
+        })],
+      }),
+    });
+    Annotations.fromStack(stack).hasWarning('/Test/Files', Match.stringLikeRegexp('statement 0: allows requests without TLS .*enforceTls is false.*policyAllowsWithoutTls'));
+  });
+
+  test('warns when a statement allows every principal', () => {
+    new SharedFileSystem(stack, 'Files', {
+      vpc,
+      fileSystemPolicy: new iam.PolicyDocument({
+        statements: [new iam.PolicyStatement({ sid: 'Everyone', principals: [new iam.AnyPrincipal()], actions: ['elasticfilesystem:ClientMount'] })],
+      }),
+    });
+    Annotations.fromStack(stack).hasWarning('/Test/Files', Match.stringLikeRegexp('statement Everyone: allows every principal.*policyAllowsAnyone'));
+  });
+
+  test('fails when a statement reuses a secure default\'s Sid', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', {
+      vpc,
+      fileSystemPolicy: new iam.PolicyDocument({
+        statements: [new iam.PolicyStatement({ sid: 'DenyWithoutTls', principals: [reader()], actions: ['elasticfilesystem:ClientMount'] })],
+      }),
+    })).toThrow('SharedFileSystem(Test/Files): fileSystemPolicy statement DenyWithoutTls: Sid DenyWithoutTls is the secure defaults\' own; choose another, got "DenyWithoutTls".');
+  });
+
+  test('fails when a statement has no principal', () => {
+    expect(() => new SharedFileSystem(stack, 'Files', {
+      vpc,
+      fileSystemPolicy: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ['elasticfilesystem:ClientMount'] })] }),
+    })).toThrow('SharedFileSystem(Test/Files): fileSystemPolicy statement 0: a file system policy statement needs a principal (Principal or NotPrincipal), got none.');
+  });
+});
+
+describe('addAccessPointWithOptions (aws-efs\'s AccessPointOptions)', () => {
+  test('takes the options aws-efs\'s addAccessPoint takes', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const options: efs.AccessPointOptions = {
+      path: '/reports',
+      posixUser: { uid: '1001', gid: '1001', secondaryGids: ['2000'] },
+      createAcl: { ownerUid: '1001', ownerGid: '1001', permissions: '750' },
+      clientToken: 'reports',
+    };
+    const ap = files.addAccessPointWithOptions('Reports', options);
+    Template.fromStack(stack).hasResourceProperties('AWS::EFS::AccessPoint', {
+      FileSystemId: stack.resolve(files.fileSystemId),
+      ClientToken: 'reports',
+      PosixUser: { Uid: '1001', Gid: '1001', SecondaryGids: ['2000'] },
+      RootDirectory: { Path: '/reports', CreationInfo: { OwnerUid: '1001', OwnerGid: '1001', Permissions: '750' } },
+    });
+    expect(ap.fileSystem).toBe(files);
+  });
+
+  test('checks them as addAccessPoint checks a preset', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    expect(() => files.addAccessPointWithOptions('Ap', { path: 'reports' }))
+      .toThrow(`SharedFileSystem(Test/Files).addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "reports".`);
+  });
+});

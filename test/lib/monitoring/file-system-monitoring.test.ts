@@ -669,3 +669,115 @@ test('cdk-nag and cfn-lint clean', () => {
   expect(nagErrors(stack).filter((e) => !/Vpc|Topic/.test(e))).toEqual([]);
   expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
 });
+
+describe('replication', () => {
+  const REPLICA = 'fs-0123456789abcdef0';
+  const importedReplica = () => efs.FileSystem.fromFileSystemAttributes(stack, 'Replica', {
+    fileSystemId: REPLICA, securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'ReplicaSg', 'sg-0123456789abcdef0'),
+  });
+  const replicating = (replicationConfiguration: efs.ReplicationConfiguration, alarms: FileSystemAlarmOptions = {}) =>
+    new SharedFileSystem(stack, 'Files', { vpc, replicationConfiguration }).addMonitoring('Monitoring', { alarms });
+
+  test('an existing destination: TimeSinceLastSync with both its dimensions, in the composite alarm', () => {
+    const monitoring = replicating(efs.ReplicationConfiguration.existingFileSystem(importedReplica()));
+    const lag = alarm('ReplicationLag');
+    expect(lag).toMatchObject({
+      Namespace: 'AWS/EFS', MetricName: 'TimeSinceLastSync', Statistic: 'Maximum', Period: 300,
+      Threshold: 3600, EvaluationPeriods: 3, DatapointsToAlarm: 3, ComparisonOperator: 'GreaterThanThreshold', TreatMissingData: 'notBreaching',
+    });
+    expect((lag as any).Dimensions).toEqual([
+      { Name: 'DestinationFileSystemId', Value: REPLICA },
+      { Name: 'FileSystemId', Value: stack.resolve((monitoring.node.scope as SharedFileSystem).fileSystemId) },
+    ]);
+    expect(Object.keys(monitoring.alarms)).toContain('replicationLag');
+    const rule = JSON.stringify(Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::CompositeAlarm'))[0].Properties.AlarmRule);
+    expect(rule).toContain(Object.keys(alarms()).find((id) => id.startsWith('FilesMonitoringReplicationLag')));
+  });
+
+  test('trips when the last sync is more than an hour old for 15 minutes; 50 minutes or a dip does not', () => {
+    replicating(efs.ReplicationConfiguration.existingFileSystem(importedReplica()));
+    const lag = alarm('ReplicationLag');
+    expect(alarmFires(lag, { 'TimeSinceLastSync:Maximum': repeat(3, 4000) })).toBe(true);
+    expect(alarmFires(lag, { 'TimeSinceLastSync:Maximum': repeat(3, 3000) })).toBe(false);
+    expect(alarmFires(lag, { 'TimeSinceLastSync:Maximum': [4000, 600, 4000] })).toBe(false);
+  });
+
+  test('a new destination: a Metrics Insights query over both dimensions, for this source', () => {
+    replicating(efs.ReplicationConfiguration.regionalFileSystem('us-west-2'));
+    const lag = alarm('ReplicationLag');
+    expect(lag.Metrics).toHaveLength(1);
+    const query = lag.Metrics![0] as any;
+    expect(query.Period).toBe(300);
+    expect(stack.resolve(query.Expression)).toEqual({
+      'Fn::Join': ['', [
+        'SELECT MAX(TimeSinceLastSync) FROM SCHEMA("AWS/EFS", DestinationFileSystemId, FileSystemId) WHERE FileSystemId = \'',
+        { Ref: expect.stringMatching(/^Files/) }, '\'',
+      ]],
+    });
+  });
+
+  test('a row with a note and the graph, with the threshold drawn', () => {
+    replicating(efs.ReplicationConfiguration.existingFileSystem(importedReplica()));
+    const all = widgets();
+    const graphAt = all.findIndex((w) => w.properties.title === 'TimeSinceLastSync (s)');
+    expect(graphAt).toBeGreaterThan(0);
+    expect(all[graphAt - 1].properties.markdown).toMatch(/^\*\*Replication\.\*\* Seconds since the last successful sync/);
+    expect(JSON.stringify(all[graphAt].properties)).toContain('"value":3600');
+  });
+
+  test('an imported file system, told its destination', () => {
+    new FileSystemMonitoring(stack, 'Legacy', {
+      fileSystem: efs.FileSystem.fromFileSystemAttributes(stack, 'Old', {
+        fileSystemId: 'fs-00000000000000001', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'OldSg', 'sg-00000000000000001'),
+      }),
+      throughputMode: efs.ThroughputMode.ELASTIC,
+      replicationDestinationFileSystemId: REPLICA,
+      alarms: { replicationLag: AlarmThreshold.duration(Duration.minutes(30)) },
+    });
+    const lag = Object.entries(alarms()).find(([id]) => id.startsWith('LegacyReplicationLag'))![1] as any;
+    expect(lag.Threshold).toBe(1800);
+    expect(lag.Dimensions).toEqual([{ Name: 'DestinationFileSystemId', Value: REPLICA }, { Name: 'FileSystemId', Value: 'fs-00000000000000001' }]);
+  });
+
+  test('across accounts, the destination id comes from its ARN', () => {
+    stack = new Stack(new App(), 'Cross', { env: { account: '111111111111', region: 'us-east-1' } });
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const replica = efs.FileSystem.fromFileSystemAttributes(stack, 'Replica', {
+      fileSystemArn: `arn:aws:elasticfilesystem:us-west-2:222222222222:file-system/${REPLICA}`,
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'ReplicaSg', 'sg-0123456789abcdef0'),
+    });
+    replicating(efs.ReplicationConfiguration.existingFileSystem(replica));
+    expect((alarm('ReplicationLag') as any).Dimensions[0]).toEqual({ Name: 'DestinationFileSystemId', Value: REPLICA });
+  });
+
+  test('no replication, no row and no alarm; replicationLag off keeps the row only', () => {
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(widgets().some((w) => w.properties.title === 'TimeSinceLastSync (s)')).toBe(false);
+    stack = new Stack(new App(), 'Off');
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    replicating(efs.ReplicationConfiguration.regionalFileSystem(), { replicationLag: AlarmThreshold.off() });
+    expect(widgets().some((w) => w.properties.title === 'TimeSinceLastSync (s)')).toBe(true);
+    expect(Object.keys(alarms()).some((id) => id.includes('ReplicationLag'))).toBe(false);
+  });
+
+  test('fails when replicationLag is set for a file system that does not replicate', () => {
+    expect(() => monitored(efs.ThroughputMode.ELASTIC, { replicationLag: AlarmThreshold.duration(Duration.hours(2)) }))
+      .toThrow(/alarms.replicationLag applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got AlarmThreshold.duration\(2 hours\)\./);
+  });
+
+  test('fails when replicationLag is shorter than the alarm\'s period', () => {
+    expect(() => replicating(efs.ReplicationConfiguration.regionalFileSystem(), { replicationLag: AlarmThreshold.duration(Duration.minutes(2)) }))
+      .toThrow(/alarms.replicationLag must be at least 5 minutes \(the alarm's period\), got "2 minutes"\./);
+  });
+
+  test('fails when replicationLag is not a duration', () => {
+    expect(() => replicating(efs.ReplicationConfiguration.regionalFileSystem(), { replicationLag: AlarmThreshold.percent(50) }))
+      .toThrow(/alarms.replicationLag takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.percent\(50\)\./);
+  });
+
+  test('is cdk-nag and cfn-lint clean', () => {
+    replicating(efs.ReplicationConfiguration.oneZoneFileSystem('us-west-2', 'us-west-2a'));
+    expect(nagErrors(stack.node.findChild('Files'))).toEqual([]);
+    expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+  });
+});

@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { CANARY_REQUEST } from '../../../lib/probe/canary';
-import { BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../../../lib';
+import { AccessPointPreset, BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../../../lib';
 import { nagErrors } from '../../helpers/checks';
 
 let stack: Stack;
@@ -74,6 +74,15 @@ describe('on a SharedFileSystem', () => {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'lambda:InvokeFunction' })]) },
       Roles: [{ Ref: Match.stringLikeRegexp('^Ci') }],
     });
+  });
+
+  test('tells its function the access point it makes and that one\'s POSIX user, for the handler\'s posix-identity check; not one it is given', () => {
+    files.addProbe('Probe');
+    files.addProbe('Given', { accessPoint: files.addAccessPoint('Mine', AccessPointPreset.applicationUser('/mine', { uid: 33, gid: 33 })) });
+    const variables = (path: string) => probeFunction().find((f: any) => f.Properties.Description.endsWith(path))!.Properties.Environment.Variables;
+    expect(variables('Files/Probe')).toMatchObject({ PROBE_ACCESS_POINT_ID: { Ref: expect.stringMatching(/^FilesProbeAccessPoint/) }, PROBE_ACCESS_POINT_POSIX_USER: '1000:1000' });
+    expect(variables('Files/Given')).not.toHaveProperty('PROBE_ACCESS_POINT_ID');
+    expect(variables('Files/Given')).not.toHaveProperty('PROBE_ACCESS_POINT_POSIX_USER');
   });
 
   test('memory, timeout, concurrency, byte limit and namespace are settable', () => {

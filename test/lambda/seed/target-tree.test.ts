@@ -1,0 +1,86 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
+import { idleDescriptorsFor, TargetTree } from '../../../lambda/seed/target-tree';
+
+// The target as the seed holds it, on real directories: what a descriptor it holds resolves to after
+// the path that led there changes, and what a descriptor closed by the bounded cache is opened again to.
+let work: string;
+let root: string;
+let outside: string;
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'target-tree-'));
+  root = path.join(work, 'root');
+  outside = path.join(work, 'outside');
+  for (const dir of ['a', 'b', 'c']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+  fs.mkdirSync(outside);
+});
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+const open = async (maxIdle?: number) => (await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, '', false, maxIdle))!;
+const write = (tree: TargetTree, key: string, name: string) => tree.using(key, (dir) => fs.writeFileSync(dir.at(name), key));
+
+test('a directory it holds stays the one it opened: swapped for a link to outside, a write still lands inside', async () => {
+  const tree = await open();
+  expect(await tree.find('a')).toBe('real');
+  const held = await tree.pin('a');
+  try {
+    fs.renameSync(path.join(root, 'a'), path.join(root, 'a-moved'));
+    fs.symlinkSync(outside, path.join(root, 'a'));
+    fs.writeFileSync(held.at('x'), 'x');
+  } finally {
+    tree.unpin('a');
+  }
+  expect(fs.readdirSync(outside)).toEqual([]);
+  expect(fs.readFileSync(path.join(root, 'a-moved', 'x'), 'utf8')).toBe('x');
+  await tree.close();
+});
+
+test('find never follows a link: a link to a directory is "not a directory", a missing part "missing"', async () => {
+  fs.symlinkSync(outside, path.join(root, 'link'));
+  const tree = await open();
+  expect(await tree.find('link')).toBe('not a directory');
+  expect(await tree.find('link/below')).toBe('not a directory');
+  expect(await tree.find('nowhere/below')).toBe('missing');
+  expect(await tree.find('a')).toBe('real');
+  await tree.close();
+});
+
+describe('with one idle descriptor at most', () => {
+  test('a directory whose descriptor was closed is opened again, the same directory', async () => {
+    const tree = await open(1);
+    for (const key of ['a', 'b', 'c']) expect(await tree.find(key)).toBe('real');
+    for (const key of ['a', 'b', 'c']) await write(tree, key, 'f');
+    for (const key of ['a', 'b', 'c']) expect(fs.readFileSync(path.join(root, key, 'f'), 'utf8')).toBe(key);
+    await tree.close();
+  });
+
+  test('refused when another directory took its name meanwhile', async () => {
+    const tree = await open(1);
+    for (const key of ['a', 'b', 'c']) expect(await tree.find(key)).toBe('real'); // 'a' is closed by now
+    fs.renameSync(path.join(root, 'a'), path.join(root, 'a-old'));
+    fs.mkdirSync(path.join(root, 'a'));
+    await expect(write(tree, 'a', 'f')).rejects.toThrow(/was replaced by another directory during the seed/);
+    expect(fs.readdirSync(path.join(root, 'a'))).toEqual([]);
+    await tree.close();
+  });
+
+  test('refused when a link took its name meanwhile, and nothing is written where it points', async () => {
+    const tree = await open(1);
+    for (const key of ['a', 'b', 'c']) expect(await tree.find(key)).toBe('real');
+    fs.renameSync(path.join(root, 'a'), path.join(root, 'a-old'));
+    fs.symlinkSync(outside, path.join(root, 'a'));
+    await expect(write(tree, 'a', 'f')).rejects.toThrow(/is no longer a directory on the target/);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    await tree.close();
+  });
+});
+
+test('idle descriptors fit in Lambda\'s 1,024 beside three for each copy in flight', () => {
+  expect(idleDescriptorsFor(64)).toBe(512);
+  expect(idleDescriptorsFor(200)).toBe(168);
+  expect(idleDescriptorsFor(1024)).toBe(64);
+  // Up to the concurrency where the copies alone leave less than 64 of the 768.
+  for (const concurrency of [1, 64, 85, 128, 200, 234]) expect(idleDescriptorsFor(concurrency) + 3 * concurrency).toBeLessThanOrEqual(768);
+});
