@@ -16,7 +16,6 @@ import type { SpendModel } from './spend-math';
 import { addSpendRow, SpendAlarmSettings } from './spend-row';
 import { addReplicationRow, ReplicationWatch } from './replication-row';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
-import type { ThroughputMode as BilledMode } from '../cost/efs-cost';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
@@ -306,7 +305,7 @@ export class FileSystemMonitoring extends Construct {
     return {
       fileSystemId: this.fileSystemId,
       pricing: props.pricing ?? EfsPricing.US_EAST_1,
-      throughputMode: this.throughputMode as BilledMode,
+      throughputMode: this.throughputMode,
       oneZone: props.oneZone ?? declared.oneZone,
       provisionedMibps,
     };
