@@ -6,7 +6,7 @@ const VALIDATION_ERROR = Symbol.for('cdk-efs-kit.ValidationError');
  * Props or arguments that synth refuses, scoped to the construct they were given to, as aws-cdk's
  * ValidationError is: `constructPath` says which, and the message names it (it is put in front
  * where the message does not already name it). Data classes with no construct (AlarmThreshold,
- * MountOptions, SeedSource, EfsPricing) throw it unscoped. Internal: jsii cannot export an Error
+ * NfsMountOptions, SeedSource, EfsPricing) throw it unscoped. Internal: jsii cannot export an Error
  * subclass, so users see an Error whose message says where; `isValidationError` tells one apart
  * across copies of the package.
  */

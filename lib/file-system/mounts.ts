@@ -5,7 +5,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AccessLevel } from './access-level';
-import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
+import { IEc2Host, MountOnEc2Options, MountOnEcsOptions, MountOnLambdaOptions } from './client-mount-options';
 import { EFS_UTILS_MIN_IPV6_VERSION, renderEc2MountScript } from './ec2-mount-script';
 import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
 import { MountTargetIpAddressType } from './mount-targets-ready';
@@ -38,7 +38,7 @@ interface PolicyFacts {
 const readWrite = (readOnly: boolean | undefined) => (readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE);
 
 /** See SharedFileSystem.mountOnLambda. */
-export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions): void {
+export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: MountOnLambdaOptions): void {
   const where = `${nameOf(files)}.mountOnLambda(${fn.node.path})`;
   const mountPath = options.mountPath ?? '/mnt/efs';
   const threadPoolSize = options.threadPoolSize ?? 64;
@@ -62,7 +62,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
-export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
   const where = `${nameOf(files)}.mountOnEcsTask(${taskDefinition.node.path})`;
   check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /', files);
   checkOwnAccessPoint(files, where, accessPoint);
@@ -88,7 +88,7 @@ export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.Tas
 }
 
 /** See SharedFileSystem.mountOnEcsService. */
-export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
   allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
@@ -96,7 +96,7 @@ export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseSer
 }
 
 /** See SharedFileSystem.mountOnEc2. */
-export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Host, options: Ec2MountOptions): void {
+export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Host, options: MountOnEc2Options): void {
   const where = `${nameOf(files)}.mountOnEc2(${host.node.path})`;
   const mountPoint = options.mountPoint ?? '/mnt/efs';
   check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /', files);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import { AccessPointPreset, AlarmThreshold, FileSystemMonitoring, MountOptions, SeedSource, SharedFileSystem } from '../../../lib';
+import { AccessPointPreset, AlarmThreshold, FileSystemMonitoring, NfsMountOptions, SeedSource, SharedFileSystem } from '../../../lib';
 import { isValidationError, ValidationError } from '../../../lib/core/validation-error';
 
 // Synth refuses props with one error type, scoped to the construct they were given to (as aws-cdk's
@@ -71,7 +71,7 @@ test('a monitoring alarm that does not apply is refused, scoped to the monitorin
 });
 
 test('a data class with no construct throws it unscoped', () => {
-  const err = thrown(() => MountOptions.recommendedNfs().withOverrides('bad option'));
+  const err = thrown(() => NfsMountOptions.recommendedNfs().withOverrides('bad option'));
   expect(isValidationError(err)).toBe(true);
   expect((err as ValidationError).constructPath).toBeUndefined();
 });
