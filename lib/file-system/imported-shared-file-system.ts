@@ -56,7 +56,7 @@ export class ImportedSharedFileSystem extends SharedFileSystemBase {
   }
 
   public get mountTargetsReady(): IDependable {
-    return gateOf(this, this.knownMountTargets);
+    return gateOf(this, { subnets: { subnets: this.mountTargetSubnets.subnets }, prop: 'vpcSubnets' }, this.knownMountTargets);
   }
 
   public get fileSystemRef(): efs.FileSystemReference {

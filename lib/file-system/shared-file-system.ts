@@ -158,6 +158,15 @@ export interface SharedFileSystemProps {
    * @default - none set: EFS makes IPV4_ONLY mount targets
    */
   readonly ipAddressType?: MountTargetIpAddressType;
+
+  /**
+   * Subnets the readiness gate ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady))
+   * runs in, in zones with a mount target. IPV6_ONLY mount targets need it: Lambda cannot run in
+   * their IPv6-only subnets, so give dual-stack subnets of the same VPC (the gate's function
+   * reaches the mount targets over IPv6 from there, with `ipv6AllowedForDualStack`).
+   * @default - the mount targets' subnets
+   */
+  readonly readinessGateSubnets?: ec2.SubnetSelection;
 }
 
 /**
@@ -287,6 +296,7 @@ export class SharedFileSystem extends SharedFileSystemBase {
    * destination's id is EFS's to pick at deploy time).
    */
   public readonly replicationDestinationFileSystemId?: string;
+  private readonly readinessGateSubnets?: ec2.SubnetSelection;
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
@@ -337,6 +347,7 @@ export class SharedFileSystem extends SharedFileSystemBase {
     }
     applyIpAddressType(this, this.fileSystem, this.mountTargetSubnets.subnets, props.ipAddressType);
     this.mountTargetIpAddressType = props.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
+    this.readinessGateSubnets = props.readinessGateSubnets;
   }
 
   /**
@@ -350,7 +361,8 @@ export class SharedFileSystem extends SharedFileSystemBase {
    * worker.node.addDependency(files.mountTargetsReady);
    */
   public get mountTargetsReady(): IDependable {
-    return gateOf(this, mountTargetsOf(this.fileSystem, this.mountTargetSubnets.subnets));
+    const subnets = this.readinessGateSubnets ?? { subnets: this.mountTargetSubnets.subnets };
+    return gateOf(this, { subnets, prop: 'readinessGateSubnets' }, mountTargetsOf(this.fileSystem, this.mountTargetSubnets.subnets));
   }
 
   public get fileSystemRef(): efs.FileSystemReference {

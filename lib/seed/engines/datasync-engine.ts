@@ -31,6 +31,7 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
         accessPoint: props.accessPoint,
         vpc: props.fileSystem.vpc,
         subnet: props.fileSystem.mountTargetSubnets.subnets[0],
+        mountTargetsReady: props.fileSystem.mountTargetsReady,
         bucket: source.bucket,
         prefix: source.key,
         subdirectory: `/${settings.TargetSubPath}`,
