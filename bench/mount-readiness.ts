@@ -55,9 +55,8 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (let run = 0; run < ROUNDS; run++) {
         const started = process.hrtime.bigint();
-        const result = await onEvent(event, deps);
+        await onEvent(event, deps); // returns once everything answered: here, after the first round
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
-        if (result.Data.Ready !== 'true') throw new Error(`not ready: ${JSON.stringify(result)}`);
       }
       print(`- ${count} mount target${count > 1 ? 's' : ''} (${2 * count + 1} steps: ${count} zone name${count > 1 ? 's' : ''}, ${count} connection${count > 1 ? 's' : ''}, the file system name): ${stats(times)}`);
     }

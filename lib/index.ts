@@ -5,7 +5,7 @@ export * from './file-system/access-level';
 export * from './file-system/client-mount-options';
 export * from './file-system/storage-lifecycle';
 export * from './file-system/access-point-preset';
-export * from './file-system/mount-options';
+export * from './file-system/nfs-mount-options';
 export * from './seed/file-system-seed';
 export * from './seed/seed-source';
 export * from './seed/seed-engine';

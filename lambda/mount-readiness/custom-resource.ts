@@ -1,13 +1,14 @@
 import { MountReadinessProperties } from '../../lib/file-system/contract/mount-readiness-properties';
 import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties } from './properties';
-import { MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
+import { DEFAULT_BACKOFF, MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
 
 /**
- * The readiness gate as a Provider-framework custom resource. onEvent checks the properties and
- * runs one round (mount targets that answer at once finish the resource there); isComplete runs
- * rounds with backoff until every step has succeeded, each invocation stopping before its time runs
- * out, and fails the resource once the time limit (TimeLimitSeconds from onEvent's start) has
- * passed, naming each mount target, its zone and the step that never succeeded.
+ * The readiness gate as a Provider-framework custom resource with onEvent only: onEvent checks the
+ * properties and waits, in rounds with backoff, until every step has succeeded, then completes the
+ * resource; once the time limit (TimeLimitSeconds) has passed it fails the resource, naming each
+ * mount target, its zone and the step that never succeeded. The limit fits one invocation (the
+ * construct gives the function a minute more, and the framework's own function has 15 minutes), so
+ * there is no isComplete, no waiter state machine and nothing left running after the response.
  *
  * | event | what the gate does |
  * |---|---|
@@ -21,8 +22,6 @@ export interface ReadinessEvent {
   readonly ResourceProperties: MountReadinessProperties;
   readonly OldResourceProperties?: MountReadinessProperties;
   readonly PhysicalResourceId?: string;
-  /** onEvent's Data, seen by isComplete: whether the targets answered, and when waiting must end (ms since the epoch). */
-  readonly Data?: { Ready?: string; Deadline?: number };
 }
 
 /** A mount target as DescribeMountTargets describes it. */
@@ -41,58 +40,44 @@ export interface ReadinessHandlerDeps extends ReadinessDeps {
   readonly describeMountTargets: (fileSystemId: string, region: string) => Promise<DescribedMountTarget[]>;
 }
 
-/** Time an invocation keeps for itself after its last round: a round's lookups and connections, the response. */
+/** Time the invocation keeps after the wait: a last round's lookups and connections, the response. */
 const INVOCATION_MARGIN_MS = 15_000;
 
-type Data = Record<string, string | number>;
-
-export async function onEvent(event: ReadinessEvent, deps: ReadinessHandlerDeps): Promise<{ PhysicalResourceId: string; Data: Data }> {
-  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? 'mount-targets-ready', Data: { Ready: 'true' } };
+export async function onEvent(event: ReadinessEvent, deps: ReadinessHandlerDeps): Promise<{ PhysicalResourceId: string }> {
+  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? 'mount-targets-ready' };
   const props = checkReadinessProperties(event.ResourceProperties);
   const physicalId = `mount-targets-ready:${props.fileSystemId}`;
   if (event.RequestType === 'Update' && unchanged(event.OldResourceProperties, props)) {
     console.log(JSON.stringify({ message: 'mount readiness: file system and mount targets unchanged, nothing to wait for' }));
-    return { PhysicalResourceId: physicalId, Data: { Ready: 'true' } };
+    return { PhysicalResourceId: physicalId };
   }
-  const deadline = Date.now() + props.timeLimitSeconds * 1000;
-  const ready = await runSlice(props, deps, Date.now());
-  return { PhysicalResourceId: physicalId, Data: { Ready: String(ready), Deadline: deadline } };
+  // The construct gives the function a minute more than the limit; should it have less, the wait
+  // still ends with the message, not with Lambda's timeout.
+  const deadline = Math.min(Date.now() + props.timeLimitSeconds * 1000, Date.now() + deps.remainingMs() - INVOCATION_MARGIN_MS);
+  await waitForMountTargets(props, deps, deadline);
+  return { PhysicalResourceId: physicalId };
 }
 
-export async function isComplete(event: ReadinessEvent, deps: ReadinessHandlerDeps): Promise<{ IsComplete: boolean }> {
-  if (event.RequestType === 'Delete' || event.Data?.Ready === 'true') return { IsComplete: true };
-  const runDeadline = event.Data?.Deadline;
-  if (typeof runDeadline !== 'number') throw new Error('mount readiness: no Deadline from onEvent; cannot bound the wait.');
-  const props = checkReadinessProperties(event.ResourceProperties);
-  const sliceDeadline = Math.min(runDeadline, Date.now() + Math.max(0, deps.remainingMs() - INVOCATION_MARGIN_MS));
-  return { IsComplete: await runSlice(props, deps, sliceDeadline, runDeadline) };
-}
-
-/**
- * Rounds until everything answers (true) or `sliceDeadline` passes (false); past `runDeadline`
- * it throws the message that fails the resource. Without a run deadline (onEvent) a single round.
- */
-async function runSlice(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, sliceDeadline: number, runDeadline?: number): Promise<boolean> {
-  const targets = await endpointsOf(props, deps);
-  const timedOut = runDeadline !== undefined && Date.now() >= runDeadline;
-  if ('notAvailable' in targets) {
-    if (timedOut) throw new Error(`mount readiness: ${props.fileSystemId} was not ready within the time limit: ${targets.notAvailable}.`);
+/** Returns once every mount target answers; throws the message that fails the resource once `deadline` has passed. */
+async function waitForMountTargets(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, deadline: number): Promise<void> {
+  let targets = await endpointsOf(props, deps);
+  while ('notAvailable' in targets) {
+    if (Date.now() >= deadline) throw new Error(`mount readiness: ${props.fileSystemId} was not ready within the time limit: ${targets.notAvailable}.`);
     console.log(JSON.stringify({ message: 'mount readiness: waiting for mount targets to become available', detail: targets.notAvailable }));
-    return false;
+    // A mount target is created in minutes: describe again at the rounds' longest pause.
+    const pauseMs = (deps.backoff ?? DEFAULT_BACKOFF).maxMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pauseMs, deadline - Date.now()))));
+    targets = await endpointsOf(props, deps);
   }
-  const outcome = await waitUntilReady(props.fileSystemId, props.region, targets.endpoints, sliceDeadline, {
+  const outcome = await waitUntilReady(props.fileSystemId, props.region, targets.endpoints, deadline, {
     ...deps,
     onRound: (round) => {
       console.log(JSON.stringify({ message: 'mount readiness round', ...round }));
       deps.onRound?.(round);
     },
   });
-  if (outcome.ready) {
-    console.log(JSON.stringify({ message: 'mount readiness: every mount target answers', rounds: outcome.rounds, elapsedMs: outcome.elapsedMs }));
-    return true;
-  }
-  if (runDeadline !== undefined && Date.now() >= runDeadline) throw new Error(notReadyMessage(props.fileSystemId, outcome, props.timeLimitSeconds));
-  return false;
+  if (!outcome.ready) throw new Error(notReadyMessage(props.fileSystemId, outcome, props.timeLimitSeconds));
+  console.log(JSON.stringify({ message: 'mount readiness: every mount target answers', rounds: outcome.rounds, elapsedMs: outcome.elapsedMs }));
 }
 
 /**

@@ -1,19 +1,16 @@
 import type { Context } from 'aws-lambda';
 import { newResolver } from '../shared/mount-checks/dns-lookup';
-import { isComplete as poll, onEvent as start, ReadinessEvent, ReadinessHandlerDeps } from './custom-resource';
+import { onEvent as wait, ReadinessEvent } from './custom-resource';
 import { describeMountTargets } from './describe-mount-targets';
 
 /**
- * The readiness gate's entry points (Provider framework: onEvent, isComplete). DNS goes to the
- * system's resolver, the VPC's, as the clients' lookups will.
+ * The readiness gate's entry point (Provider framework, onEvent only: it waits within the
+ * invocation). DNS goes to the system's resolver, the VPC's, as the clients' lookups will.
  */
 const resolver = newResolver();
 
-const deps = (context: Context): ReadinessHandlerDeps => ({
+export const onEvent = (event: ReadinessEvent, context: Context) => wait(event, {
   resolver,
   remainingMs: () => context.getRemainingTimeInMillis(),
   describeMountTargets: (fileSystemId, region) => describeMountTargets(fileSystemId, region),
 });
-
-export const onEvent = (event: ReadinessEvent, context: Context) => start(event, deps(context));
-export const isComplete = (event: ReadinessEvent, context: Context) => poll(event, deps(context));

@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import { timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../../lib/file-system/contract/efs-names';
-import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, IP_ADDRESS_TYPES, IpAddressType, MountReadinessProperties, MountTargetProperties } from '../../lib/file-system/contract/mount-readiness-properties';
+import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, IP_ADDRESS_TYPES, MAX_READINESS_TIME_LIMIT_SECONDS, IpAddressType, MountReadinessProperties, MountTargetProperties } from '../../lib/file-system/contract/mount-readiness-properties';
 
 /** The properties, checked: the first problem throws, naming the property and the value. */
 export interface CheckedReadinessProperties {
@@ -29,7 +29,10 @@ export function checkReadinessProperties(props: MountReadinessProperties | undef
   const ids = mountTargets?.map((t) => t.id) ?? [];
   const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
   if (repeated) throw problem('MountTargets must list each mount target once', repeated);
-  return { fileSystemId: p.FileSystemId, region: p.Region, mountTargets, timeLimitSeconds: timeLimitSeconds(p) ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS };
+  const limit = timeLimitSeconds(p) ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS;
+  // The wait fits one invocation: a longer limit would end in Lambda's timeout, not the message.
+  if (limit > MAX_READINESS_TIME_LIMIT_SECONDS) throw problem(`TimeLimitSeconds must be at most ${MAX_READINESS_TIME_LIMIT_SECONDS} (the gate waits within one Lambda invocation)`, p.TimeLimitSeconds);
+  return { fileSystemId: p.FileSystemId, region: p.Region, mountTargets, timeLimitSeconds: limit };
 }
 
 function checkMountTarget(t: MountTargetProperties, at: string, problem: (what: string, value: unknown) => Error): CheckedMountTarget {

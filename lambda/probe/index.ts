@@ -25,6 +25,7 @@ export async function handler(event: unknown, context: Context) {
     maxSeconds,
     fileSystemId,
     accessPoint,
+    insideLambda: true,
     tool: 'cdk-efs-kit probe (Lambda)',
     version: env.CDK_EFS_KIT_VERSION ?? 'unknown',
     onProgress: (p) => console.log(JSON.stringify({ message: `probe ${p.phase} ${p.scenario}`, round: p.round, rounds: p.rounds, done: p.done, total: p.total })),

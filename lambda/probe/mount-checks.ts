@@ -20,6 +20,12 @@ export interface ProbeMountContext {
   readonly mountinfo?: () => string;
   /** @default this process's effective ids */
   readonly identity?: PosixIdentity;
+  /**
+   * Whether this runs in a Lambda function, which mounts the access point itself: its process's uid
+   * (Lambda's own) never reaches EFS, whose access point replaces it on every request.
+   * @default false
+   */
+  readonly insideLambda?: boolean;
 }
 
 export interface ProbeAccessPoint {
@@ -68,7 +74,12 @@ function mountCheck(context: ProbeMountContext, dir: string, entry: MountEntry |
 
 function identityCheck(context: ProbeMountContext): CheckResult {
   if (!context.accessPoint) return skip(IDENTITY_CHECK, 'POSIX identity: skipped, the probe was not told the access point it writes through');
-  return compareWithAccessPoint(context.identity ?? processIdentity(), context.accessPoint.id, context.accessPoint.posixUser);
+  const { id, posixUser } = context.accessPoint;
+  if (context.insideLambda && posixUser) {
+    return pass(IDENTITY_CHECK, `the access point ${id} sets uid ${posixUser.uid} gid ${posixUser.gid} for every client: `
+      + `files this function creates belong to ${posixUser.uid}:${posixUser.gid}, whatever uid Lambda runs it as`);
+  }
+  return compareWithAccessPoint(context.identity ?? processIdentity(), id, posixUser);
 }
 
 /** `1000:1000` (PROBE_ACCESS_POINT_POSIX_USER) as an identity; undefined when absent or malformed. */

@@ -23,6 +23,8 @@ export interface ProbeEnvironment {
   readonly fileSystemId?: string;
   /** The access point `target` is mounted through, when known: its POSIX user is checked against this process's. */
   readonly accessPoint?: ProbeAccessPoint;
+  /** Whether the probe runs in Lambda, which mounts the access point itself (see ProbeMountContext). @default false */
+  readonly insideLambda?: boolean;
   /** The mount table, for the mount checks. @default reads /proc/self/mountinfo */
   readonly mountinfo?: () => string;
   /** The prices of the scenarios' costs. @default EfsPricing.US_EAST_1 */
@@ -76,7 +78,7 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
 
     const deadline = request.maxSeconds === undefined ? Infinity : started + request.maxSeconds * 1000;
     const pricing = env.pricing ?? EfsPricing.US_EAST_1;
-    const mountChecks = probeMountChecks({ target: env.target, fileSystemId: env.fileSystemId, accessPoint: env.accessPoint, mountinfo: env.mountinfo });
+    const mountChecks = probeMountChecks({ target: env.target, fileSystemId: env.fileSystemId, accessPoint: env.accessPoint, insideLambda: env.insideLambda, mountinfo: env.mountinfo });
     const scenarios = await runRounds(request, root, deadline, env, pricing);
     return {
       status: scenarios.some(scenarioFailed) ? 'failed' : 'ok',

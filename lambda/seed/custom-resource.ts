@@ -9,7 +9,7 @@ import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/cont
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { archiveLimitsOf } from './sources/archive-limits';
-import { openSource, SourceFormat } from './sources/open-source';
+import { openSource } from './sources/open-source';
 
 /**
  * The FileSystemSeed custom resource (Provider framework), right under every CloudFormation event
@@ -110,7 +110,7 @@ function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boo
 
 async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: Place, physicalId: string, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
   const request = requestOf(event);
-  const opened = await openSource({ format: props.Format as SourceFormat, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
+  const opened = await openSource({ format: props.Format, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
   let lastLog = 0;
   try {

@@ -51,6 +51,11 @@ export interface IoBytes {
   readonly metadataWriteBytes: number;
 }
 
+/**
+ * A throughput mode: efs.ThroughputMode's values. Written as strings because lib/cost imports no
+ * package (the probe's handler and the command line bundle it); an efs.ThroughputMode is one of
+ * these, so the constructs pass theirs as it is, and a mode aws-cdk added would fail to compile there.
+ */
 export type ThroughputMode = 'elastic' | 'provisioned' | 'bursting';
 export const THROUGHPUT_MODES: readonly ThroughputMode[] = ['elastic', 'provisioned', 'bursting'];
 

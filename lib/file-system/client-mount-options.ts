@@ -4,8 +4,13 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 
+/*
+ * What the mountOn* helpers take, each named after its helper (as aws-cdk's AddCapacityOptions is
+ * after addCapacity); the options of an NFS mount itself are NfsMountOptions.
+ */
+
 /** Options for [SharedFileSystem.mountOnLambda](#cdk-efs-kit.SharedFileSystem.mountOnLambda). */
-export interface LambdaMountOptions {
+export interface MountOnLambdaOptions {
   /**
    * Where the function sees the access point; Lambda requires `/mnt/<name>`.
    * @default '/mnt/efs'
@@ -25,7 +30,7 @@ export interface LambdaMountOptions {
 }
 
 /** Options for [SharedFileSystem.mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask) and [SharedFileSystem.mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService). */
-export interface EcsMountOptions {
+export interface MountOnEcsOptions {
   /** Where the container sees the access point. */
   readonly containerPath: string;
   /**
@@ -52,7 +57,7 @@ export interface IEc2Host extends IConstruct, ec2.IConnectable, iam.IGrantable {
 }
 
 /** Options for [SharedFileSystem.mountOnEc2](#cdk-efs-kit.SharedFileSystem.mountOnEc2). */
-export interface Ec2MountOptions {
+export interface MountOnEc2Options {
   /**
    * Directory to mount at.
    * @default '/mnt/efs'
@@ -69,3 +74,12 @@ export interface Ec2MountOptions {
    */
   readonly readOnly?: boolean;
 }
+
+/** @deprecated use MountOnLambdaOptions (renamed after the helper, to tell it apart from NfsMountOptions) */
+export interface LambdaMountOptions extends MountOnLambdaOptions {}
+
+/** @deprecated use MountOnEcsOptions (renamed after the helpers, to tell it apart from NfsMountOptions) */
+export interface EcsMountOptions extends MountOnEcsOptions {}
+
+/** @deprecated use MountOnEc2Options (renamed after the helper, to tell it apart from NfsMountOptions) */
+export interface Ec2MountOptions extends MountOnEc2Options {}

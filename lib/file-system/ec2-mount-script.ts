@@ -1,4 +1,4 @@
-import { MountOptions, MountType } from './mount-options';
+import { MountType, NfsMountOptions } from './nfs-mount-options';
 
 /**
  * The oldest amazon-efs-utils that mounts through IPv6 mount targets: 2.4.2 fixed the names of
@@ -31,9 +31,9 @@ export interface Ec2MountScriptProps {
  */
 export function renderEc2MountScript(props: Ec2MountScriptProps): string[] {
   const ro = props.readOnly ? ['ro'] : [];
-  const efsLine = MountOptions.efsUtils({ accessPointId: props.accessPointId }).withOverrides(...ro)
+  const efsLine = NfsMountOptions.efsUtils({ accessPointId: props.accessPointId }).withOverrides(...ro)
     .toFstabLine(`${props.fileSystemId}:/`, props.mountPoint, MountType.EFS);
-  const nfsLine = MountOptions.recommendedNfs().withOverrides(...ro)
+  const nfsLine = NfsMountOptions.recommendedNfs().withOverrides(...ro)
     .toFstabLine(`${props.dnsName}:/`, props.mountPoint, MountType.NFS4);
   const refuse = props.nfsFallback === 'policyUnknown'
     ? 'The file system was imported without its policy (tlsEnforced, anonymousAccessAllowed), so a plain NFS mount is not tried: install amazon-efs-utils (https://github.com/aws/efs-utils) and re-run.'

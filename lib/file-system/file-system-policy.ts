@@ -2,6 +2,7 @@ import { Annotations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import { basePolicy, FileSystemSettings, SECURE_DEFAULT_SIDS } from './shared-file-system-settings';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * A SharedFileSystem's file system policy: the secure defaults first, then the statements of the
@@ -11,14 +12,13 @@ import { basePolicy, FileSystemSettings, SECURE_DEFAULT_SIDS } from './shared-fi
  * file system to every principal, anonymous NFS clients included. Both warn at synth.
  */
 
-const WHERE = 'SharedFileSystem: fileSystemPolicy';
 
 export function fileSystemPolicyOf(scope: IConstruct, settings: FileSystemSettings, extra?: iam.PolicyDocument): iam.PolicyDocument {
   const policy = basePolicy(settings);
   if (!extra || extra.isEmpty) return policy;
   const statements: any[] = extra.toJSON().Statement;
   statements.forEach((statement, index) => {
-    checkStatement(scope, statement, `${WHERE} statement ${statement.Sid ?? index}`, settings);
+    checkStatement(scope, statement, `SharedFileSystem(${scope.node.path}): fileSystemPolicy statement ${statement.Sid ?? index}`, settings);
     policy.addStatements(iam.PolicyStatement.fromJson(statement));
   });
   return policy;
@@ -27,10 +27,10 @@ export function fileSystemPolicyOf(scope: IConstruct, settings: FileSystemSettin
 function checkStatement(scope: IConstruct, statement: any, where: string, settings: FileSystemSettings): void {
   // EFS takes a statement without Resource (it is the file system), but not one without a principal.
   if (statement.Principal === undefined && statement.NotPrincipal === undefined) {
-    throw new Error(`${where}: a file system policy statement needs a principal (Principal or NotPrincipal), got none.`);
+    throw new ValidationError(`${where}: a file system policy statement needs a principal (Principal or NotPrincipal), got none.`, scope);
   }
   if (SECURE_DEFAULT_SIDS.includes(statement.Sid)) {
-    throw new Error(`${where}: Sid ${statement.Sid} is the secure defaults' own; choose another, got ${JSON.stringify(statement.Sid)}.`);
+    throw new ValidationError(`${where}: Sid ${statement.Sid} is the secure defaults' own; choose another, got ${JSON.stringify(statement.Sid)}.`, scope);
   }
   if ((statement.Effect ?? 'Allow') !== 'Allow') return;
   const warn = (id: string, message: string) => Annotations.of(scope).addWarningV2(`cdk-efs-kit:${id}`, `${where}: ${message}`);

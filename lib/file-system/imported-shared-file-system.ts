@@ -9,6 +9,7 @@ import { ImportedFileSystemOptions } from './shared-file-system-attributes';
 import { SharedFileSystemBase } from './shared-file-system-base';
 import { cfnMountTargetsOf, gateOf, mountTargetsOf } from './shared-file-system-gate';
 import { defaultPrivateSubnets } from '../core/subnets';
+import { ValidationError } from '../core/validation-error';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 
 /**
@@ -55,7 +56,7 @@ export class ImportedSharedFileSystem extends SharedFileSystemBase {
   }
 
   public get mountTargetsReady(): IDependable {
-    return gateOf(this, this.knownMountTargets);
+    return gateOf(this, { subnets: { subnets: this.mountTargetSubnets.subnets }, prop: 'vpcSubnets' }, this.knownMountTargets);
   }
 
   public get fileSystemRef(): efs.FileSystemReference {
@@ -77,8 +78,8 @@ export class ImportedSharedFileSystem extends SharedFileSystemBase {
     const oneZone = this.options.oneZone ?? this.declared.oneZone;
     const missing = [throughputMode === undefined ? 'throughputMode' : undefined, oneZone === undefined ? 'oneZone' : undefined].filter((m) => m);
     if (missing.length > 0) {
-      throw new Error(`${where}: monitoring an imported file system needs ${missing.join(' and ')} (the widgets, alarms and spend row depend on them); `
-        + `give ${missing.length === 1 ? 'it' : 'them'} to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.`);
+      throw new ValidationError(`${where}: monitoring an imported file system needs ${missing.join(' and ')} (the widgets, alarms and spend row depend on them); `
+        + `give ${missing.length === 1 ? 'it' : 'them'} to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.`, this);
     }
     return new FileSystemMonitoring(this, id, {
       ...addedSeedsAndProbes(this),

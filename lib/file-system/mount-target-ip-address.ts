@@ -1,8 +1,10 @@
-import { CfnResource } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import { IConstruct } from 'constructs';
 import { MountTargetIpAddressType } from './mount-targets-ready';
 import { cfnMountTargetsOf } from './shared-file-system-gate';
+import { ValidationError } from '../core/validation-error';
+import { subnetFamilies } from '../core/subnets';
 
 /**
  * Sets `AWS::EFS::MountTarget`'s IpAddressType (aws-efs's L2 has no prop for it) on every mount
@@ -11,11 +13,12 @@ import { cfnMountTargetsOf } from './shared-file-system-gate';
  * subnets, IPV6_ONLY ones in IPv6-only subnets. Imported subnets, whose CIDRs the app does not
  * know, are not checked.
  */
-export function applyIpAddressType(where: string, fileSystem: efs.FileSystem, subnets: ec2.ISubnet[], type: MountTargetIpAddressType | undefined): void {
+export function applyIpAddressType(scope: IConstruct, fileSystem: efs.FileSystem, subnets: ec2.ISubnet[], type: MountTargetIpAddressType | undefined): void {
   if (type === undefined) return;
+  const where = `SharedFileSystem(${scope.node.path})`;
   for (const subnet of subnets) {
     const problem = subnetProblem(subnet, type);
-    if (problem) throw new Error(`${where}: ipAddressType ${type} needs ${NEEDS[type]}, but subnet ${subnet.node.path} ${problem}; pick other vpcSubnets or another ipAddressType, got ipAddressType ${type}.`);
+    if (problem) throw new ValidationError(`${where}: ipAddressType ${type} needs ${NEEDS[type]}, but subnet ${subnet.node.path} ${problem}; pick other vpcSubnets or another ipAddressType, got ipAddressType ${type}.`, scope);
   }
   for (const mountTarget of cfnMountTargetsOf(fileSystem)) mountTarget.ipAddressType = type;
 }
@@ -28,11 +31,9 @@ const NEEDS: Record<MountTargetIpAddressType, string> = {
 
 /** What the subnet lacks for `type`, when the app defines it; undefined when it fits or is not known. */
 function subnetProblem(subnet: ec2.ISubnet, type: MountTargetIpAddressType): string | undefined {
-  const cfn = subnet.node.defaultChild;
-  if (!cfn || !CfnResource.isCfnResource(cfn) || cfn.cfnResourceType !== ec2.CfnSubnet.CFN_RESOURCE_TYPE_NAME) return undefined;
-  const s = cfn as ec2.CfnSubnet;
-  const ipv6Only = s.ipv6Native === true;
-  const hasIpv6 = ipv6Only || s.ipv6CidrBlock !== undefined || s.ipv6IpamPoolId !== undefined;
+  const families = subnetFamilies(subnet);
+  if (!families) return undefined;
+  const { ipv6Only, hasIpv6 } = families;
   switch (type) {
     case MountTargetIpAddressType.IPV4_ONLY: return ipv6Only ? 'is IPv6-only' : undefined;
     case MountTargetIpAddressType.DUAL_STACK: return ipv6Only ? 'is IPv6-only' : (hasIpv6 ? undefined : 'has no IPv6 CIDR');

@@ -1,8 +1,8 @@
 import { Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { IConstruct } from 'constructs';
 import { defaultPrivateSubnets } from '../core/subnets';
-
-const WHERE = 'SharedFileSystem';
+import { ValidationError } from '../core/validation-error';
 
 /** What decides where the mount targets go. */
 export interface MountTargetPlacement {
@@ -17,29 +17,30 @@ export interface MountTargetPlacement {
  * named in the selection: `availabilityZone`, else the one zone of `vpcSubnets.availabilityZones`,
  * else the VPC's first.
  */
-export function mountTargetSubnets(props: MountTargetPlacement): ec2.SubnetSelection {
+export function mountTargetSubnets(scope: IConstruct, props: MountTargetPlacement): ec2.SubnetSelection {
+  const WHERE = `SharedFileSystem(${scope.node.path})`;
   const subnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
   if (!props.oneZone) {
     if (props.availabilityZone !== undefined) {
-      throw new Error(`${WHERE}: availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone ${JSON.stringify(props.availabilityZone)} without oneZone.`);
+      throw new ValidationError(`${WHERE}: availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone ${JSON.stringify(props.availabilityZone)} without oneZone.`, scope);
     }
     return subnets;
   }
   const named = subnets.availabilityZones;
   if (named && named.length !== 1) {
-    throw new Error(`${WHERE}: a One Zone file system lives in one zone, so vpcSubnets.availabilityZones must name exactly one, got ${JSON.stringify(named)}.`);
+    throw new ValidationError(`${WHERE}: a One Zone file system lives in one zone, so vpcSubnets.availabilityZones must name exactly one, got ${JSON.stringify(named)}.`, scope);
   }
   if (named && props.availabilityZone !== undefined && named[0] !== props.availabilityZone) {
-    throw new Error(`${WHERE}: availabilityZone ${JSON.stringify(props.availabilityZone)} and vpcSubnets.availabilityZones ${JSON.stringify(named)} disagree; give one of them.`);
+    throw new ValidationError(`${WHERE}: availabilityZone ${JSON.stringify(props.availabilityZone)} and vpcSubnets.availabilityZones ${JSON.stringify(named)} disagree; give one of them.`, scope);
   }
   const zone = props.availabilityZone ?? named?.[0] ?? props.vpc.availabilityZones[0];
   const zones = props.vpc.availabilityZones;
   if (!Token.isUnresolved(zone) && !zones.some((z) => Token.isUnresolved(z)) && !zones.includes(zone)) {
-    throw new Error(`${WHERE}: availabilityZone must be one of the VPC's zones (${zones.join(', ')}), got ${JSON.stringify(zone)}.`);
+    throw new ValidationError(`${WHERE}: availabilityZone must be one of the VPC's zones (${zones.join(', ')}), got ${JSON.stringify(zone)}.`, scope);
   }
   const selection = { ...subnets, availabilityZones: [zone] };
   if (props.vpc.selectSubnets(selection).subnetIds.length === 0) {
-    throw new Error(`${WHERE}: the subnet selection has no subnet in ${zone} for the One Zone file system's mount target; select subnets of that zone.`);
+    throw new ValidationError(`${WHERE}: the subnet selection has no subnet in ${zone} for the One Zone file system's mount target; select subnets of that zone.`, scope);
   }
   return selection;
 }

@@ -4,15 +4,16 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cr from 'aws-cdk-lib/custom-resources';
-import { Construct, Dependable } from 'constructs';
-import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MountReadinessProperties, MountTargetProperties } from './contract/mount-readiness-properties';
-import { DEPLOY_TIME_LIMIT_SECONDS } from '../core/contract/deploy-time-limit';
+import { Construct, Dependable, IConstruct } from 'constructs';
+import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MAX_READINESS_TIME_LIMIT_SECONDS, MountReadinessProperties, MountTargetProperties, READINESS_FUNCTION_MARGIN_SECONDS } from './contract/mount-readiness-properties';
+import { checkGateSubnets } from './gate-subnets';
 import { handlerCode } from '../core/handler-code';
 import { acknowledgeFunction, acknowledgeProvider } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /** How a mount target takes addresses, as `AWS::EFS::MountTarget`'s `IpAddressType`. */
 export enum MountTargetIpAddressType {
@@ -58,7 +59,9 @@ export interface MountTargetsReadyProps {
   readonly vpc: ec2.IVpc;
   /**
    * Subnets the gate runs in: those of the mount targets, so that the file system's name resolves
-   * there as it will for the clients.
+   * there as it will for the clients; in any case in zones with a mount target. For IPV6_ONLY mount
+   * targets, dual-stack subnets of the same VPC (Lambda cannot run in IPv6-only subnets; the gate
+   * reaches IPv6 addresses from dual-stack ones with `ipv6AllowedForDualStack`).
    * @default - the VPC's private subnets with egress, else its isolated subnets, one per zone
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
@@ -71,8 +74,16 @@ export interface MountTargetsReadyProps {
    */
   readonly mountTargets?: MountTargetEndpoint[];
   /**
+   * Which addresses the mount targets have, where `mountTargets` does not say (all of them when it
+   * is left out): with IPv6 ones, the gate's function may send IPv6 traffic and checks the IPv6
+   * addresses too.
+   * @default - what `mountTargets` say; else MountTargetIpAddressType.IPV4_ONLY
+   */
+  readonly mountTargetIpAddressType?: MountTargetIpAddressType;
+  /**
    * How long the gate waits for every mount target to answer before it fails the deploy, naming
-   * what never answered. New mount targets' names resolve within 60 to 90 seconds.
+   * what never answered. New mount targets' names resolve within 60 to 90 seconds. At most 13
+   * minutes: the gate waits within one Lambda invocation.
    * @default Duration.minutes(10)
    */
   readonly timeLimit?: Duration;
@@ -87,8 +98,9 @@ export interface MountTargetsReadyProps {
  * Make clients depend on it: `client.node.addDependency(gate)` (`SharedFileSystem`'s mount helpers
  * do, through `files.mountTargetsReady`).
  *
- * It is a Lambda function pair in the mount targets' subnets (a security group that may reach them
- * on 2049 only), aws-cdk's custom resource Provider framework, and the custom resource.
+ * It is a Lambda function in the mount targets' subnets (a security group that may reach them on
+ * 2049 only) that waits within its invocation, aws-cdk's custom resource Provider framework without
+ * isComplete (one function of its own, no state machine), and the custom resource.
  *
  * @example
  * // A file system made outside this app: the gate reads its mount targets from DescribeMountTargets.
@@ -112,11 +124,15 @@ export class MountTargetsReady extends Construct {
     brand(this, 'MountTargetsReady');
     const where = `MountTargetsReady(${this.node.path})`;
     const limitSeconds = props.timeLimit?.toSeconds() ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS;
-    check(Number.isInteger(limitSeconds) && limitSeconds >= 1 && limitSeconds <= DEPLOY_TIME_LIMIT_SECONDS, where, 'timeLimit (seconds)', limitSeconds,
-      `must be whole seconds from 1 to ${DEPLOY_TIME_LIMIT_SECONDS} (CloudFormation waits an hour for a custom resource, the framework's start and response included)`);
-    if (props.mountTargets?.length === 0) throw new Error(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`);
-    const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(t, `${where}: mountTargets[${i}]`));
+    check(Number.isInteger(limitSeconds) && limitSeconds >= 1 && limitSeconds <= MAX_READINESS_TIME_LIMIT_SECONDS, where, 'timeLimit (seconds)', limitSeconds,
+      `must be whole seconds from 1 to ${MAX_READINESS_TIME_LIMIT_SECONDS} (the gate waits within one Lambda invocation, which the Provider framework's 15-minute function must outlive)`, this);
+    if (props.mountTargets?.length === 0) throw new ValidationError(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`, this);
+    const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(this, t, `${where}: mountTargets[${i}]`));
     const describes = mountTargets === undefined || mountTargets.some(isIncomplete);
+    const types = [...(props.mountTargets ?? []).map((t) => t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY), props.mountTargetIpAddressType];
+    const reachesIpv6 = types.some((t) => t === MountTargetIpAddressType.DUAL_STACK || t === MountTargetIpAddressType.IPV6_ONLY);
+    const vpcSubnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
+    checkGateSubnets(this, where, 'vpcSubnets', props.vpc.selectSubnets(vpcSubnets).subnets, reachesIpv6, props.mountTargets?.map((t) => t.availabilityZone));
 
     this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
@@ -124,40 +140,29 @@ export class MountTargetsReady extends Construct {
       description: 'cdk-efs-kit mount readiness gate: TCP 2049 to the mount targets (DNS goes to the VPC resolver, which security groups do not filter)',
     });
     if (describes) this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'DescribeMountTargets (the EFS API)');
-    const newFunction = (functionId: string, handler: string, timeout: Duration) => {
-      const fn = new lambda.Function(this, functionId, {
-        runtime: lambda.Runtime.NODEJS_22_X,
-        code: handlerCode('mount-readiness'),
-        handler,
-        memorySize: 256,
-        timeout,
-        vpc: props.vpc,
-        vpcSubnets: props.vpcSubnets ?? defaultPrivateSubnets(props.vpc),
-        securityGroups: [this.securityGroup],
-        description: `cdk-efs-kit mount readiness gate of ${props.fileSystem.node.path}`,
-      });
-      if (describes) {
-        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [props.fileSystem.fileSystemArn] }));
-      }
-      acknowledgeFunction(fn);
-      return fn;
-    };
-    // onEvent runs one round; each isComplete runs rounds until 15 s before its timeout.
-    const onEvent = newFunction('Function', 'index.onEvent', Duration.minutes(1));
-    const isComplete = newFunction('CheckFunction', 'index.isComplete', Duration.minutes(2));
+    // The function waits within its invocation: the limit, then a minute for a last round and the answer.
+    const functionTimeout = Duration.seconds(limitSeconds + READINESS_FUNCTION_MARGIN_SECONDS);
+    const fn = new lambda.Function(this, 'Function', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      code: handlerCode('mount-readiness'),
+      handler: 'index.onEvent',
+      memorySize: 256,
+      timeout: functionTimeout,
+      vpc: props.vpc,
+      vpcSubnets,
+      securityGroups: [this.securityGroup],
+      ipv6AllowedForDualStack: reachesIpv6 ? true : undefined,
+      description: `cdk-efs-kit mount readiness gate of ${props.fileSystem.node.path}`,
+    });
+    if (describes) {
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [props.fileSystem.fileSystemArn] }));
+    }
+    acknowledgeFunction(fn);
     props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, `NFS from the mount readiness gate ${this.node.path}`);
 
-    const queryIntervalSeconds = 10;
-    // The handlers end the wait at the limit with a message naming what never answered; the waiter
-    // gives up a minute later, so that its plainer "timed out" never comes first.
-    const waiterSeconds = Math.ceil((limitSeconds + 60) / queryIntervalSeconds) * queryIntervalSeconds;
-    const provider = new cr.Provider(this, 'Provider', {
-      onEventHandler: onEvent,
-      isCompleteHandler: isComplete,
-      queryInterval: Duration.seconds(queryIntervalSeconds),
-      totalTimeout: Duration.seconds(waiterSeconds),
-    });
-    acknowledgeProvider(provider, [onEvent, isComplete]);
+    // onEvent only: no isComplete, so the framework adds one function and no waiter state machine.
+    const provider = new cr.Provider(this, 'Provider', { onEventHandler: fn });
+    acknowledgeProvider(provider, [fn]);
 
     const properties: MountReadinessProperties = {
       FileSystemId: props.fileSystem.fileSystemId,
@@ -169,7 +174,8 @@ export class MountTargetsReady extends Construct {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::CdkEfsKitMountTargetsReady',
       properties: { ...properties },
-      serviceTimeout: Duration.seconds(waiterSeconds + 300),
+      // CloudFormation gives up five minutes after the function would have: the handler's message comes first.
+      serviceTimeout: Duration.seconds(functionTimeout.toSeconds() + 300),
     });
     // The first connection comes as soon as the gate runs: not before its port 2049 rules exist.
     dependOnRulesBetween(this.resource.node.defaultChild as CfnResource, this.securityGroup, props.fileSystem);
@@ -180,16 +186,16 @@ export class MountTargetsReady extends Construct {
 }
 
 /** A mount target as the handler's properties spell it, with what the construct can check at synth. */
-function mountTargetProperties(t: MountTargetEndpoint, where: string): MountTargetProperties {
+function mountTargetProperties(scope: IConstruct, t: MountTargetEndpoint, where: string): MountTargetProperties {
   const type = t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
   const known = (value: string | undefined) => value !== undefined && !Token.isUnresolved(value);
   if (type === MountTargetIpAddressType.IPV6_ONLY && t.ipAddress !== undefined) {
-    throw new Error(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`);
+    throw new ValidationError(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`, scope);
   }
   if (type === MountTargetIpAddressType.IPV4_ONLY && t.ipv6Address !== undefined) {
-    throw new Error(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`);
+    throw new ValidationError(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`, scope);
   }
-  check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)');
+  check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)', scope);
   return {
     MountTargetId: t.mountTargetId,
     AvailabilityZone: t.availabilityZone,

@@ -5,7 +5,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AccessLevel } from './access-level';
-import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
+import { IEc2Host, MountOnEc2Options, MountOnEcsOptions, MountOnLambdaOptions } from './client-mount-options';
 import { EFS_UTILS_MIN_IPV6_VERSION, renderEc2MountScript } from './ec2-mount-script';
 import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
 import { MountTargetIpAddressType } from './mount-targets-ready';
@@ -15,6 +15,7 @@ import { acknowledgeWildcard } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
@@ -22,7 +23,8 @@ import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
  * readiness gate). The class keeps the methods users call; the file system comes in as `files`.
  */
 
-const WHERE = 'SharedFileSystem';
+/** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
+const nameOf = (files: ISharedFileSystem) => `SharedFileSystem(${files.node.path})`;
 
 /**
  * What a file system's policy says about plain NFS, where known: a SharedFileSystem knows its own
@@ -36,18 +38,18 @@ interface PolicyFacts {
 const readWrite = (readOnly: boolean | undefined) => (readOnly ? AccessLevel.READ_ONLY : AccessLevel.READ_WRITE);
 
 /** See SharedFileSystem.mountOnLambda. */
-export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions): void {
-  const where = `${WHERE}.mountOnLambda(${fn.node.path})`;
+export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: MountOnLambdaOptions): void {
+  const where = `${nameOf(files)}.mountOnLambda(${fn.node.path})`;
   const mountPath = options.mountPath ?? '/mnt/efs';
   const threadPoolSize = options.threadPoolSize ?? 64;
-  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires');
-  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`);
-  if (!fn.isBoundToVpc) throw new Error(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`);
+  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires', files);
+  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`, files);
+  if (!fn.isBoundToVpc) throw new ValidationError(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`, files);
   checkOwnAccessPoint(files, where, accessPoint);
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
-  if (cfn.fileSystemConfigs) throw new Error(`${where}: the function already mounts a file system; Lambda allows one.`);
+  if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
-    throw new Error(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`);
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
   }
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
@@ -60,12 +62,12 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
-export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
-  const where = `${WHERE}.mountOnEcsTask(${taskDefinition.node.path})`;
-  check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /');
+export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
+  const where = `${nameOf(files)}.mountOnEcsTask(${taskDefinition.node.path})`;
+  check(isCleanAbsolutePath(options.containerPath) && options.containerPath !== '/', where, 'containerPath', options.containerPath, 'must be an absolute path other than /', files);
   checkOwnAccessPoint(files, where, accessPoint);
   const container = options.container ?? taskDefinition.defaultContainer;
-  if (!container) throw new Error(`${where}: the task definition has no container yet; add one first or pass \`container\`.`);
+  if (!container) throw new ValidationError(`${where}: the task definition has no container yet; add one first or pass \`container\`.`, files);
   const volumeName = options.volumeName ?? `efs-${accessPoint.node.id}`;
 
   taskDefinition.addVolume({
@@ -86,18 +88,18 @@ export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.Tas
 }
 
 /** See SharedFileSystem.mountOnEcsService. */
-export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
-  allowNfsFrom(files, service, `${WHERE}.mountOnEcsService(${service.node.path})`);
+  allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
   return volumeName;
 }
 
 /** See SharedFileSystem.mountOnEc2. */
-export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Host, options: Ec2MountOptions): void {
-  const where = `${WHERE}.mountOnEc2(${host.node.path})`;
+export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Host, options: MountOnEc2Options): void {
+  const where = `${nameOf(files)}.mountOnEc2(${host.node.path})`;
   const mountPoint = options.mountPoint ?? '/mnt/efs';
-  check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /');
+  check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /', files);
   if (options.accessPoint) checkOwnAccessPoint(files, where, options.accessPoint);
   const stack = Stack.of(files);
   const ipv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
@@ -123,7 +125,7 @@ function checkOwnAccessPoint(files: ISharedFileSystem, where: string, accessPoin
   if (owner === files || Stack.of(owner) !== Stack.of(files)) return;
   const stack = Stack.of(files);
   if (JSON.stringify(stack.resolve(owner.fileSystemId)) !== JSON.stringify(stack.resolve(files.fileSystemId))) {
-    throw new Error(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${files.node.path}).`);
+    throw new ValidationError(`${where}: access point ${accessPoint.node.path} belongs to file system ${owner.node.path}, not this one (${files.node.path}).`, files);
   }
 }
 
@@ -145,7 +147,7 @@ function allowNfsFrom(files: ISharedFileSystem, client: ec2.IConnectable & ICons
   const fix = 'give it allowAllIpv6Outbound: true, or allowAllOutbound: false (then the helper adds an egress rule on port 2049 to the mount targets\' security group)';
   const groups = blocked.map((sg) => sg.node.path).join(', ');
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
-    throw new Error(`${where}: the mount targets are IPV6_ONLY, but security group ${groups} allows all outbound IPv4 and no IPv6: ${fix}.`);
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, but security group ${groups} allows all outbound IPv4 and no IPv6: ${fix}.`, files);
   }
   Annotations.of(client).addWarningV2('cdk-efs-kit:ipv6EgressBlocked', `The mount targets are DUAL_STACK, but security group ${groups} allows all outbound IPv4 and no IPv6, `
     + `so a client that picks the IPv6 address (amazon-efs-utils may) cannot connect: ${fix}.`);

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { acknowledgeWildcard, nagResource } from '../core/nag';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * A SharedFileSystem's `replicationConfiguration` turned into CloudFormation's replication
@@ -12,8 +13,6 @@ import { check } from '../core/validate';
  * "Replicating EFS file systems across AWS accounts"), and because aws-cdk takes an existing
  * destination's Region from the importing stack, not from the ARN it was imported by.
  */
-
-const WHERE = 'SharedFileSystem: replicationConfiguration';
 
 /** What EFS needs on the destination file system to replicate into it for another account (the User Guide's list). */
 export const DESTINATION_REPLICATION_ACTIONS = [
@@ -41,11 +40,11 @@ interface DestinationPlace {
   readonly region: string;
 }
 
-function placeOf(destination: efs.IFileSystem): DestinationPlace {
+function placeOf(source: Construct, where: string, destination: efs.IFileSystem): DestinationPlace {
   if (!Token.isUnresolved(destination.fileSystemArn)) {
     const arn = Arn.split(destination.fileSystemArn, ArnFormat.SLASH_RESOURCE_NAME);
     if (arn.service !== 'elasticfilesystem' || arn.resource !== 'file-system' || !arn.resourceName || !arn.account || !arn.region) {
-      throw new Error(`${WHERE}: the destination's ARN must be an EFS file system's (arn:aws:elasticfilesystem:<region>:<account>:file-system/fs-...), got ${JSON.stringify(destination.fileSystemArn)}.`);
+      throw new ValidationError(`${where}: the destination's ARN must be an EFS file system's (arn:aws:elasticfilesystem:<region>:<account>:file-system/fs-...), got ${JSON.stringify(destination.fileSystemArn)}.`, source);
     }
     return { fileSystemId: arn.resourceName, fileSystemArn: destination.fileSystemArn, account: arn.account, region: arn.region };
   }
@@ -67,20 +66,21 @@ function declaredOverwriteProtection(fileSystem: efs.IFileSystem): string | unde
  */
 export function planReplication(source: Construct, config: efs.ReplicationConfiguration, addToPolicy: (s: iam.PolicyStatement) => void): ReplicationPlan {
   const stack = Stack.of(source);
+  const where = `SharedFileSystem(${source.node.path}): replicationConfiguration`;
   const destination = config.destinationFileSystem;
   if (!destination) {
     const region = config.region ?? stack.region;
     const zone = config.availabilityZone;
     if (zone !== undefined && !Token.isUnresolved(region)) {
-      check(zone.startsWith(region), WHERE, 'availabilityZone', zone, `must be a zone of the destination Region ${region}`);
+      check(zone.startsWith(region), where, 'availabilityZone', zone, `must be a zone of the destination Region ${region}`, source);
     }
     return { destination: { region, availabilityZoneName: zone, kmsKeyId: config.kmsKey?.keyArn } };
   }
 
-  const place = placeOf(destination);
+  const place = placeOf(source, where, destination);
   const protection = declaredOverwriteProtection(destination);
   if (protection !== undefined && protection !== efs.ReplicationOverwriteProtection.DISABLED) {
-    throw new Error(`${WHERE}: the destination file system ${destination.node.path} must have replicationOverwriteProtection DISABLED (EFS replicates only into an unprotected file system, which then becomes read-only), got ${protection}.`);
+    throw new ValidationError(`${where}: the destination file system ${destination.node.path} must have replicationOverwriteProtection DISABLED (EFS replicates only into an unprotected file system, which then becomes read-only), got ${protection}.`, source);
   }
   const accountsKnown = !Token.isUnresolved(place.account) && !Token.isUnresolved(stack.account);
   if (!Token.isUnresolved(place.account) && Token.isUnresolved(stack.account)) {
@@ -129,8 +129,8 @@ function crossAccountRole(source: Construct, destination: DestinationPlace): iam
 }
 
 /** The statement a destination file system needs to accept replication from `sourceAccount`. */
-export function acceptReplicationStatement(sourceAccount: string): iam.PolicyStatement {
-  check(/^\d{12}$/.test(sourceAccount), 'SharedFileSystem.acceptReplicationFrom', 'sourceAccount', sourceAccount, 'must be a 12-digit AWS account id');
+export function acceptReplicationStatement(destination: Construct, sourceAccount: string): iam.PolicyStatement {
+  check(/^\d{12}$/.test(sourceAccount), `SharedFileSystem(${destination.node.path}).acceptReplicationFrom`, 'sourceAccount', sourceAccount, 'must be a 12-digit AWS account id', destination);
   return new iam.PolicyStatement({
     sid: `AllowReplicationFrom${Token.isUnresolved(sourceAccount) ? 'SourceAccount' : sourceAccount}`,
     principals: [new iam.AccountPrincipal(sourceAccount)],

@@ -9,7 +9,7 @@ import { Construct, IDependable } from 'constructs';
 import { AccessLevel } from './access-level';
 import { checkAccessPointOptions } from './access-point-checks';
 import { AccessPointPreset } from './access-point-preset';
-import { Ec2MountOptions, EcsMountOptions, IEc2Host, LambdaMountOptions } from './client-mount-options';
+import { IEc2Host, MountOnEc2Options, MountOnEcsOptions, MountOnLambdaOptions } from './client-mount-options';
 import { MountTargetIpAddressType } from './mount-targets-ready';
 import { grantFileSystemAccess, mountOnEc2, mountOnEcsService, mountOnEcsTask, mountOnLambda } from './mounts';
 import { brand } from '../core/type-brand';
@@ -43,13 +43,13 @@ export interface ISharedFileSystem extends efs.IFileSystem {
   /** Grant access, through `accessPoint` only when one is given, and only through mount targets. */
   grantAccess(grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant;
   /** Mount an access point on a Lambda function in the VPC. */
-  mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options?: LambdaMountOptions): void;
+  mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options?: MountOnLambdaOptions): void;
   /** Add an access point as a volume of an ECS task definition; returns the volume name. */
-  mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string;
+  mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string;
   /** Mount an access point in a service's tasks and open port 2049 from the service; returns the volume name. */
-  mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string;
+  mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string;
   /** Mount the file system on an EC2 instance or Auto Scaling group at boot. */
-  mountOnEc2(host: IEc2Host, options?: Ec2MountOptions): void;
+  mountOnEc2(host: IEc2Host, options?: MountOnEc2Options): void;
   /** Fill the file system at deploy time (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)). */
   addSeed(id: string, options: SeedOptions): FileSystemSeed;
   /** A Lambda function that measures latency and throughput (see [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)). */
@@ -186,7 +186,7 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
    * @example
    * files.mountOnLambda(fn, jobs, { mountPath: '/mnt/jobs', threadPoolSize: 128 });
    */
-  public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: LambdaMountOptions = {}): void {
+  public mountOnLambda(fn: lambda.Function, accessPoint: efs.IAccessPoint, options: MountOnLambdaOptions = {}): void {
     mountOnLambda(this, fn, accessPoint, options);
   }
 
@@ -198,7 +198,7 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
    * @example
    * files.mountOnEcsTask(task, jobs, { containerPath: '/data' });
    */
-  public mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+  public mountOnEcsTask(taskDefinition: ecs.TaskDefinition, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
     return mountOnEcsTask(this, taskDefinition, accessPoint, options);
   }
 
@@ -209,7 +209,7 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
    * @example
    * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
    */
-  public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: EcsMountOptions): string {
+  public mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string {
     return mountOnEcsService(this, service, accessPoint, options);
   }
 
@@ -222,7 +222,7 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
    * @example
    * files.mountOnEc2(host, { mountPoint: '/mnt/jobs', accessPoint: jobs });
    */
-  public mountOnEc2(host: IEc2Host, options: Ec2MountOptions = {}): void {
+  public mountOnEc2(host: IEc2Host, options: MountOnEc2Options = {}): void {
     mountOnEc2(this, host, options);
   }
 

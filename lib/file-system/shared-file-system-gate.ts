@@ -2,29 +2,38 @@ import { Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
+import { checkGateSubnets } from './gate-subnets';
 import { MountTargetEndpoint, MountTargetIpAddressType, MountTargetsReady } from './mount-targets-ready';
 import type { ISharedFileSystem } from './shared-file-system-base';
 
 const GATE_ID = 'MountTargetsReady';
 
+/** Where the gate runs, and the prop of the file system that says so (named in a synth error). */
+export interface GatePlacement {
+  readonly subnets: ec2.SubnetSelection;
+  readonly prop: string;
+}
+
 /**
  * The file system's one readiness gate, made on first use (a file system no client mounts gets
- * none), in the mount targets' subnets. `mountTargets` are those the app knows (each one's id,
- * zone and IPv4 address from CloudFormation, so the gate needs no EFS API call for them); left
- * out, the gate reads them all from DescribeMountTargets (an imported file system).
+ * none), in `placement`'s subnets: the mount targets' by default; dual-stack ones the user names
+ * for IPV6_ONLY mount targets, whose subnets Lambda cannot run in. `mountTargets` are those the
+ * app knows (each one's id, zone and IPv4 address from CloudFormation, so the gate needs no EFS
+ * API call for them); left out, the gate reads them all from DescribeMountTargets (an imported
+ * file system).
  */
-export function gateOf(files: ISharedFileSystem, mountTargets?: MountTargetEndpoint[]): MountTargetsReady {
+export function gateOf(files: ISharedFileSystem, placement: GatePlacement, mountTargets?: MountTargetEndpoint[]): MountTargetsReady {
   const existing = files.node.tryFindChild(GATE_ID);
   if (existing) return existing as MountTargetsReady;
-  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
-    throw new Error(`SharedFileSystem(${files.node.path}): the readiness gate (which every mount helper, seed and probe adds) runs Lambda functions in the mount targets' subnets, `
-      + 'and Lambda cannot run in the IPv6-only subnets IPV6_ONLY mount targets need; use DUAL_STACK mount targets in dual-stack subnets, or mount IPV6_ONLY ones without the helpers.');
-  }
+  const where = `SharedFileSystem(${files.node.path}) readiness gate (every mount helper, seed and probe waits for it)`;
+  const reachesIpv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
+  checkGateSubnets(files, where, placement.prop, files.vpc.selectSubnets(placement.subnets).subnets, reachesIpv6, mountTargets?.map((t) => t.availabilityZone));
   return new MountTargetsReady(files, GATE_ID, {
     fileSystem: files,
     vpc: files.vpc,
-    vpcSubnets: { subnets: files.mountTargetSubnets.subnets },
+    vpcSubnets: placement.subnets,
     mountTargets,
+    mountTargetIpAddressType: files.mountTargetIpAddressType,
   });
 }
 

@@ -4,13 +4,12 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct } from 'constructs';
 import type { SharedFileSystemProps } from './shared-file-system';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * A SharedFileSystem's props read once: the secure defaults filled in, the combinations EFS refuses
  * refused, the risky choices warned about, and the file system policy they call for.
  */
-
-const WHERE = 'SharedFileSystem';
 
 /** The props that have a default, with it filled in. */
 export interface FileSystemSettings {
@@ -62,29 +61,30 @@ export function basePolicy(settings: FileSystemSettings): iam.PolicyDocument {
 }
 
 /** Throws on a combination EFS refuses, naming the props. */
-export function validateProps(props: SharedFileSystemProps, settings: FileSystemSettings): void {
+export function validateProps(scope: IConstruct, props: SharedFileSystemProps, settings: FileSystemSettings): void {
+  const WHERE = `SharedFileSystem(${scope.node.path})`;
   const { throughputMode, performanceMode, encrypted } = settings;
   const provisioned = throughputMode === efs.ThroughputMode.PROVISIONED;
   if (provisioned && !props.provisionedThroughputPerSecond) {
-    throw new Error(`${WHERE}: throughputMode PROVISIONED needs provisionedThroughputPerSecond (e.g. Size.mebibytes(100)), got undefined.`);
+    throw new ValidationError(`${WHERE}: throughputMode PROVISIONED needs provisionedThroughputPerSecond (e.g. Size.mebibytes(100)), got undefined.`, scope);
   }
   if (!provisioned && props.provisionedThroughputPerSecond) {
-    throw new Error(`${WHERE}: provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode ${throughputMode}.`);
+    throw new ValidationError(`${WHERE}: provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode ${throughputMode}.`, scope);
   }
   const mibps = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
-  if (mibps !== undefined) check(mibps >= 1, WHERE, 'provisionedThroughputPerSecond (MiB/s)', mibps, 'must be at least 1');
+  if (mibps !== undefined) check(mibps >= 1, WHERE, 'provisionedThroughputPerSecond (MiB/s)', mibps, 'must be at least 1', scope);
   if (performanceMode === efs.PerformanceMode.MAX_IO) {
     if (throughputMode === efs.ThroughputMode.ELASTIC) {
-      throw new Error(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`);
+      throw new ValidationError(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`, scope);
     }
-    if (props.oneZone) throw new Error(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`);
+    if (props.oneZone) throw new ValidationError(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`, scope);
   }
   if (props.replicationConfiguration && props.replicationOverwriteProtection === efs.ReplicationOverwriteProtection.DISABLED) {
-    throw new Error(`${WHERE}: replicationOverwriteProtection DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of replicationConfiguration and replicationOverwriteProtection.`);
+    throw new ValidationError(`${WHERE}: replicationOverwriteProtection DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of replicationConfiguration and replicationOverwriteProtection.`, scope);
   }
-  if (!encrypted && props.kmsKey) throw new Error(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`);
+  if (!encrypted && props.kmsKey) throw new ValidationError(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`, scope);
   if (!props.vpcSubnets && props.vpc.privateSubnets.length === 0 && props.vpc.isolatedSubnets.length === 0) {
-    throw new Error(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass vpcSubnets explicitly.`);
+    throw new ValidationError(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass vpcSubnets explicitly.`, scope);
   }
 }
 

@@ -19,6 +19,7 @@ import { settingsOf, validateProps, warnAboutRiskyChoices } from './shared-file-
 import { StorageLifecycle } from './storage-lifecycle';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import { brand } from '../core/type-brand';
+import { ValidationError } from '../core/validation-error';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
 export interface SharedFileSystemProps {
@@ -157,6 +158,15 @@ export interface SharedFileSystemProps {
    * @default - none set: EFS makes IPV4_ONLY mount targets
    */
   readonly ipAddressType?: MountTargetIpAddressType;
+
+  /**
+   * Subnets the readiness gate ([mountTargetsReady](#cdk-efs-kit.SharedFileSystem.property.mountTargetsReady))
+   * runs in, in zones with a mount target. IPV6_ONLY mount targets need it: Lambda cannot run in
+   * their IPv6-only subnets, so give dual-stack subnets of the same VPC (the gate's function
+   * reaches the mount targets over IPv6 from there, with `ipv6AllowedForDualStack`).
+   * @default - the mount targets' subnets
+   */
+  readonly readinessGateSubnets?: ec2.SubnetSelection;
 }
 
 /**
@@ -286,6 +296,7 @@ export class SharedFileSystem extends SharedFileSystemBase {
    * destination's id is EFS's to pick at deploy time).
    */
   public readonly replicationDestinationFileSystemId?: string;
+  private readonly readinessGateSubnets?: ec2.SubnetSelection;
 
   constructor(scope: Construct, id: string, props: SharedFileSystemProps) {
     super(scope, id);
@@ -296,11 +307,11 @@ export class SharedFileSystem extends SharedFileSystemBase {
     this.tlsEnforced = settings.tlsEnforced;
     this.anonymousAccessAllowed = settings.anonymousAccessAllowed;
     const lifecycle = props.lifecycle ?? StorageLifecycle.infrequentAccess();
-    validateProps(props, settings);
+    validateProps(this, props, settings);
     warnAboutRiskyChoices(this, props, settings);
 
     this.vpc = props.vpc;
-    const vpcSubnets = mountTargetSubnets(props);
+    const vpcSubnets = mountTargetSubnets(this, props);
     this.mountTargetSubnets = props.vpc.selectSubnets(vpcSubnets);
     this.fileSystem = new efs.FileSystem(this, 'Resource', {
       vpc: props.vpc,
@@ -334,8 +345,9 @@ export class SharedFileSystem extends SharedFileSystemBase {
       (this.fileSystem.node.defaultChild as efs.CfnFileSystem).replicationConfiguration = { destinations: [plan.destination] };
       this.replicationDestinationFileSystemId = plan.destinationFileSystemId;
     }
-    applyIpAddressType(`SharedFileSystem(${this.node.path})`, this.fileSystem, this.mountTargetSubnets.subnets, props.ipAddressType);
+    applyIpAddressType(this, this.fileSystem, this.mountTargetSubnets.subnets, props.ipAddressType);
     this.mountTargetIpAddressType = props.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
+    this.readinessGateSubnets = props.readinessGateSubnets;
   }
 
   /**
@@ -349,7 +361,8 @@ export class SharedFileSystem extends SharedFileSystemBase {
    * worker.node.addDependency(files.mountTargetsReady);
    */
   public get mountTargetsReady(): IDependable {
-    return gateOf(this, mountTargetsOf(this.fileSystem, this.mountTargetSubnets.subnets));
+    const subnets = this.readinessGateSubnets ?? { subnets: this.mountTargetSubnets.subnets };
+    return gateOf(this, { subnets, prop: 'readinessGateSubnets' }, mountTargetsOf(this.fileSystem, this.mountTargetSubnets.subnets));
   }
 
   public get fileSystemRef(): efs.FileSystemReference {
@@ -382,9 +395,9 @@ export class SharedFileSystem extends SharedFileSystemBase {
     const cfn = this.fileSystem.node.defaultChild as efs.CfnFileSystem;
     const protection = (cfn.fileSystemProtection as efs.CfnFileSystem.FileSystemProtectionProperty | undefined)?.replicationOverwriteProtection;
     if (protection !== efs.ReplicationOverwriteProtection.DISABLED) {
-      throw new Error(`SharedFileSystem.acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`);
+      throw new ValidationError(`SharedFileSystem(${this.node.path}).acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`, this);
     }
-    this.fileSystem.addToResourcePolicy(acceptReplicationStatement(sourceAccount));
+    this.fileSystem.addToResourcePolicy(acceptReplicationStatement(this, sourceAccount));
   }
 
   /**

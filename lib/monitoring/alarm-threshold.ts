@@ -1,4 +1,5 @@
 import { Duration, Size } from 'aws-cdk-lib';
+import { ValidationError } from '../core/validation-error';
 
 /** What an [AlarmThreshold](#cdk-efs-kit.AlarmThreshold) measures in. */
 enum ThresholdUnit {
@@ -108,7 +109,7 @@ export class AlarmThreshold {
 
   private valueIn(unit: ThresholdUnit, where: string, prop: string) {
     if (this.unit !== undefined && this.unit !== unit) {
-      throw new Error(`${where}: ${prop} takes AlarmThreshold.${unit}(...) or AlarmThreshold.off(), got ${this}.`);
+      throw new ValidationError(`${where}: ${prop} takes AlarmThreshold.${unit}(...) or AlarmThreshold.off(), got ${this}.`);
     }
     return this.value;
   }

@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { PROBE_METRIC } from '../probe/contract/metric-names';
 import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
@@ -16,9 +16,9 @@ import type { SpendModel } from './spend-math';
 import { addSpendRow, SpendAlarmSettings } from './spend-row';
 import { addReplicationRow, ReplicationWatch } from './replication-row';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
-import type { ThroughputMode as BilledMode } from '../cost/efs-cost';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and
@@ -241,13 +241,13 @@ export class FileSystemMonitoring extends Construct {
     const declared = declaredSettings(props.fileSystem);
     const throughputMode = props.throughputMode ?? declared.throughputMode;
     if (!throughputMode) {
-      throw new Error(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`);
+      throw new ValidationError(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`, this);
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
     const replication = props.replicationDestinationFileSystemId !== undefined
       ? { destinationFileSystemId: props.replicationDestinationFileSystemId } : declared.replication;
-    const alarms = alarmSettings(where, props.alarms ?? {}, this.throughputMode, this.performanceMode, replication !== undefined);
+    const alarms = alarmSettings(this, where, props.alarms ?? {}, this.throughputMode, this.performanceMode, replication !== undefined);
     const spendModel = this.spendModel(where, props, declared);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -264,8 +264,10 @@ export class FileSystemMonitoring extends Construct {
       if (lag) this.alarms.replicationLag = lag;
     }
     const spend = addSpendRow(this, this.dashboard, spendModel, alarms);
-    (props.seeds ?? []).forEach((seed, i) => this.addSeedRow(seed, i, alarms));
-    (props.probes ?? []).forEach((probe, i) => this.addProbeRow(probe, i, alarms));
+    const seeds = props.seeds ?? [];
+    const probes = props.probes ?? [];
+    seeds.forEach((seed) => this.addSeedRow(seed, alarmKeyOf(seed, seeds), alarms));
+    probes.forEach((probe) => this.addProbeRow(probe, alarmKeyOf(probe, probes), alarms));
 
     const health = Object.values(this.alarms);
     Object.assign(this.alarms, spend);
@@ -289,11 +291,11 @@ export class FileSystemMonitoring extends Construct {
     const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
     const given = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (given !== undefined && !provisioned) {
-      throw new Error(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`);
+      throw new ValidationError(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`, this);
     }
     const provisionedMibps = given ?? (provisioned ? declared.provisionedMibps : undefined);
     if (provisioned && provisionedMibps === undefined) {
-      throw new Error(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`);
+      throw new ValidationError(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`, this);
     }
     const region = Stack.of(this).region;
     if (!props.pricing && !Token.isUnresolved(region) && region !== 'us-east-1') {
@@ -303,7 +305,7 @@ export class FileSystemMonitoring extends Construct {
     return {
       fileSystemId: this.fileSystemId,
       pricing: props.pricing ?? EfsPricing.US_EAST_1,
-      throughputMode: this.throughputMode as BilledMode,
+      throughputMode: this.throughputMode,
       oneZone: props.oneZone ?? declared.oneZone,
       provisionedMibps,
     };
@@ -417,7 +419,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A seed's progress and rate, and an alarm on its failures. */
-  private addSeedRow(seed: FileSystemSeed, index: number, alarms: AlarmSettings): void {
+  private addSeedRow(seed: FileSystemSeed, key: string, alarms: AlarmSettings): void {
     const failures = seed.metricFailures();
     const widgets: cloudwatch.IWidget[] = [
       note(`**Seed ${seed.node.path}** (${seed.engineKind} engine). Files written and the rate of each run; `
@@ -429,7 +431,7 @@ export class FileSystemMonitoring extends Construct {
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
     if (alarms.seedFailures) {
-      this.alarms[`seedFailures${index}`] = this.anyFailureAlarm(`SeedFailures${index}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
+      this.alarms[`seedFailures${key}`] = this.anyFailureAlarm(`SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
     }
   }
 
@@ -443,7 +445,7 @@ export class FileSystemMonitoring extends Construct {
   }
 
   /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
-  private addProbeRow(probe: BenchmarkProbe, index: number, alarms: AlarmSettings): void {
+  private addProbeRow(probe: BenchmarkProbe, key: string, alarms: AlarmSettings): void {
     const failures = probe.metricFailures();
     this.dashboard.addWidgets(
       note(`**Probe ${probe.node.path}**${probe.canaryInterval ? `, a canary every ${probe.canaryInterval.toHumanString()}` : ''}. `
@@ -459,7 +461,7 @@ export class FileSystemMonitoring extends Construct {
       }),
     );
     if (alarms.probeFailures) {
-      this.alarms[`probeFailures${index}`] = this.anyFailureAlarm(`ProbeFailures${index}`, failures,
+      this.alarms[`probeFailures${key}`] = this.anyFailureAlarm(`ProbeFailures${key}`, failures,
         `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`);
     }
     const slo = alarms.probeLatencyP99;
@@ -477,7 +479,7 @@ export class FileSystemMonitoring extends Construct {
         label: 'Slowest small operation p99 (ms)',
         period,
       });
-      this.alarms[`probeLatency${index}`] = slowest.createAlarm(this, `ProbeLatency${index}`, {
+      this.alarms[`probeLatency${key}`] = slowest.createAlarm(this, `ProbeLatency${key}`, {
         alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${operations.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
         threshold: slo.toMilliseconds(), evaluationPeriods: 3, datapointsToAlarm: 2,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -485,6 +487,17 @@ export class FileSystemMonitoring extends Construct {
       });
     }
   }
+}
+
+/**
+ * What names a seed's or probe's alarms: its construct id (letters and digits), so that adding or
+ * removing another leaves its alarms' logical ids, and so the alarms, as they are; its path where
+ * another in `all` has the same id.
+ */
+function alarmKeyOf(construct: IConstruct, all: IConstruct[]): string {
+  const alphanumeric = (s: string) => s.replace(/[^A-Za-z0-9]/g, '');
+  const shared = all.filter((c) => alphanumeric(c.node.id) === alphanumeric(construct.node.id)).length > 1;
+  return alphanumeric(shared ? construct.node.path : construct.node.id);
 }
 
 /** What a file system defined in this app (SharedFileSystem or efs.FileSystem) declares, if visible. */
@@ -525,42 +538,42 @@ function declaredReplication(cfn: efs.CfnFileSystem): ReplicationWatch | undefin
  * The alarm settings with their defaults, each checked for its unit and range; a threshold for an
  * alarm the file system's modes do not have is an error, not ignored.
  */
-function alarmSettings(where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode, replicates: boolean): AlarmSettings {
+function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode, replicates: boolean): AlarmSettings {
   const prop = (name: string) => `alarms.${name}`;
   const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
   for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
     if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
-      throw new Error(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`);
+      throw new ValidationError(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`, scope);
     }
   }
   if (given(o.dataAccessAnomaly) && throughputMode !== efs.ThroughputMode.ELASTIC) {
-    throw new Error(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`);
+    throw new ValidationError(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`, scope);
   }
   if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
-    throw new Error(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`);
+    throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
   }
   if (given(o.replicationLag) && !replicates) {
-    throw new Error(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got ${o.replicationLag}.`);
+    throw new ValidationError(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got ${o.replicationLag}.`, scope);
   }
   const replicationLag = (o.replicationLag ?? (replicates ? AlarmThreshold.duration(Duration.hours(1)) : AlarmThreshold.off()))._duration(where, prop('replicationLag'));
-  if (replicationLag) check(replicationLag.toSeconds() >= 300, where, prop('replicationLag'), replicationLag.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)');
+  if (replicationLag) check(replicationLag.toSeconds() >= 300, where, prop('replicationLag'), replicationLag.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)', scope);
   const percent = (name: string, threshold: AlarmThreshold) => {
     const value = threshold._percent(where, prop(name));
-    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100');
+    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100', scope);
     return value;
   };
   const creditsRunOutWithin = (o.creditsRunOutWithin ?? AlarmThreshold.duration(Duration.hours(24)))._duration(where, prop('creditsRunOutWithin'));
   if (creditsRunOutWithin) {
     const hours = creditsRunOutWithin.toSeconds() / 3600;
-    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days');
+    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days', scope);
   }
   const minimumClientConnections = (o.minimumClientConnections ?? AlarmThreshold.off())._count(where, prop('minimumClientConnections'));
   if (minimumClientConnections !== undefined) {
     check(Number.isInteger(minimumClientConnections) && minimumClientConnections >= 1 && minimumClientConnections <= 25000,
-      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)');
+      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)', scope);
   }
   const above0 = (name: string, value: number | undefined, problem: string) => {
-    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem);
+    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem, scope);
     return value;
   };
   const elastic = throughputMode === efs.ThroughputMode.ELASTIC;

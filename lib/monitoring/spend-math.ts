@@ -1,8 +1,9 @@
 import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import type { EfsPricing } from '../cost/efs-pricing';
 import { EfsMetricName, EfsMetrics, StorageClass } from './efs-metrics';
-import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth, ThroughputMode } from '../cost/efs-cost';
+import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth } from '../cost/efs-cost';
 
 /**
  * Metric math for what an EFS file system costs, from the metrics AWS publishes and an EfsPricing:
@@ -17,7 +18,7 @@ import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePrice
 export interface SpendModel {
   readonly fileSystemId: string;
   readonly pricing: EfsPricing;
-  readonly throughputMode: ThroughputMode;
+  readonly throughputMode: efs.ThroughputMode;
   readonly oneZone: boolean;
   /** Provisioned mode's throughput, MiB/s. */
   readonly provisionedMibps?: number;
@@ -67,8 +68,8 @@ export interface DailySpend {
 }
 
 export function dailySpendUsd(model: SpendModel): DailySpend {
-  const access = model.throughputMode === 'elastic' ? dataAccessPerDay(model) : undefined;
-  const provisioned = model.throughputMode === 'provisioned' ? provisionedPerDay(model) : undefined;
+  const access = model.throughputMode === efs.ThroughputMode.ELASTIC ? dataAccessPerDay(model) : undefined;
+  const provisioned = model.throughputMode === efs.ThroughputMode.PROVISIONED ? provisionedPerDay(model) : undefined;
   const storage = storagePerDay(model);
   const parts = [access, provisioned, ...storage.map(([, term]) => term)].filter((t): t is Term => t !== undefined);
   const expression = (label: string, term: Term) => new cloudwatch.MathExpression({ ...term, label: `${label} (USD/day)`, period: DAY_PERIOD });

@@ -1,9 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as efs from 'aws-cdk-lib/aws-efs';
 import { Construct } from 'constructs';
 import { EfsMetricName, EfsMetrics } from './efs-metrics';
 import { graph, note } from './dashboard-widgets';
-import type { ThroughputMode } from '../cost/efs-cost';
 import { dailySpendUsd, dataAccessUsdPerHour, SpendModel } from './spend-math';
 
 /** The spend alarms' settings, checked: undefined is off. */
@@ -13,10 +13,10 @@ export interface SpendAlarmSettings {
 }
 
 /** What each throughput mode bills beyond storage, for the row's note. */
-const BILLING_NOTE: Record<ThroughputMode, string> = {
-  elastic: 'Elastic bills every GB read and written, metadata included: per hour by kind.',
-  provisioned: 'Provisioned bills its throughput above the 50 KiB/s per GiB that Standard storage includes, whatever the traffic.',
-  bursting: 'Bursting throughput comes with Standard storage: the bill is storage.',
+const BILLING_NOTE: Record<efs.ThroughputMode, string> = {
+  [efs.ThroughputMode.ELASTIC]: 'Elastic bills every GB read and written, metadata included: per hour by kind.',
+  [efs.ThroughputMode.PROVISIONED]: 'Provisioned bills its throughput above the 50 KiB/s per GiB that Standard storage includes, whatever the traffic.',
+  [efs.ThroughputMode.BURSTING]: 'Bursting throughput comes with Standard storage: the bill is storage.',
 };
 
 /**
@@ -32,7 +32,7 @@ export function addSpendRow(scope: Construct, dashboard: cloudwatch.Dashboard, m
   const widgets: cloudwatch.IWidget[] = [note(`**Spend**, estimated at ${model.pricing.label}. ${BILLING_NOTE[model.throughputMode]} `
     + 'Per day: the last hour\'s traffic and stored bytes for 24 hours, storage by class (IA and Archive bill each file as 128 KiB at least). '
     + 'Not included: IA and Archive read and tiering charges, backups, data transfer.')];
-  if (model.throughputMode === 'elastic') {
+  if (model.throughputMode === efs.ThroughputMode.ELASTIC) {
     widgets.push(graph('Data access spend (USD/hour)', dataAccessUsdPerHour(model), { stacked: true, label: 'USD/hour' }));
   }
   const perDay = [daily.dataAccess, daily.provisioned, ...daily.storage].filter((e): e is cloudwatch.MathExpression => e !== undefined);

@@ -21,6 +21,8 @@ import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
 import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
+import { ValidationError } from '../core/validation-error';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
@@ -193,16 +195,16 @@ export class BenchmarkProbe extends Construct {
     const where = `BenchmarkProbe(${this.node.path})`;
     const shared = isSharedFileSystemLike(props.fileSystem) ? props.fileSystem : undefined;
     const vpc = props.vpc ?? shared?.vpc;
-    if (!vpc) throw new Error(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`);
+    if (!vpc) throw new ValidationError(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`, this);
     const reserved = props.reservedConcurrentExecutions ?? 1;
-    check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1');
+    check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1', this);
     const maxBytes = props.maxBytesPerInvocation?.toBytes() ?? DEFAULT_MAX_BYTES;
-    check(maxBytes >= 1, where, 'maxBytesPerInvocation', maxBytes, 'must be at least 1 byte');
+    check(maxBytes >= 1, where, 'maxBytesPerInvocation', maxBytes, 'must be at least 1 byte', this);
     const timeout = props.timeout ?? Duration.minutes(15);
-    check(timeout.toSeconds() >= 60, where, 'timeout', timeout.toHumanString(), 'must be at least 1 minute (scratch cleanup and metrics need a margin)');
+    check(timeout.toSeconds() >= 60, where, 'timeout', timeout.toHumanString(), 'must be at least 1 minute (scratch cleanup and metrics need a margin)', this);
     if (props.canary) {
       const minutes = props.canary.interval.toMinutes({ integral: false });
-      check(Number.isInteger(minutes) && minutes >= 1, where, 'canary.interval', props.canary.interval.toHumanString(), 'must be a whole number of minutes, at least 1');
+      check(Number.isInteger(minutes) && minutes >= 1, where, 'canary.interval', props.canary.interval.toHumanString(), 'must be a whole number of minutes, at least 1', this);
     }
 
     this.fileSystemId = props.fileSystem.fileSystemId;
@@ -296,7 +298,7 @@ export class BenchmarkProbe extends Construct {
    */
   public searchOperations(metric: string, options: ProbeSearchOptions = {}): cloudwatch.MathExpression {
     const { fileSystem, scenario, operation } = PROBE_DIMENSIONS;
-    const period = options.period ?? Duration.minutes(5);
+    const period = options.period ?? DEFAULT_METRIC_PERIOD;
     return new cloudwatch.MathExpression({
       expression: `SEARCH('{${this.metricsNamespace},${fileSystem},${operation},${scenario}} MetricName="${metric}" ${fileSystem}="${this.fileSystemId}"', '${options.statistic ?? 'Average'}', ${period.toSeconds()})`,
       usingMetrics: {},
@@ -315,12 +317,12 @@ export class BenchmarkProbe extends Construct {
       usingMetrics: {
         probe_failures: new cloudwatch.Metric({
           namespace: this.metricsNamespace, metricName: PROBE_METRIC.failures, dimensionsMap: { [PROBE_DIMENSIONS.fileSystem]: this.fileSystemId },
-          statistic: cloudwatch.Stats.SUM, unit: cloudwatch.Unit.COUNT, period: Duration.minutes(5),
+          statistic: cloudwatch.Stats.SUM, unit: cloudwatch.Unit.COUNT, period: DEFAULT_METRIC_PERIOD,
         }),
-        probe_errors: this.function.metricErrors({ period: Duration.minutes(5) }),
+        probe_errors: this.function.metricErrors({ period: DEFAULT_METRIC_PERIOD }),
       },
       label: 'Probe failures',
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -332,7 +334,7 @@ export class BenchmarkProbe extends Construct {
       dimensionsMap: { [PROBE_DIMENSIONS.fileSystem]: this.fileSystemId, [PROBE_DIMENSIONS.scenario]: scenario, [PROBE_DIMENSIONS.operation]: operation },
       unit,
       statistic: cloudwatch.Stats.AVERAGE,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Size, Token } from 'aws-cdk-lib';
+import { CustomResource, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -13,6 +13,8 @@ import { SeedEngine } from './seed-engine';
 import { SeedEngineKind } from './seed-engine-options';
 import { SeedSource, SeedSourceFormat } from './seed-source';
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
+import { ValidationError } from '../core/validation-error';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -164,8 +166,8 @@ export class FileSystemSeed extends Construct {
     const targetSubPath = targetPath.replace(/^\/+|\/+$/g, '');
     const concurrency = props.concurrency ?? DEFAULT_CONCURRENCY;
     check(targetPath.startsWith('/') && targetSubPathProblem(targetSubPath) === undefined,
-      this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
-    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, this.where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`);
+      this.where, 'targetPath', targetPath, "must be an absolute path under the access point's root, without empty, '.' or '..' parts or names starting with .cdk-efs-kit", this);
+    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, this.where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`, this);
 
     this.engineKind = engine.kind;
     this.metricsName = this.node.path;
@@ -187,7 +189,7 @@ export class FileSystemSeed extends Construct {
     };
     // The handler checks these again on every request (it is the trust boundary), with the same function.
     const problems = seedPropertyProblems(settings, (value) => Token.isUnresolved(value));
-    if (problems.length > 0) throw new Error(`${this.where}: ${problems.join('; ')}.`);
+    if (problems.length > 0) throw new ValidationError(`${this.where}: ${problems.join('; ')}.`, this);
     claimSeedPlace({ seed: this, fileSystem: props.fileSystem, accessPoint: props.accessPoint, targetSubPath }, this.where);
 
     const wiring = engine._wire({
@@ -236,7 +238,7 @@ export class FileSystemSeed extends Construct {
       expression: ids.map((id) => `FILL(${id}, 0)`).join(' + '),
       usingMetrics: this.failureMetrics,
       label: 'Seed failures',
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -248,7 +250,7 @@ export class FileSystemSeed extends Construct {
       dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
       unit,
       statistic,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       ...options,
     });
   }
@@ -257,7 +259,7 @@ export class FileSystemSeed extends Construct {
   private dataSyncMetric(metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: 'AWS/DataSync', metricName, dimensionsMap: { TaskId: this.dataSyncTaskId! }, unit,
-      statistic: cloudwatch.Stats.SUM, period: Duration.minutes(5), ...options,
+      statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
     });
   }
 
@@ -268,7 +270,7 @@ export class FileSystemSeed extends Construct {
       if (value === undefined || value === OPTION_DEFAULTS[option as keyof SeedOptions]) continue;
       const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
       const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
-      throw new Error(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`);
+      throw new ValidationError(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
     }
   }
 
@@ -276,17 +278,17 @@ export class FileSystemSeed extends Construct {
   private archiveLimitProperties(limits: SeedArchiveLimits | undefined, format: SeedSourceFormat): Partial<SeedResourceProperties> {
     if (!limits) return {};
     if (format === SeedSourceFormat.S3_OBJECTS) {
-      throw new Error(`${this.where}: archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`);
+      throw new ValidationError(`${this.where}: archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
     }
     const bytes = (name: string, size?: Size) => {
       if (size === undefined) return undefined;
       const value = size.toBytes();
-      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be at least 1 byte');
+      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be at least 1 byte', this);
       return String(value);
     };
     const count = (name: string, value?: number) => {
       if (value === undefined) return undefined;
-      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be a positive integer');
+      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be a positive integer', this);
       return String(value);
     };
     const properties = {

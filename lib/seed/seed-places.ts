@@ -1,6 +1,7 @@
 import { Annotations, CfnResource, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * Two seeds on one place would take each other's files: one's prune and removeOnDelete would delete
@@ -33,8 +34,8 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
         + 'are not known here, so whether their places overlap cannot be told: two seeds on one place (equal, or one inside the other) would delete each other\'s files.');
       continue;
     }
-    throw new Error(`${both} both write to ${describe(place)} on the same file system, ${overlap === 'equal' ? 'the same place' : 'one place inside the other'}: `
-      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).');
+    throw new ValidationError(`${both} both write to ${describe(place)} on the same file system, ${overlap === 'equal' ? 'the same place' : 'one place inside the other'}: `
+      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).', place.seed);
   }
   places.push(place);
 }

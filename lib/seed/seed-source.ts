@@ -2,6 +2,7 @@ import * as path from 'path';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
+import { ValidationError } from '../core/validation-error';
 
 /** How the seed reads a source. */
 export enum SeedSourceFormat {
@@ -102,7 +103,7 @@ class BucketSource extends SeedSource {
     private readonly version: string,
   ) {
     super();
-    if (key.startsWith('/')) throw new Error(`SeedSource: S3 keys and prefixes do not start with '/', got "${key}".`);
+    if (key.startsWith('/')) throw new ValidationError(`SeedSource: S3 keys and prefixes do not start with '/', got "${key}".`);
   }
 
   public bind(): SeedSourceConfig {
@@ -115,5 +116,5 @@ function archiveFormatOf(name: string, what: string): SeedSourceFormat {
   if (lower.endsWith('.zip')) return SeedSourceFormat.ZIP;
   if (lower.endsWith('.tar')) return SeedSourceFormat.TAR;
   if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return SeedSourceFormat.TAR_GZ;
-  throw new Error(`${what} must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "${name}".`);
+  throw new ValidationError(`${what} must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "${name}".`);
 }

@@ -41,7 +41,7 @@ test('every construct has an example', () => {
 test('the main static factories and methods have examples', () => {
   const main = [
     'AccessPointPreset.applicationUser', 'AccessPointPreset.custom', 'AlarmThreshold', 'EfsMetrics', 'EfsMetrics.throughputMiBps',
-    'EfsPricing.custom', 'MountOptions.recommendedNfs', 'MountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
+    'EfsPricing.custom', 'NfsMountOptions.recommendedNfs', 'NfsMountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
     'SeedSource.archive', 'StorageLifecycle.infrequentAccess', 'SharedFileSystem.fromFileSystemAttributes', 'SharedFileSystem.fromFileSystem',
     'SharedFileSystem.addMonitoring',
     // What a created and an imported file system share lives on their base (SharedFileSystem inherits it).
@@ -50,6 +50,18 @@ test('the main static factories and methods have examples', () => {
     'SharedFileSystemBase.addSeed', 'SharedFileSystemBase.addProbe',
   ];
   expect(main.filter((m) => !hasExample(m))).toEqual([]);
+});
+
+test('renamed types keep their former names in every language, deprecated, each extending its new name', () => {
+  // A deprecated type alias would not reach the assembly (jsii exports classes and interfaces only).
+  const renamed: Record<string, string> = {
+    MountOptions: 'NfsMountOptions', LambdaMountOptions: 'MountOnLambdaOptions', EcsMountOptions: 'MountOnEcsOptions', Ec2MountOptions: 'MountOnEc2Options',
+  };
+  for (const [was, is] of Object.entries(renamed)) {
+    const type = assembly.types[`cdk-efs-kit.${was}`];
+    expect({ was, stability: type?.docs?.stability, extends: type?.base ?? type?.interfaces }).toEqual({ was, stability: 'deprecated', extends: type?.kind === 'class' ? `cdk-efs-kit.${is}` : [`cdk-efs-kit.${is}`] });
+    expect(type.docs.deprecated).toContain(is);
+  }
 });
 
 test('every example compiled, and is translated to Python, Java, C# and Go', () => {

@@ -13,6 +13,11 @@ from cdk_efs_kit import (
     AlarmThreshold,
     EfsPricing,
     FileSystemAlarmOptions,
+    LambdaMountOptions,
+    MountOnLambdaOptions,
+    MountOptions,
+    MountType,
+    NfsMountOptions,
     SeedEngine,
     SeedSource,
     SeedSourceConfig,
@@ -152,6 +157,22 @@ def test_options_an_engine_cannot_honour_fail_with_their_name():
     with pytest.raises(Exception, match=r"prune is not supported by SeedEngine.distributedMap\(\)"):
         files.add_seed("Bulk", access_point=web, source=SeedSource.s3(s3.Bucket(stack, "Lake"), "data/"),
                        engine=SeedEngine.distributed_map(), prune=True)
+
+
+def test_nfs_mount_options_and_their_former_name():
+    line = NfsMountOptions.recommended_nfs().to_fstab_line("fs-1.efs.us-east-1.amazonaws.com:/", "/mnt/efs", MountType.NFS4)
+    assert line.startswith("fs-1.efs.us-east-1.amazonaws.com:/ /mnt/efs nfs4 nfsvers=4.1,")
+    # The deprecated name still works, and makes the same options.
+    assert MountOptions.recommended_nfs().to_string() == NfsMountOptions.recommended_nfs().to_string()
+    assert MountOptions(["tls"]).to_string() == "tls"
+    with pytest.raises(Exception, match=r"NfsMountOptions: 'noac' is advised against"):
+        NfsMountOptions.recommended_nfs().with_overrides("noac")
+
+
+def test_a_helpers_options_have_the_helpers_name_and_keep_the_former_one():
+    # Python passes them as keywords (mount_on_lambda(fn, ap, mount_path=...)); the struct is there for type hints.
+    assert MountOnLambdaOptions(mount_path="/mnt/jobs").mount_path == "/mnt/jobs"
+    assert LambdaMountOptions(mount_path="/mnt/jobs").mount_path == "/mnt/jobs"
 
 
 def test_a_threshold_in_the_wrong_unit_fails_with_the_prop_name():

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { MiB } from '../../shared/sizes';
+import type { SeedFormat } from '../../../lib/seed/contract/resource-properties';
 import { EntrySource } from '../entry';
 import { ArchiveLimits } from './archive-limits';
 import { LocalDirectorySource } from './local-directory';
@@ -8,8 +9,8 @@ import type { TarArchiveSource } from './tar-archive';
 import type { ZipArchiveSource } from './zip-archive';
 import type { S3Location } from './s3-client';
 
-/** What a seed reads: the formats the FileSystemSeed construct and the CLI name. */
-export type SourceFormat = 'directory' | 's3-objects' | 'zip' | 'tar' | 'tar.gz';
+/** What a seed reads: the formats of the FileSystemSeed's contract, and a local directory (the CLI's). */
+export type SourceFormat = 'directory' | SeedFormat;
 
 export interface SourceLocation {
   readonly format: SourceFormat;

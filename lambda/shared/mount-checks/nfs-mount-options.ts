@@ -4,7 +4,7 @@ import { MountEntry, optionMap } from './mountinfo';
 
 /**
  * A mounted NFS file system's options against the ones EFS recommends (RECOMMENDED_NFS_OPTIONS,
- * the set MountOptions.recommendedNfs() and so the library writes: nfsvers=4.1, rsize/wsize 1 MiB, hard, timeo=600, retrans=2,
+ * the set NfsMountOptions.recommendedNfs() and so the library writes: nfsvers=4.1, rsize/wsize 1 MiB, hard, timeo=600, retrans=2,
  * noresvport), in the kernel's spelling: mountinfo shows `vers=` for `nfsvers=`, always shows
  * `hard` or `soft`, and shows `actimeo=0` as `acregmax=0,acdirmax=0`.
  */

@@ -47,3 +47,13 @@ export type IpAddressType = typeof IP_ADDRESS_TYPES[number];
 
 /** The gate's bound when the properties set none: the EFS User Guide's propagation time many times over. */
 export const DEFAULT_READINESS_TIME_LIMIT_SECONDS = 600;
+
+/**
+ * The longest bound: the gate waits inside one invocation of its function, whose timeout is the
+ * limit plus READINESS_FUNCTION_MARGIN_SECONDS, and which the Provider framework's own function
+ * (15 minutes) invokes and outlives by a minute to answer CloudFormation.
+ */
+export const MAX_READINESS_TIME_LIMIT_SECONDS = 780;
+
+/** What the gate's function has beyond the limit: a last round, a DescribeMountTargets call, the response. */
+export const READINESS_FUNCTION_MARGIN_SECONDS = 60;

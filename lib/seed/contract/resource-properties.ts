@@ -14,8 +14,8 @@ export interface SeedResourceProperties {
   /** Where the source lives: a bucket, and a key (archive) or prefix (objects). */
   readonly Bucket: string;
   readonly Key: string;
-  /** 's3-objects' | 'zip' | 'tar' | 'tar.gz' */
-  readonly Format: string;
+  /** How to read it: one of SEED_FORMATS (SeedSourceFormat's values). */
+  readonly Format: SeedFormat;
   /** Changes exactly when the source changes; an Update with the same fingerprint does no work. */
   readonly Fingerprint: string;
   /** The access point's mount path in the Lambda, e.g. '/mnt/seed'. */
@@ -48,7 +48,9 @@ export interface SeedResourceProperties {
 
 /** Lambda mounts a file system at /mnt/<name>, and nowhere else. */
 export const LAMBDA_MOUNT_PATH = /^\/mnt\/[A-Za-z0-9._-]+$/;
-export const SEED_FORMATS = ['s3-objects', 'zip', 'tar', 'tar.gz'];
+/** How the seed reads its source: the values of SeedSourceFormat, and of the handler's SourceFormat beside a local directory. */
+export const SEED_FORMATS = ['s3-objects', 'zip', 'tar', 'tar.gz'] as const;
+export type SeedFormat = (typeof SEED_FORMATS)[number];
 
 /** Why `subPath` cannot name a directory under the mount path, or undefined if it can. */
 export function targetSubPathProblem(subPath: string): string | undefined {
@@ -73,7 +75,7 @@ export function seedPropertyProblems(props: Partial<Record<keyof SeedResourcePro
   const text = (value: unknown) => typeof value === 'string' && value !== '';
   need('Bucket', text, 'must be a bucket name');
   need('Key', (v) => typeof v === 'string', 'must be an S3 key or prefix');
-  need('Format', (v) => SEED_FORMATS.includes(v as string), `must be one of ${SEED_FORMATS.join(', ')}`);
+  need('Format', (v) => (SEED_FORMATS as readonly unknown[]).includes(v), `must be one of ${SEED_FORMATS.join(', ')}`);
   need('Fingerprint', text, 'must be a non-empty string');
   need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
   need('TargetSubPath', (v) => typeof v === 'string' && targetSubPathProblem(v) === undefined, targetSubPathProblem('..')!);

@@ -3,6 +3,7 @@ import { DataSyncSeedRun } from './datasync-seed-run';
 import { requireNonRootUser, requireObjects } from './engine-requirements';
 import { EngineWiring, targetOf } from './seed-wiring';
 import type { DataSyncEngineOptions } from '../seed-engine-options';
+import { ValidationError } from '../../core/validation-error';
 
 /** SeedEngine.dataSync(): an AWS DataSync task from the S3 prefix to the access point. */
 export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
@@ -19,9 +20,9 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       if (options.transferAll && removeDeletedFiles) {
         // https://docs.aws.amazon.com/datasync/latest/userguide/API_Options.html, PreserveDeletedFiles:
         // "If you set this parameter to REMOVE, you can't set TransferMode to ALL."
-        throw new Error(`${where}: transferAll cannot be combined with ${options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune'} in ${engine}: `
+        throw new ValidationError(`${where}: transferAll cannot be combined with ${options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune'} in ${engine}: `
           + 'DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE (transferring everything, it does not scan the destination, '
-          + 'so it cannot know what to delete); drop one of them, got transferAll true.');
+          + 'so it cannot know what to delete); drop one of them, got transferAll true.', context.seed);
       }
       requireNonRootUser(context);
       const run = new DataSyncSeedRun(context.seed, 'DataSync', {
@@ -30,6 +31,7 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
         accessPoint: props.accessPoint,
         vpc: props.fileSystem.vpc,
         subnet: props.fileSystem.mountTargetSubnets.subnets[0],
+        mountTargetsReady: props.fileSystem.mountTargetsReady,
         bucket: source.bucket,
         prefix: source.key,
         subdirectory: `/${settings.TargetSubPath}`,

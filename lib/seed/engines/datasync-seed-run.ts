@@ -8,12 +8,13 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import { Construct, IDependable } from 'constructs';
 import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine-options';
 import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { dependOnRulesBetween } from '../../core/security-group-rules';
+import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   /** Wait for the execution within the deploy's time limit, or only start it. */
@@ -22,6 +23,8 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   readonly accessPoint: efs.IAccessPoint;
   /** A subnet with a mount target, where DataSync puts its network interfaces. */
   readonly subnet: ec2.ISubnet;
+  /** The file system's readiness gate: DataSync mounts it from the task's network interfaces like any client. */
+  readonly mountTargetsReady: IDependable;
   readonly vpc: ec2.IVpc;
   readonly bucket: s3.IBucket;
   /** Key prefix in the bucket, '' for the whole bucket. */
@@ -115,7 +118,7 @@ export class DataSyncSeedRun extends Construct {
       dimensionsMap: { RuleName: this.failureRule.ruleName },
       statistic: cloudwatch.Stats.SUM,
       unit: cloudwatch.Unit.COUNT,
-      period: Duration.minutes(5),
+      period: DEFAULT_METRIC_PERIOD,
       label: 'Failed DataSync executions',
       ...options,
     });
@@ -184,7 +187,8 @@ export class DataSyncSeedRun extends Construct {
       inTransitEncryption: 'TLS1_2',
       subdirectory: props.subdirectory,
     });
-    location.node.addDependency(props.fileSystem.mountTargetsAvailable);
+    // The task made from it creates its network interfaces and mounts: not before the names resolve.
+    location.node.addDependency(props.fileSystem.mountTargetsAvailable, props.mountTargetsReady);
     location.node.addDependency(role);
     dependOnRulesBetween(location, securityGroup, props.fileSystem);
     return location;

@@ -1,9 +1,10 @@
-import { Annotations, Duration } from 'aws-cdk-lib';
+import { Annotations } from 'aws-cdk-lib';
 import { DistributedMapSeedRun } from './distributed-map-seed-run';
 import { functionSize, requireObjects, requireS3Route } from './engine-requirements';
 import { EngineWiring, targetOf } from './seed-wiring';
 import { check } from '../../core/validate';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
+import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 /** SeedEngine.distributedMap(): a Step Functions Distributed Map of Lambda workers over batches of keys. */
 export function distributedMapEngine(options: DistributedMapEngineOptions): EngineWiring {
@@ -17,7 +18,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
       const { seed, props, source, settings, where } = context;
       requireObjects(context);
       const maxConcurrency = options.maxConcurrency ?? 100;
-      check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)');
+      check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)', seed);
       if (maxConcurrency > 3000) {
         Annotations.of(seed).addWarningV2('cdk-efs-kit:seedConnectionBurst',
           `maxConcurrency ${maxConcurrency}: each worker is one EFS client connection, and EFS accepts 3,000 new connections in a burst, then 500 a minute.`);
@@ -38,7 +39,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
         target: targetOf(context),
         waitForCompletion: props.waitForCompletion ?? true,
       });
-      const period = { period: Duration.minutes(5) };
+      const period = { period: DEFAULT_METRIC_PERIOD };
       const failureMetrics = {
         files_failed: context.filesFailed,
         // A run that ends any way but SUCCEEDED left content out: failed, timed out, or stopped.

@@ -7,6 +7,7 @@ import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '..
 import { check } from '../../core/validate';
 import { isImportedVpc, subnetsWithoutS3 } from '../s3-route';
 import { SeedSourceFormat } from '../seed-source';
+import { ValidationError } from '../../core/validation-error';
 
 /** What more than one engine asks of the seed's props, its source and its network. */
 
@@ -55,16 +56,16 @@ export function requireNonRootUser(context: SeedWiringContext): void {
   if (Token.isUnresolved(uid) || Token.isUnresolved(gid)) return;
   const problem = user === undefined ? 'enforces no POSIX user' : uid === '0' || gid === '0' ? `enforces uid ${uid} and gid ${gid} (root)` : undefined;
   if (!problem) return;
-  throw new Error(`${context.where}: accessPoint ${accessPoint.node.path} ${problem}; ${context.engine} writes through the access point as its POSIX user `
+  throw new ValidationError(`${context.where}: accessPoint ${accessPoint.node.path} ${problem}; ${context.engine} writes through the access point as its POSIX user `
     + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, '
-    + 'e.g. AccessPointPreset.applicationUser(path).');
+    + 'e.g. AccessPointPreset.applicationUser(path).', context.seed);
 }
 
 /** Engines that copy S3 objects as they are refuse archive sources. */
 export function requireObjects(context: SeedWiringContext): void {
   const { source, engine, where } = context;
   if (source.format !== SeedSourceFormat.S3_OBJECTS) {
-    throw new Error(`${where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.singleFunction() for ${source.format} sources.`);
+    throw new ValidationError(`${where}: ${engine} copies S3 objects as they are and cannot extract archives; use SeedSource.s3(bucket, prefix), or SeedEngine.singleFunction() for ${source.format} sources.`, context.seed);
   }
 }
 
@@ -76,8 +77,8 @@ export function functionSize(context: SeedWiringContext, options: { readonly mem
   const { where, engine } = context;
   let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
   if (options.vcpus !== undefined) {
-    if (options.memorySize !== undefined) throw new Error(`${where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`);
-    check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`);
+    if (options.memorySize !== undefined) throw new ValidationError(`${where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`, context.seed);
+    check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`, context.seed);
     memorySize = Math.min(LAMBDA_MAX_MEMORY_MIB, options.vcpus * LAMBDA_MIB_PER_VCPU);
   }
   const vcpus = options.vcpus ?? Math.max(1, Math.round(memorySize / LAMBDA_MIB_PER_VCPU));

@@ -7,6 +7,7 @@ import { deployTimeRun } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import type { SingleFunctionEngineOptions } from '../seed-engine-options';
 import { grantSourceRead } from '../seed-grants';
+import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 /** SeedEngine.singleFunction(): onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
 export function singleFunctionEngine(options: SingleFunctionEngineOptions): EngineWiring {
@@ -17,7 +18,7 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
     },
     wire: (context) => {
       const run = runInOneFunction(context, options);
-      const period = { period: Duration.minutes(5) };
+      const period = { period: DEFAULT_METRIC_PERIOD };
       const failureMetrics = {
         files_failed: context.filesFailed,
         seed_errors: run.onEvent.metricErrors(period),

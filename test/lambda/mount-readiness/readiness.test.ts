@@ -1,10 +1,12 @@
-import { isComplete, onEvent, ReadinessEvent, ReadinessHandlerDeps } from '../../../lambda/mount-readiness/custom-resource';
+import * as os from 'os';
+import { onEvent, ReadinessEvent, ReadinessHandlerDeps } from '../../../lambda/mount-readiness/custom-resource';
 import { describeMountTargets } from '../../../lambda/mount-readiness/describe-mount-targets';
 import { MountReadinessProperties } from '../../../lib/file-system/contract/mount-readiness-properties';
 import { checkReadinessProperties } from '../../../lambda/mount-readiness/properties';
 import { MountTargetEndpoints, notReadyMessage, waitUntilReady } from '../../../lambda/mount-readiness/readiness';
 import { newResolver } from '../../../lambda/shared/mount-checks/dns-lookup';
 import { DnsStub, startDnsStub } from '../../helpers/dns-stub';
+import { CfnRequest, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
 import { createMotoFileSystem } from '../../helpers/moto-efs';
 import { startMoto } from '../../helpers/moto';
 import { listen, Listener, loopbackAddress } from '../../helpers/nfs-listener';
@@ -194,7 +196,7 @@ describe('waitUntilReady', () => {
   });
 });
 
-describe('the gate as a custom resource (events shaped as the Provider framework delivers them)', () => {
+describe('the gate as a custom resource (onEvent only: it waits within its invocation)', () => {
   const props = (targets: MountTargetEndpoints[], extra: Partial<MountReadinessProperties> = {}): MountReadinessProperties => ({
     FileSystemId: FS, Region: REGION, TimeLimitSeconds: '60',
     MountTargets: targets.map((t) => ({ MountTargetId: t.id, AvailabilityZone: t.availabilityZone, IpAddress: t.ipv4 })),
@@ -202,78 +204,86 @@ describe('the gate as a custom resource (events shaped as the Provider framework
   });
   const handlerDeps = (over: Partial<ReadinessHandlerDeps> = {}): ReadinessHandlerDeps => ({
     ...resolverDeps(),
-    remainingMs: () => 60_000,
+    remainingMs: () => 120_000,
     describeMountTargets: () => { throw new Error('DescribeMountTargets was not expected'); },
     ...over,
   });
   // The handler logs a JSON line per round, as CloudWatch gets it; not wanted in the test's output.
   beforeEach(() => { jest.spyOn(console, 'log').mockImplementation(() => undefined); });
   afterEach(() => { jest.restoreAllMocks(); });
-  // The framework hands isComplete the onEvent event merged with what onEvent returned.
-  const merged = (event: ReadinessEvent, result: { PhysicalResourceId: string; Data: Record<string, unknown> }): ReadinessEvent => ({ ...event, ...result } as ReadinessEvent);
 
-  test('Create with mount targets that answer at once completes in onEvent; isComplete asks nothing more', async () => {
+  test('Create with mount targets that answer at once completes after one round', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a')];
     dns.set(fsName, { A: [targets[0].ipv4!] });
     const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: props(targets) };
-    const result = await onEvent(event, handlerDeps());
-    expect(result).toEqual({ PhysicalResourceId: `mount-targets-ready:${FS}`, Data: { Ready: 'true', Deadline: expect.any(Number) } });
-    const asked = dns.queries.length;
-    expect(await isComplete(merged(event, result), handlerDeps())).toEqual({ IsComplete: true });
-    expect(dns.queries.length).toBe(asked);
+    expect(await onEvent(event, handlerDeps())).toEqual({ PhysicalResourceId: `mount-targets-ready:${FS}` });
+    expect(dns.queries.map((q) => q.name)).toEqual([azName('us-east-1a'), fsName]);
   });
 
-  test('Create while a name propagates: onEvent is not ready, isComplete slices wait until it is', async () => {
+  test('Create while a name propagates: onEvent waits until it resolves, then completes', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a', { resolvesAfterMs: 1500 })];
     dns.set(fsName, { A: [targets[0].ipv4!] });
-    const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: props(targets) };
-    const result = await onEvent(event, handlerDeps());
-    expect(result.Data.Ready).toBe('false');
-    // Invocations with 15.5 s left keep 15 s for themselves: a slice of about half a second each.
-    const answers: boolean[] = [];
-    for (let i = 0; i < 40 && !answers.includes(true); i++) {
-      answers.push((await isComplete(merged(event, result), handlerDeps({ remainingMs: () => 15_500 }))).IsComplete);
-    }
-    expect(answers[0]).toBe(false);
-    expect(answers[answers.length - 1]).toBe(true);
+    const started = Date.now();
+    await onEvent({ RequestType: 'Create', ResourceProperties: props(targets) }, handlerDeps());
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    const asked = dns.queries.filter((q) => q.name === azName('us-east-1a')).map((q) => q.answered);
+    expect(asked[0]).toBe('nxdomain');
+    expect(asked[asked.length - 1]).toBe('records');
   });
 
   test('fails when the time limit passes, with the message naming the mount target, zone and step', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a', { resolvesAfterMs: Infinity })];
     const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: props(targets, { TimeLimitSeconds: '1' }) };
-    const result = await onEvent(event, handlerDeps());
-    await new Promise((r) => setTimeout(r, 1100));
-    await expect(isComplete(merged(event, result), handlerDeps())).rejects.toThrow(
+    await expect(onEvent(event, handlerDeps())).rejects.toThrow(
       `mount readiness: ${FS} was not ready within 1 second: mount target fsmt-0000000a (us-east-1a): "${azName('us-east-1a')} resolves (A) to ${targets[0].ipv4}" never succeeded`);
+  });
+
+  test('an invocation with less time left than the limit ends the wait 15 s before its own end, with the message', async () => {
+    const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a', { resolvesAfterMs: Infinity })];
+    const started = Date.now();
+    await expect(onEvent({ RequestType: 'Create', ResourceProperties: props(targets) }, handlerDeps({ remainingMs: () => 16_000 })))
+      .rejects.toThrow(`mount readiness: ${FS} was not ready within 1 minute`);
+    expect(Date.now() - started).toBeLessThan(30_000); // about 1 s; not the 60 s limit
   });
 
   test('Update with the same file system and mount targets waits for nothing; a changed one waits', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a', { resolvesAfterMs: Infinity })];
     const same: ReadinessEvent = { RequestType: 'Update', PhysicalResourceId: `mount-targets-ready:${FS}`, ResourceProperties: props(targets), OldResourceProperties: props(targets) };
-    expect((await onEvent(same, handlerDeps())).Data.Ready).toBe('true');
+    expect(await onEvent(same, handlerDeps())).toEqual({ PhysicalResourceId: `mount-targets-ready:${FS}` });
     expect(dns.queries).toEqual([]);
     const added = await mountTarget('fsmt-0000000b', 'us-east-1b');
-    const changed: ReadinessEvent = { ...same, ResourceProperties: props([...targets, added]) };
-    expect((await onEvent(changed, handlerDeps())).Data.Ready).toBe('false');
+    const changed: ReadinessEvent = { ...same, ResourceProperties: props([...targets, added], { TimeLimitSeconds: '1' }) };
+    await expect(onEvent(changed, handlerDeps())).rejects.toThrow('mount target fsmt-0000000a (us-east-1a)');
     expect(dns.queries.length).toBeGreaterThan(0);
   });
 
   test('Delete does nothing and reads no properties', async () => {
     const event = { RequestType: 'Delete', PhysicalResourceId: `mount-targets-ready:${FS}`, ResourceProperties: {} } as unknown as ReadinessEvent;
-    expect(await onEvent(event, handlerDeps())).toEqual({ PhysicalResourceId: `mount-targets-ready:${FS}`, Data: { Ready: 'true' } });
-    expect(await isComplete(event, handlerDeps())).toEqual({ IsComplete: true });
+    expect(await onEvent(event, handlerDeps())).toEqual({ PhysicalResourceId: `mount-targets-ready:${FS}` });
+    expect(dns.queries).toEqual([]);
   });
 
-  test('a mount target still being created: not ready, and past the limit a message that says so', async () => {
-    const address = loopbackAddress();
-    const describe = async () => [{ id: 'fsmt-0000000a', availabilityZone: 'us-east-1a', lifeCycleState: 'creating', ipv4: address }];
+  test('a mount target still being created: described again until it is available, then waited for', async () => {
+    const target = await mountTarget('fsmt-0000000a', 'us-east-1a');
+    dns.set(fsName, { A: [target.ipv4!] });
+    let calls = 0;
+    let availableAt = Infinity;
+    const describe = async () => {
+      if (++calls === 3) availableAt = Date.now();
+      return [{ id: 'fsmt-0000000a', availabilityZone: 'us-east-1a', lifeCycleState: calls < 3 ? 'creating' : 'available', ipv4: target.ipv4 }];
+    };
+    await onEvent({ RequestType: 'Create', ResourceProperties: { FileSystemId: FS, Region: REGION, TimeLimitSeconds: '60' } }, handlerDeps({ describeMountTargets: describe }));
+    expect(calls).toBe(3);
+    expect(dns.queries[0].at).toBeGreaterThanOrEqual(availableAt); // no lookup before the mount target was available
+    expect(listeners[0].accepted()).toBe(1);
+  });
+
+  test('fails when a mount target is still being created at the limit, saying so', async () => {
+    const describe = async () => [{ id: 'fsmt-0000000a', availabilityZone: 'us-east-1a', lifeCycleState: 'creating', ipv4: loopbackAddress() }];
     const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: { FileSystemId: FS, Region: REGION, TimeLimitSeconds: '1' } };
-    const result = await onEvent(event, handlerDeps({ describeMountTargets: describe }));
-    expect(result.Data.Ready).toBe('false');
-    expect(dns.queries).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1100));
-    await expect(isComplete(merged(event, result), handlerDeps({ describeMountTargets: describe })))
+    await expect(onEvent(event, handlerDeps({ describeMountTargets: describe })))
       .rejects.toThrow(`mount readiness: ${FS} was not ready within the time limit: mount target fsmt-0000000a (us-east-1a) is creating.`);
+    expect(dns.queries).toEqual([]);
   });
 
   test('fails at once when a listed mount target is not the file system\'s, or it has none', async () => {
@@ -288,6 +298,76 @@ describe('the gate as a custom resource (events shaped as the Provider framework
     const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: { FileSystemId: FS, Region: REGION } };
     const refused = async () => { throw new Error('User is not authorized to perform: elasticfilesystem:DescribeMountTargets'); };
     await expect(onEvent(event, handlerDeps({ describeMountTargets: refused }))).rejects.toThrow('its role needs elasticfilesystem:DescribeMountTargets');
+  });
+
+  test('fails when the time limit is longer than one invocation can wait', async () => {
+    const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: { FileSystemId: FS, Region: REGION, TimeLimitSeconds: '900' } };
+    await expect(onEvent(event, handlerDeps())).rejects.toThrow('mount readiness: TimeLimitSeconds must be at most 780 (the gate waits within one Lambda invocation), got "900"');
+  });
+
+  // ::1 on this machine's loopback (`ip -6 addr show lo`) stands in for an IPv6-only mount target.
+  const hasIpv6Loopback = Object.values(os.networkInterfaces()).flat().some((a) => a?.address === '::1');
+  (hasIpv6Loopback ? test : test.skip)('an IPV6_ONLY mount target: its IPv6 address from DescribeMountTargets, AAAA lookups only, TCP at [::1]', async () => {
+    const v6 = await listen('::1', 0); // a port of its own: ::1 is the only IPv6 loopback address
+    listeners.push(v6);
+    dns.set(azName('us-east-1a'), { AAAA: ['::1'] });
+    dns.set(fsName, { AAAA: ['::1'] });
+    const describe = async () => [{ id: 'fsmt-0000000a', availabilityZone: 'us-east-1a', lifeCycleState: 'available', ipv6: '::1' }];
+    const event: ReadinessEvent = {
+      RequestType: 'Create',
+      ResourceProperties: { FileSystemId: FS, Region: REGION, MountTargets: [{ MountTargetId: 'fsmt-0000000a', AvailabilityZone: 'us-east-1a', IpAddressType: 'IPV6_ONLY' }] },
+    };
+    const rounds: string[][] = [];
+    await onEvent(event, handlerDeps({ describeMountTargets: describe, nfsPort: v6.port, onRound: (r) => rounds.push(r.waitingFor) }));
+    expect(rounds).toEqual([[]]);
+    expect(dns.queries.map((q) => [q.name, q.type, q.answered])).toEqual([
+      [azName('us-east-1a'), 'AAAA', 'records'],
+      [fsName, 'AAAA', 'records'],
+    ]);
+    expect(v6.accepted()).toBe(1);
+  });
+});
+
+describe('the gate behind aws-cdk\'s Provider framework (its own runtime code, test/helpers/provider-framework.ts)', () => {
+  beforeEach(() => { jest.spyOn(console, 'log').mockImplementation(() => undefined); });
+  afterEach(() => { jest.restoreAllMocks(); });
+  const framework = () => new ProviderFramework({
+    onEvent: (event) => onEvent(event, { ...resolverDeps(), remainingMs: () => 120_000, describeMountTargets: async () => { throw new Error('not expected'); } }),
+  }, 'MountTargetsReady');
+  const request = (RequestType: CfnRequest['RequestType'], ResourceProperties: MountReadinessProperties, extra: Partial<CfnRequest> = {}): CfnRequest =>
+    ({ RequestType, RequestId: `${RequestType}-${Math.random()}`, ResourceProperties: { ...ResourceProperties }, ...extra });
+  const propsOf = (targets: MountTargetEndpoints[], limit = '60'): MountReadinessProperties => ({
+    FileSystemId: FS, Region: REGION, TimeLimitSeconds: limit,
+    MountTargets: targets.map((t) => ({ MountTargetId: t.id, AvailabilityZone: t.availabilityZone, IpAddress: t.ipv4 })),
+  });
+  const physicalId = `mount-targets-ready:${FS}`;
+
+  test('Create, Update, a rollback Update and Delete are each answered once, by the first invocation, with no waiter', async () => {
+    const a = await mountTarget('fsmt-0000000a', 'us-east-1a');
+    const b = await mountTarget('fsmt-0000000b', 'us-east-1b');
+    dns.set(fsName, { A: [a.ipv4!] });
+    const provider = framework();
+    const v1 = propsOf([a]);
+    const v2 = propsOf([a, b]);
+    expect((await provider.send(request('Create', v1))).response).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalId });
+    expect((await provider.send(request('Update', v2, { PhysicalResourceId: physicalId, OldResourceProperties: { ...v1 } }))).response).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalId });
+    const asked = dns.queries.length;
+    // Rolled back to v1: every mount target of v1 is waited for again (here they answer at once).
+    expect((await provider.send(request('Update', v1, { PhysicalResourceId: physicalId, OldResourceProperties: { ...v2 } }))).response).toMatchObject({ Status: 'SUCCESS' });
+    expect(dns.queries.length).toBeGreaterThan(asked);
+    expect((await provider.send(request('Delete', v1, { PhysicalResourceId: physicalId }))).response).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: physicalId });
+    expect(provider.invocations).toEqual({ onEvent: 4, isComplete: 0 });
+  });
+
+  test('a Create that times out fails with the message; its clean-up Delete does not reach the handler', async () => {
+    const never = await mountTarget('fsmt-0000000a', 'us-east-1a', { resolvesAfterMs: Infinity });
+    const provider = framework();
+    const props = propsOf([never], '1');
+    const { response } = await provider.send(request('Create', props));
+    expect(response).toMatchObject({ Status: 'FAILED', PhysicalResourceId: CREATE_FAILED_PHYSICAL_ID_MARKER });
+    expect(response!.Reason).toContain(`mount readiness: ${FS} was not ready within 1 second: mount target fsmt-0000000a (us-east-1a)`);
+    expect((await provider.send(request('Delete', props, { PhysicalResourceId: CREATE_FAILED_PHYSICAL_ID_MARKER }))).response).toMatchObject({ Status: 'SUCCESS' });
+    expect(provider.invocations.onEvent).toBe(1);
   });
 });
 
@@ -315,12 +395,11 @@ describe('an imported file system: the gate reads its mount targets from Describ
     Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
     try {
       const event: ReadinessEvent = { RequestType: 'Create', ResourceProperties: { FileSystemId: fs.fileSystemId, Region: REGION } };
-      const result = await onEvent(event, {
+      await onEvent(event, {
         ...resolverDeps(),
         remainingMs: () => 60_000,
         describeMountTargets: (id, region) => describeMountTargets(id, region, moto.endpoint),
       });
-      expect(result.Data.Ready).toBe('true');
       expect(listeners.map((l) => l.accepted())).toEqual([1, 1]);
       expect(new Set(dns.queries.map((q) => q.name))).toEqual(new Set([
         ...fs.mountTargets.map((t) => `${t.availabilityZone}.${fs.fileSystemId}.efs.${REGION}.amazonaws.com`),

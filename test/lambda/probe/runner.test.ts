@@ -246,6 +246,18 @@ describe('mount checks', () => {
     expect(none.detail).toBe(`fsap-0123456789abcdef0 enforces no POSIX user: requests carry this client's uid:gid ${me.uid}:${me.gid}`);
   });
 
+  test('inside Lambda, which mounts through the access point, another uid:gid is no mismatch: the access point sets its user for every client', async () => {
+    const me = processIdentity();
+    const other = { uid: me.uid + 1, gid: me.gid + 1, secondaryGids: [] };
+    const lambda = byId(await probe(METADATA, { insideLambda: true, accessPoint: { id: 'fsap-0123456789abcdef0', posixUser: other } }))['posix-identity'];
+    expect(lambda).toEqual({
+      id: 'posix-identity', status: 'pass',
+      detail: `the access point fsap-0123456789abcdef0 sets uid ${other.uid} gid ${other.gid} for every client: files this function creates belong to ${other.uid}:${other.gid}, whatever uid Lambda runs it as`,
+    });
+    const none = byId(await probe(METADATA, { insideLambda: true, accessPoint: { id: 'fsap-0123456789abcdef0' } }))['posix-identity'];
+    expect(none.detail).toBe(`fsap-0123456789abcdef0 enforces no POSIX user: requests carry this client's uid:gid ${me.uid}:${me.gid}`);
+  });
+
   test('on an NFS mount of EFS with the recommended options (mountinfo fixture): both pass', async () => {
     const result = await probe(METADATA, { fileSystemId: 'fs-0313e79d562273a6b', mountinfo: nfsAt(NFS_MOUNTINFO.dnsNameRecommended, target) });
     const checks = byId(result);

@@ -199,6 +199,8 @@ describe('the constructs take an imported file system', () => {
 
 describe('imported IPv6 mount targets', () => {
   test('EC2 hosts get amazon-efs-utils 2.4.2 or later and the address family lookup permissions', () => {
+    // Dual-stack mount targets live in dual-stack subnets, where the readiness gate runs too.
+    const vpc = new ec2.Vpc(stack, 'DualStackVpc', { maxAzs: 2, natGateways: 1, ipProtocol: ec2.IpProtocol.DUAL_STACK });
     const files = SharedFileSystem.fromFileSystemAttributes(stack, 'Legacy', {
       fileSystemId: FS_ID, vpc, securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'LegacySg', SG_ID, { allowAllOutbound: false }),
       mountTargetIpAddressType: MountTargetIpAddressType.DUAL_STACK,

@@ -114,7 +114,7 @@ describe('IPv6-only mount targets', () => {
   test('fails when a Lambda client lacks ipv6AllowedForDualStack', () => {
     const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
     expect(() => files.mountOnLambda(newFunction(vpc, { vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC }, allowPublicSubnet: true }), ap)).toThrow(
-      'SharedFileSystem.mountOnLambda(Test/Fn): the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.');
+      'SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.');
   });
 
   test('fails when a client group allows all outbound IPv4 but no IPv6', () => {
@@ -124,12 +124,71 @@ describe('IPv6-only mount targets', () => {
     expect(() => files.mountOnEc2(host)).toThrow(/the mount targets are IPV6_ONLY, but security group Test\/Host\/InstanceSecurityGroup allows all outbound IPv4 and no IPv6: give it allowAllIpv6Outbound: true/);
   });
 
-  test('fails at the readiness gate, whose Lambda functions cannot run in IPv6-only subnets', () => {
+  test('fails at the readiness gate, whose function cannot run in the mount targets\' IPv6-only subnets, naming readinessGateSubnets', () => {
     const host = new ec2.Instance(stack, 'Host', {
       vpc, vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC }, instanceType: new ec2.InstanceType('t3.micro'),
       machineImage: ec2.MachineImage.latestAmazonLinux2023(), allowAllIpv6Outbound: true,
     });
-    expect(() => files.mountOnEc2(host)).toThrow(/Lambda cannot run in the IPv6-only subnets IPV6_ONLY mount targets need; use DUAL_STACK/);
+    expect(() => files.mountOnEc2(host)).toThrow('SharedFileSystem(Test/Files) readiness gate (every mount helper, seed and probe waits for it): readinessGateSubnets must be dual-stack subnets '
+      + 'of the mount targets\' VPC (Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/IsolatedSubnet1 is IPv6-only, Test/Vpc/IsolatedSubnet2 is IPv6-only, '
+      + 'got ["Test/Vpc/IsolatedSubnet1","Test/Vpc/IsolatedSubnet2"].');
+  });
+});
+
+describe('IPv6-only mount targets with the readiness gate in dual-stack subnets', () => {
+  let vpc: ec2.Vpc;
+  /** A dual-stack VPC with two isolated groups: DualStack, and Ipv6Only (made IPv6-only) for the mount targets. */
+  beforeEach(() => {
+    vpc = new ec2.Vpc(stack, 'Vpc', {
+      maxAzs: 2, natGateways: 0, ipProtocol: ec2.IpProtocol.DUAL_STACK,
+      subnetConfiguration: [
+        { name: 'Public', subnetType: ec2.SubnetType.PUBLIC },
+        { name: 'DualStack', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+        { name: 'Ipv6Only', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      ],
+    });
+    for (const subnet of vpc.selectSubnets({ subnetGroupName: 'Ipv6Only' }).subnets) {
+      const cfn = subnet.node.defaultChild as ec2.CfnSubnet;
+      cfn.ipv6Native = true;
+      cfn.cidrBlock = undefined;
+    }
+  });
+  const newFiles = (readinessGateSubnets?: ec2.SubnetSelection) => new SharedFileSystem(stack, 'Files', {
+    vpc, vpcSubnets: { subnetGroupName: 'Ipv6Only' }, ipAddressType: MountTargetIpAddressType.IPV6_ONLY, readinessGateSubnets,
+  });
+
+  test('runs the gate where readinessGateSubnets says, sending IPv6, and waits for each mount target\'s IPv6 address', () => {
+    const files = newFiles({ subnetGroupName: 'DualStack' });
+    const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+    const fn = newFunction(vpc, { vpcSubnets: { subnetGroupName: 'DualStack' }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
+    files.mountOnLambda(fn, ap);
+    const template = Template.fromStack(stack);
+    const dualStack = vpc.selectSubnets({ subnetGroupName: 'DualStack' }).subnets.map((s) => stack.resolve(s.subnetId));
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.onEvent', VpcConfig: Match.objectLike({ SubnetIds: dualStack, Ipv6AllowedForDualStack: true }),
+    });
+    const [gate] = Object.values(template.findResources('Custom::CdkEfsKitMountTargetsReady'));
+    // No IPv4 address, and no GetAtt for the IPv6 one: the handler reads it from DescribeMountTargets.
+    expect(gate.Properties.MountTargets.map((t: any) => [t.IpAddressType, t.IpAddress, t.Ipv6Address])).toEqual([['IPV6_ONLY', undefined, undefined], ['IPV6_ONLY', undefined, undefined]]);
+    expect(JSON.stringify(template.toJSON())).toContain('elasticfilesystem:DescribeMountTargets');
+    expect(Object.values(template.findResources('AWS::Lambda::Function')).find((r) => r.Properties.Handler === 'index.handler')!.DependsOn)
+      .toContain(Object.keys(template.findResources('Custom::CdkEfsKitMountTargetsReady'))[0]);
+    expect(cfnLintErrors(template.toJSON())).toEqual([]);
+  });
+
+  test('fails when readinessGateSubnets are IPv6-only too, naming them', () => {
+    const files = newFiles({ subnetGroupName: 'Ipv6Only' });
+    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv6OnlySubnet1 is IPv6-only/);
+  });
+
+  test('fails when readinessGateSubnets are in a zone without a mount target, where the file system\'s name does not resolve', () => {
+    const zonal = new Stack(new App(), 'Zonal', { env: { account: '123456789012', region: 'us-east-1' } });
+    const zonalVpc = new ec2.Vpc(zonal, 'Vpc', {
+      availabilityZones: ['us-east-1a', 'us-east-1b'], natGateways: 0, ipProtocol: ec2.IpProtocol.DUAL_STACK,
+      subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+    });
+    const files = new SharedFileSystem(zonal, 'Files', { vpc: zonalVpc, vpcSubnets: { availabilityZones: ['us-east-1a'] }, readinessGateSubnets: { availabilityZones: ['us-east-1b'] } });
+    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/IsolatedSubnet2 is in us-east-1b/);
   });
 });
 

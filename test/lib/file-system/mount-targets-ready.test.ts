@@ -139,7 +139,7 @@ describe('the gate of a SharedFileSystem', () => {
   test('runs in the mount targets\' subnets with a security group that reaches them on 2049 only', () => {
     const template = Template.fromStack(stack);
     const gateFunctions = gateResources(template).filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !id.includes('Providerframework'));
-    expect(gateFunctions.map(([, r]) => r.Properties.Handler).sort()).toEqual(['index.isComplete', 'index.onEvent']);
+    expect(gateFunctions.map(([, r]) => r.Properties.Handler)).toEqual(['index.onEvent']);
     const subnetIds = vpc.privateSubnets.map((s) => stack.resolve(s.subnetId));
     const [[groupId]] = gateResources(template).filter(([, r]) => r.Type === 'AWS::EC2::SecurityGroup');
     for (const [, fn] of gateFunctions) {
@@ -166,10 +166,10 @@ describe('the gate of a SharedFileSystem', () => {
     expect(gate.DependsOn.sort()).toEqual([...rules, ...rulesFromGate].sort());
   });
 
-  test('its functions have the Lambda execution and VPC access policies and nothing else: no EFS API call', () => {
+  test('its function has the Lambda execution and VPC access policies and nothing else: no EFS API call', () => {
     const template = Template.fromStack(stack);
     const roles = gateResources(template).filter(([id, r]) => r.Type === 'AWS::IAM::Role' && !id.includes('Provider'));
-    expect(roles).toHaveLength(2);
+    expect(roles).toHaveLength(1);
     for (const [, role] of roles) {
       expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(/AWSLambdaBasicExecutionRole.*AWSLambdaVPCAccessExecutionRole/);
       expect(role.Properties.Policies).toBeUndefined();
@@ -179,13 +179,23 @@ describe('the gate of a SharedFileSystem', () => {
     expect(JSON.stringify(template.toJSON())).not.toContain('elasticfilesystem:DescribeMountTargets');
   });
 
-  test('the framework waits a minute longer than the handlers\' limit, and CloudFormation five more', () => {
+  test('waits within one invocation: its function has a minute more than the limit, CloudFormation five more', () => {
     const template = Template.fromStack(stack);
-    const [, machine] = gateResources(template).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine')!;
-    const definition = JSON.stringify(machine.Properties.DefinitionString);
-    expect(definition).toContain('\\"IntervalSeconds\\":10');
-    expect(definition).toContain('\\"MaxAttempts\\":66'); // 660 s: 600 + 60
+    const [, fn] = gateResources(template).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && !id.includes('Providerframework'))!;
+    expect(fn.Properties.Timeout).toBe(660); // 600 + 60
     template.hasResourceProperties(GATE, { ServiceTimeout: '960' });
+  });
+
+  test('adds two Lambda functions (its own and the framework\'s onEvent) and no state machine, once per file system', () => {
+    const only = new Stack(new App(), 'Only');
+    const onlyVpc = new ec2.Vpc(only, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    for (const id of ['A', 'B']) new SharedFileSystem(only, id, { vpc: onlyVpc }).mountTargetsReady;
+    const template = Template.fromStack(only);
+    template.resourceCountIs(GATE, 2);
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', 0);
+    const frameworkHandlers = Object.values(template.findResources('AWS::Lambda::Function')).map((r) => r.Properties.Handler).filter((h) => h.startsWith('framework.'));
+    expect(frameworkHandlers).toEqual(['framework.onEvent', 'framework.onEvent']);
   });
 
   test('has no unacknowledged cdk-nag findings and passes cfn-lint, with Lambda, ECS and EC2 clients', () => {
@@ -212,7 +222,7 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
     const statements = Object.values(template.findResources('AWS::IAM::Policy'))
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .filter((s) => JSON.stringify(s.Action).includes('elasticfilesystem'));
-    expect(statements).toHaveLength(2); // one per function
+    expect(statements).toHaveLength(1);
     for (const s of statements) expect(s).toEqual({ Effect: 'Allow', Action: 'elasticfilesystem:DescribeMountTargets', Resource: stack.resolve(imported.fileSystemArn) });
     template.hasResourceProperties('AWS::EC2::SecurityGroup', {
       GroupDescription: Match.stringLikeRegexp('mount readiness gate'),
@@ -223,16 +233,29 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
     expect(cfnLintErrors(template.toJSON())).toEqual([]);
   });
 
-  test('describes what the given mount targets leave out: a dual-stack one\'s IPv6 address', () => {
-    new MountTargetsReady(stack, 'Ready', {
-      fileSystem: imported, vpc,
-      mountTargets: [{ mountTargetId: 'fsmt-0123456789abcdef0', availabilityZone: 'us-east-1a', ipAddressType: MountTargetIpAddressType.DUAL_STACK, ipAddress: '10.0.1.25' }],
-    });
+  const dualStackMountTarget = { mountTargetId: 'fsmt-0123456789abcdef0', availabilityZone: 'us-east-1a', ipAddressType: MountTargetIpAddressType.DUAL_STACK, ipAddress: '10.0.1.25' };
+
+  test('describes what the given mount targets leave out: a dual-stack one\'s IPv6 address, which it may reach', () => {
+    const dualStackVpc = new ec2.Vpc(stack, 'DualStackVpc', { maxAzs: 2, natGateways: 1, ipProtocol: ec2.IpProtocol.DUAL_STACK });
+    new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc: dualStackVpc, mountTargets: [dualStackMountTarget] });
     const template = Template.fromStack(stack);
     template.hasResourceProperties(GATE, {
       MountTargets: [{ MountTargetId: 'fsmt-0123456789abcdef0', AvailabilityZone: 'us-east-1a', IpAddressType: 'DUAL_STACK', IpAddress: '10.0.1.25' }],
     });
     expect(JSON.stringify(template.toJSON())).toContain('elasticfilesystem:DescribeMountTargets');
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.onEvent', VpcConfig: Match.objectLike({ Ipv6AllowedForDualStack: true }) });
+  });
+
+  test('fails when a dual-stack mount target\'s gate would run in subnets without IPv6, naming vpcSubnets', () => {
+    expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, mountTargets: [dualStackMountTarget] })).toThrow(
+      'MountTargetsReady(Test/Ready): vpcSubnets must be dual-stack subnets of the mount targets\' VPC (Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), '
+      + 'but Test/Vpc/PrivateSubnet1 has no IPv6 CIDR, Test/Vpc/PrivateSubnet2 has no IPv6 CIDR, got ["Test/Vpc/PrivateSubnet1","Test/Vpc/PrivateSubnet2"].');
+  });
+
+  test('IPv4-only mount targets: the function sends no IPv6 traffic', () => {
+    new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc });
+    const [fn] = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function', { Properties: { Handler: 'index.onEvent' } }));
+    expect(fn.Properties.VpcConfig.Ipv6AllowedForDualStack).toBeUndefined();
   });
 
   test('needs no EFS API when every mount target is given whole', () => {
@@ -245,9 +268,16 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
     expect(JSON.stringify(template.toJSON())).not.toContain('"FromPort":443');
   });
 
-  test('fails when the time limit is past 50 minutes', () => {
-    expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, timeLimit: Duration.minutes(55) }))
-      .toThrow(/MountTargetsReady\(Test\/Ready\): timeLimit \(seconds\) must be whole seconds from 1 to 3000 .*got 3300/);
+  test('takes a time limit of 13 minutes, its function then having 14', () => {
+    new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, timeLimit: Duration.minutes(13) });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties(GATE, { TimeLimitSeconds: '780', ServiceTimeout: '1140' });
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.onEvent', Timeout: 840 });
+  });
+
+  test('fails when the time limit is past 13 minutes (the wait fits one invocation)', () => {
+    expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, timeLimit: Duration.minutes(14) }))
+      .toThrow(/MountTargetsReady\(Test\/Ready\): timeLimit \(seconds\) must be whole seconds from 1 to 780 .*got 840/);
   });
 
   test('fails when mountTargets is empty', () => {

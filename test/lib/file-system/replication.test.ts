@@ -54,7 +54,7 @@ describe('to a new file system', () => {
   test('fails when the One Zone destination\'s zone is not in its Region', () => {
     expect(() => new SharedFileSystem(stack, 'Files', {
       vpc, replicationConfiguration: efs.ReplicationConfiguration.oneZoneFileSystem('us-west-2', 'eu-west-1a'),
-    })).toThrow('SharedFileSystem: replicationConfiguration: availabilityZone must be a zone of the destination Region us-west-2, got "eu-west-1a".');
+    })).toThrow('SharedFileSystem(Source/Files): replicationConfiguration: availabilityZone must be a zone of the destination Region us-west-2, got "eu-west-1a".');
   });
 
   test('no role and no extra policy statement within one account', () => {
@@ -176,7 +176,7 @@ describe('the destination\'s side', () => {
 
   test('fails when the source account is not an account id', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc, replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED });
-    expect(() => files.acceptReplicationFrom('prod')).toThrow('SharedFileSystem.acceptReplicationFrom: sourceAccount must be a 12-digit AWS account id, got "prod".');
+    expect(() => files.acceptReplicationFrom('prod')).toThrow('SharedFileSystem(Source/Files).acceptReplicationFrom: sourceAccount must be a 12-digit AWS account id, got "prod".');
   });
 });
 

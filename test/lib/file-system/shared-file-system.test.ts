@@ -260,7 +260,7 @@ describe('validation', () => {
       ['relative', 'app'], ['with ..', '/app/../etc'], ['with an empty part', '/app//x'], ['with a trailing slash', '/app/'],
     ])('fails when the path is %s', (_, path) => {
       expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path })))
-        .toThrow(`SharedFileSystem.addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "${path}".`);
+        .toThrow(`SharedFileSystem(Test/Files).addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "${path}".`);
     });
 
     test('fails when the path is longer than 100 characters', () => {
@@ -354,7 +354,7 @@ describe('mountOnLambda', () => {
 
   test('fails when the mount path is outside /mnt/', () => {
     expect(() => files.mountOnLambda(newFunction(), ap, { mountPath: '/data' }))
-      .toThrow(`SharedFileSystem.mountOnLambda(Test/Fn): mountPath must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
+      .toThrow(`SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): mountPath must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
   });
 
   test('fails when the thread pool size is above libuv\'s 1024', () => {
@@ -485,7 +485,7 @@ describe('One Zone\'s Availability Zone', () => {
 
   test('fails when availabilityZone is given without oneZone', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, availabilityZone: 'us-east-1b' }))
-      .toThrow('SharedFileSystem: availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone "us-east-1b" without oneZone.');
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone "us-east-1b" without oneZone.');
   });
 
   test('fails when vpcSubnets names two zones', () => {
@@ -500,7 +500,7 @@ describe('One Zone\'s Availability Zone', () => {
 
   test('fails when the zone is not one of the VPC\'s', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-west-2a' }))
-      .toThrow('SharedFileSystem: availabilityZone must be one of the VPC\'s zones (us-east-1a, us-east-1b, us-east-1c), got "us-west-2a".');
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone must be one of the VPC\'s zones (us-east-1a, us-east-1b, us-east-1c), got "us-west-2a".');
   });
 });
 
@@ -565,14 +565,14 @@ describe('fileSystemPolicy, merged with the secure defaults', () => {
       fileSystemPolicy: new iam.PolicyDocument({
         statements: [new iam.PolicyStatement({ sid: 'DenyWithoutTls', principals: [reader()], actions: ['elasticfilesystem:ClientMount'] })],
       }),
-    })).toThrow('SharedFileSystem: fileSystemPolicy statement DenyWithoutTls: Sid DenyWithoutTls is the secure defaults\' own; choose another, got "DenyWithoutTls".');
+    })).toThrow('SharedFileSystem(Test/Files): fileSystemPolicy statement DenyWithoutTls: Sid DenyWithoutTls is the secure defaults\' own; choose another, got "DenyWithoutTls".');
   });
 
   test('fails when a statement has no principal', () => {
     expect(() => new SharedFileSystem(stack, 'Files', {
       vpc,
       fileSystemPolicy: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ['elasticfilesystem:ClientMount'] })] }),
-    })).toThrow('SharedFileSystem: fileSystemPolicy statement 0: a file system policy statement needs a principal (Principal or NotPrincipal), got none.');
+    })).toThrow('SharedFileSystem(Test/Files): fileSystemPolicy statement 0: a file system policy statement needs a principal (Principal or NotPrincipal), got none.');
   });
 });
 
@@ -598,6 +598,6 @@ describe('addAccessPointWithOptions (aws-efs\'s AccessPointOptions)', () => {
   test('checks them as addAccessPoint checks a preset', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => files.addAccessPointWithOptions('Ap', { path: 'reports' }))
-      .toThrow(`SharedFileSystem.addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "reports".`);
+      .toThrow(`SharedFileSystem(Test/Files).addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "reports".`);
   });
 });

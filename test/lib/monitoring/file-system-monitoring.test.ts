@@ -7,7 +7,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { AccessPointPreset, AlarmThreshold, EfsMetricName, EfsPricing, FileSystemAlarmOptions, FileSystemMonitoring, MonitoringOptions, SeedEngine, SeedSource, SharedFileSystem } from '../../../lib';
+import { Construct } from 'constructs';
+import { AccessPointPreset, AlarmThreshold, EfsMetricName, EfsPricing, FileSystemAlarmOptions, FileSystemMonitoring, FileSystemSeed, MonitoringOptions, SeedEngine, SeedSource, SharedFileSystem } from '../../../lib';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from '../../helpers/metric-math';
 import { CANARY_SMALL_OPERATIONS } from '../../../lib/probe/canary';
@@ -509,7 +510,7 @@ describe('seeds', () => {
     expect([namespace, name]).toEqual(['CdkEfsKit', 'SeedFilesWritten']);
     // The dimensions Powertools publishes: its `service`, and the seed's construct path.
     expect(Object.fromEntries([[dimensions[0], dimensions[1]], [dimensions[2], dimensions[3]]])).toEqual({ service: 'cdk-efs-kit-seed', Seed: 'Test/Files/Content' });
-    const a = alarm('SeedFailures0');
+    const a = alarm('SeedFailuresContent');
     // Errors of the function that starts the copy, and of the one that resumes it (the time limit running out included).
     const none = { 'SeedFilesFailed:Sum': [NaN], 'id:seed_errors': [NaN], 'id:resume_errors': [NaN] };
     expect(alarmFires(a, { ...none, 'id:seed_errors': [1] })).toBe(true);
@@ -528,7 +529,7 @@ describe('seeds', () => {
     const rule = Object.values(Template.fromStack(stack).findResources('AWS::Events::Rule'))[0].Properties;
     expect(rule.EventPattern).toMatchObject({ 'source': ['aws.datasync'], 'detail-type': ['DataSync Task Execution State Change'], 'detail': { State: ['ERROR'] } });
     expect(rule.EventPattern.resources[0].prefix['Fn::Join'][1]).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/Task/), 'TaskArn'] }, '/execution/']);
-    const a = alarm('SeedFailures0');
+    const a = alarm('SeedFailuresImport');
     expect(alarmFires(a, { 'MatchedEvents:Sum': [1] })).toBe(true);
     expect(alarmFires(a, { 'MatchedEvents:Sum': [NaN] })).toBe(false);
     // DataSync's own metric for the task, whether or not the deploy waits for it.
@@ -543,12 +544,41 @@ describe('seeds', () => {
     const bucket = new s3.Bucket(stack, 'Bucket');
     files.addSeed('Import', { accessPoint: ap, source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap() });
     files.addMonitoring('Monitoring');
-    const a = alarm('SeedFailures0');
+    const a = alarm('SeedFailuresImport');
     const none = { 'SeedFilesFailed:Sum': [NaN], 'ExecutionsFailed:Sum': [NaN], 'ExecutionsTimedOut:Sum': [NaN], 'ExecutionsAborted:Sum': [NaN] };
     expect(alarmFires(a, none)).toBe(false);
     for (const metric of ['SeedFilesFailed:Sum', 'ExecutionsFailed:Sum', 'ExecutionsTimedOut:Sum', 'ExecutionsAborted:Sum']) {
       expect(alarmFires(a, { ...none, [metric]: [1] })).toBe(true);
     }
+  });
+});
+
+describe('alarm ids', () => {
+  test('a seed\'s and a probe\'s alarms are named by their construct ids: adding one before them leaves their logical ids as they were', () => {
+    const idsWith = (seedsFirst: string[]) => {
+      stack = new Stack(new App(), 'Test');
+      vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+      const files = new SharedFileSystem(stack, 'Files', { vpc });
+      const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+      for (const id of seedsFirst) files.addSeed(id, { accessPoint: web, source: SeedSource.asset(siteDir), targetPath: `/${id}` });
+      files.addSeed('Content', { accessPoint: web, source: SeedSource.asset(siteDir), targetPath: '/content' });
+      files.addProbe('Probe');
+      files.addMonitoring('Monitoring');
+      return Object.keys(alarms()).filter((id) => id.includes('SeedFailuresContent') || id.includes('ProbeFailuresProbe'));
+    };
+    const before = idsWith([]);
+    expect(before).toHaveLength(2);
+    expect(idsWith(['Assets'])).toEqual(before);
+  });
+
+  test('two seeds with one id under different scopes are told apart by their paths', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    const a = new FileSystemSeed(new Construct(stack, 'A'), 'Content', { fileSystem: files, accessPoint: web, source: SeedSource.asset(siteDir), targetPath: '/a' });
+    const b = new FileSystemSeed(new Construct(stack, 'B'), 'Content', { fileSystem: files, accessPoint: web, source: SeedSource.asset(siteDir), targetPath: '/b' });
+    files.addMonitoring('Monitoring', { seeds: [a, b] });
+    expect(Object.keys(alarms()).filter((id) => id.includes('SeedFailures')).map((id) => id.replace(/[A-F0-9]{8}$/, '')).sort())
+      .toEqual(['FilesMonitoringSeedFailuresTestAContent', 'FilesMonitoringSeedFailuresTestBContent']);
   });
 });
 
@@ -572,7 +602,7 @@ describe('probes', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     files.addProbe('Probe');
     files.addMonitoring('Monitoring');
-    const a = alarm('ProbeFailures0');
+    const a = alarm('ProbeFailuresProbe');
     expect(alarmFires(a, { 'ProbeFailures:Sum': [1], 'Errors:Sum': [NaN] })).toBe(true);
     expect(alarmFires(a, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [1] })).toBe(true);
     expect(alarmFires(a, { 'ProbeFailures:Sum': [0], 'Errors:Sum': [0] })).toBe(false);
@@ -583,7 +613,7 @@ describe('probes', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     files.addProbe('Probe', { canary: { interval: Duration.minutes(10) } });
     files.addMonitoring('Monitoring');
-    const a = alarm('ProbeLatency0');
+    const a = alarm('ProbeLatencyProbe');
     expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric.MetricName)).toEqual(Array(CANARY_SMALL_OPERATIONS.length).fill('LatencyP99'));
     expect(a.Metrics!.filter((m) => m.MetricStat).every((m) => m.MetricStat!.Period === 600)).toBe(true);
     CANARY_SMALL_OPERATIONS.forEach((_, slow) => {
@@ -600,7 +630,7 @@ describe('probes', () => {
     files.addProbe('Metadata', { canary: { interval: Duration.minutes(5), request: { scenarios: { metadata: { files: 16 } } } } });
     files.addProbe('Throughput', { canary: { interval: Duration.minutes(5), request: { scenarios: { 'block-sync': {} } } } });
     files.addMonitoring('Monitoring');
-    const a = alarm('ProbeLatency0');
+    const a = alarm('ProbeLatencyMetadata');
     const scenarioOf = (metric: object) => (metric as { Dimensions: Array<{ Name: string; Value: unknown }> }).Dimensions.find((d) => d.Name === 'Scenario')!.Value;
     expect(a.Metrics!.filter((m) => m.MetricStat).map((m) => scenarioOf(m.MetricStat!.Metric))).toEqual(['metadata', 'metadata', 'metadata']);
     expect(alarmFires(a, p99([60, 70, 80], 2, 3))).toBe(true);
@@ -613,8 +643,8 @@ describe('probes', () => {
     files.addProbe('Manual');
     files.addProbe('Canary', { canary: { interval: Duration.minutes(5) } });
     files.addMonitoring('Monitoring', { alarms: { probeLatencyP99: AlarmThreshold.duration(Duration.millis(20)) } });
-    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency')).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringProbeLatency1']);
-    const a = alarm('ProbeLatency1');
+    expect(Object.keys(alarms()).filter((id) => id.includes('ProbeLatency')).map((id) => id.replace(/[A-F0-9]{8}$/, ''))).toEqual(['FilesMonitoringProbeLatencyCanary']);
+    const a = alarm('ProbeLatencyCanary');
     expect(a.Threshold).toBe(20);
     expect(alarmFires(a, p99([25, 25, 25]))).toBe(true);
 

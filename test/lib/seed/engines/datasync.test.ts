@@ -110,6 +110,17 @@ test('the EFS location is created after the NFS rules between DataSync\'s securi
   expect(on).toEqual(expect.arrayContaining(rules));
 });
 
+test('the EFS location waits for the file system\'s readiness gate: the task made from it creates network interfaces in its subnet and mounts from them', () => {
+  seedWithDataSync();
+  const { on, resources } = dependsOn('AWS::DataSync::LocationEFS');
+  const gates = Object.keys(resources).filter((id) => resources[id].Type === 'Custom::CdkEfsKitMountTargetsReady');
+  expect(gates).toHaveLength(1);
+  expect(on).toContain(gates[0]);
+  // The task, and so the deploy-time run, come after the location.
+  expect(Object.values<any>(resources).find((r) => r.Type === 'AWS::DataSync::Task').Properties.DestinationLocationArn['Fn::GetAtt'][0])
+    .toBe(Object.keys(resources).find((id) => resources[id].Type === 'AWS::DataSync::LocationEFS'));
+});
+
 test('copies no ownership: the access point sets the owner, and verifying a copied owner would fail', () => {
   // DataSync user guide, "Providing DataSync access to Amazon EFS file systems": through an access point
   // that enforces a user, copied ownership is replaced by the access point's, and verification fails.

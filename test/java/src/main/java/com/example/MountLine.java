@@ -1,6 +1,6 @@
 package com.example;
 
-import io.github.cdkefskit.MountOptions;
+import io.github.cdkefskit.NfsMountOptions;
 import io.github.cdkefskit.MountType;
 
 /**
@@ -9,6 +9,6 @@ import io.github.cdkefskit.MountType;
  */
 public final class MountLine {
     public static void main(final String[] args) {
-        System.out.println(MountOptions.recommendedNfs().toFstabLine("fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/", "/mnt/efs", MountType.NFS4));
+        System.out.println(NfsMountOptions.recommendedNfs().toFstabLine("fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/", "/mnt/efs", MountType.NFS4));
     }
 }

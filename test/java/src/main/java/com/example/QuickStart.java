@@ -2,12 +2,12 @@ package com.example;
 
 import io.github.cdkefskit.AccessPointPreset;
 import io.github.cdkefskit.AlarmThreshold;
-import io.github.cdkefskit.EcsMountOptions;
 import io.github.cdkefskit.EfsMetrics;
 import io.github.cdkefskit.FileSystemAlarmOptions;
 import io.github.cdkefskit.IoKind;
-import io.github.cdkefskit.LambdaMountOptions;
 import io.github.cdkefskit.MonitoringOptions;
+import io.github.cdkefskit.MountOnEcsOptions;
+import io.github.cdkefskit.MountOnLambdaOptions;
 import io.github.cdkefskit.ProbeCanaryOptions;
 import io.github.cdkefskit.ProbeOptions;
 import io.github.cdkefskit.SeedOptions;
@@ -50,7 +50,7 @@ public final class QuickStart {
                 .code(Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/jobs');"))
                 .vpc(vpc)
                 .build();
-        files.mountOnLambda(fn, jobs, LambdaMountOptions.builder().mountPath("/mnt/jobs").build());
+        files.mountOnLambda(fn, jobs, MountOnLambdaOptions.builder().mountPath("/mnt/jobs").build());
 
         // An nginx service on Fargate that serves /web, read-only.
         Cluster cluster = Cluster.Builder.create(stack, "Cluster").vpc(vpc).build();
@@ -63,7 +63,7 @@ public final class QuickStart {
                 .cluster(cluster).taskDefinition(task).minHealthyPercent(100)
                 .circuitBreaker(DeploymentCircuitBreaker.builder().rollback(true).build())
                 .build();
-        files.mountOnEcsService(service, web, EcsMountOptions.builder().containerPath("/usr/share/nginx/html").readOnly(true).build());
+        files.mountOnEcsService(service, web, MountOnEcsOptions.builder().containerPath("/usr/share/nginx/html").readOnly(true).build());
 
         // Copy ./site onto /web at deploy time, before the service starts.
         var content = files.addSeed("Content", SeedOptions.builder().accessPoint(web).source(SeedSource.asset("site")).build());

@@ -1,4 +1,5 @@
 import { RECOMMENDED_NFS_OPTIONS } from './contract/recommended-nfs-options';
+import { ValidationError } from '../core/validation-error';
 
 /**
  * NFS mount options as data: the set Amazon EFS recommends, rendered to an fstab line or a
@@ -21,17 +22,21 @@ export enum MountType {
   NFS4 = 'nfs4',
 }
 
-/** A list of mount options (`-o`), checked against the ones EFS advises against. */
-export class MountOptions {
+/**
+ * The options of an NFS mount (`mount -o`, an fstab line), amazon-efs-utils' included, checked
+ * against the ones EFS advises against. Not to be confused with what a mountOn* helper takes
+ * (MountOnLambdaOptions, MountOnEcsOptions, MountOnEc2Options).
+ */
+export class NfsMountOptions {
   /**
    * The NFS options EFS recommends: NFSv4.1, 1 MiB I/O, hard mounts with 60 s timeouts, no reserved ports.
    *
    * @example
-   * const fstab = MountOptions.recommendedNfs().toFstabLine('fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/', '/mnt/efs', MountType.NFS4);
+   * const fstab = NfsMountOptions.recommendedNfs().toFstabLine('fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/', '/mnt/efs', MountType.NFS4);
    * // fs-0123456789abcdef0.efs.us-east-1.amazonaws.com:/ /mnt/efs nfs4 nfsvers=4.1,rsize=1048576,...,_netdev,nofail 0 0
    */
-  public static recommendedNfs(): MountOptions {
-    return new MountOptions([...RECOMMENDED_NFS_OPTIONS]);
+  public static recommendedNfs(): NfsMountOptions {
+    return new NfsMountOptions([...RECOMMENDED_NFS_OPTIONS]);
   }
 
   /**
@@ -41,13 +46,13 @@ export class MountOptions {
    * @example
    * host.userData.addCommands(
    *   'mkdir -p /mnt/web',
-   *   MountOptions.efsUtils({ accessPointId: web.accessPointId }).toMountCommand(`${files.fileSystemId}:/`, '/mnt/web', MountType.EFS),
+   *   NfsMountOptions.efsUtils({ accessPointId: web.accessPointId }).toMountCommand(`${files.fileSystemId}:/`, '/mnt/web', MountType.EFS),
    * );
    */
-  public static efsUtils(options: EfsUtilsMountOptions = {}): MountOptions {
+  public static efsUtils(options: EfsUtilsMountOptions = {}): NfsMountOptions {
     const list = ['tls', 'iam'];
     if (options.accessPointId) list.push(`accesspoint=${options.accessPointId}`);
-    return new MountOptions(list);
+    return new NfsMountOptions(list);
   }
 
   /** Options that make a boot-time fstab entry safe: wait for the network, and never block boot if EFS is unreachable. */
@@ -60,19 +65,19 @@ export class MountOptions {
   constructor(options: string[]) {
     for (const option of options) {
       if (!/^[A-Za-z0-9_.-]+(=[^\s,]+)?$/.test(option)) {
-        throw new Error(`MountOptions: '${option}' is not a mount option (expected name or name=value, no spaces or commas).`);
+        throw new ValidationError(`NfsMountOptions: '${option}' is not a mount option (expected name or name=value, no spaces or commas).`);
       }
       const reason = DISCOURAGED[option];
-      if (reason) throw new Error(`MountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
+      if (reason) throw new ValidationError(`NfsMountOptions: '${option}' is advised against on Amazon EFS: it ${reason}.`);
     }
     this.options = [...options];
   }
 
   /** A copy with `extra` added, replacing options of the same name (`timeo=300` replaces `timeo=600`). */
-  public withOverrides(...extra: string[]): MountOptions {
+  public withOverrides(...extra: string[]): NfsMountOptions {
     const name = (o: string) => o.split('=')[0];
     const replaced = new Set(extra.map(name));
-    return new MountOptions([...this.options.filter((o) => !replaced.has(name(o))), ...extra]);
+    return new NfsMountOptions([...this.options.filter((o) => !replaced.has(name(o))), ...extra]);
   }
 
   /** Comma-separated, as `-o` and fstab take them. */
@@ -82,7 +87,7 @@ export class MountOptions {
 
   /** An /etc/fstab line that mounts at boot without blocking it (`_netdev,nofail` added). */
   public toFstabLine(device: string, mountPoint: string, mountType: MountType): string {
-    return `${device} ${mountPoint} ${mountType} ${this.withOverrides(...MountOptions.FSTAB_BOOT)} 0 0`;
+    return `${device} ${mountPoint} ${mountType} ${this.withOverrides(...NfsMountOptions.FSTAB_BOOT)} 0 0`;
   }
 
   /** A `mount` command line. */
@@ -91,7 +96,7 @@ export class MountOptions {
   }
 }
 
-/** Options for [MountOptions.efsUtils](#cdk-efs-kit.MountOptions.efsUtils). */
+/** Options for [NfsMountOptions.efsUtils](#cdk-efs-kit.NfsMountOptions.efsUtils). */
 export interface EfsUtilsMountOptions {
   /**
    * Mount through this access point (`accesspoint=fsap-...`).
@@ -99,3 +104,10 @@ export interface EfsUtilsMountOptions {
    */
   readonly accessPointId?: string;
 }
+
+/**
+ * The NFS mount options' former name.
+ *
+ * @deprecated use NfsMountOptions (renamed so that it is told apart from the mountOn* helpers' options)
+ */
+export class MountOptions extends NfsMountOptions {}
