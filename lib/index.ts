@@ -12,6 +12,7 @@ export * from './seed/seed-engine';
 export * from './seed/seed-engine-options';
 export * from './monitoring/efs-metrics';
 export * from './monitoring/alarm-threshold';
+export * from './monitoring/alarm-options';
 export * from './monitoring/file-system-monitoring';
 export * from './probe/probe-request';
 export * from './probe/benchmark-probe';

@@ -1,4 +1,4 @@
-import { Annotations, Arn, ArnFormat, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -9,100 +9,17 @@ import { PROBE_METRIC } from '../probe/contract/metric-names';
 import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
 import { BenchmarkProbe, LatencyPercentile } from '../probe/benchmark-probe';
 import type { FileSystemSeed } from '../seed/file-system-seed';
-import { AlarmThreshold } from './alarm-threshold';
 import { SeedEngineKind } from '../seed/seed-engine-options';
 import { EfsPricing } from '../cost/efs-pricing';
 import type { SpendModel } from './spend-math';
-import { addSpendRow, SpendAlarmSettings } from './spend-row';
-import { addReplicationRow, ReplicationWatch } from './replication-row';
+import { addSpendRow } from './spend-row';
+import { addReplicationRow } from './replication-row';
+import { FileSystemAlarmOptions } from './alarm-options';
+import { AlarmSettings, alarmSettings } from './alarm-settings';
+import { declaredSettings, DeclaredSettings } from './declared-settings';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
 import { brand, hasBrand } from '../core/type-brand';
-import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
-
-/**
- * The alarms of a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring): each has a default threshold, and
- * `AlarmThreshold.off()` turns it off.
- */
-export interface FileSystemAlarmOptions {
-  /**
-   * Percent of the permitted throughput in use for 15 minutes (MeteredIOBytes over
-   * PermittedThroughput), as `AlarmThreshold.percent(n)`. Past 80% for that long, the next peak is
-   * throttled.
-   * @default AlarmThreshold.percent(80)
-   */
-  readonly throughputUtilization?: AlarmThreshold;
-  /**
-   * PercentIOLimit (General Purpose mode) for 15 minutes, as `AlarmThreshold.percent(n)`. AWS
-   * recommends 100; at 95 there is still time to act.
-   * @default AlarmThreshold.percent(95)
-   */
-  readonly percentIOLimit?: AlarmThreshold;
-  /**
-   * Bursting only: alarm when, at the rate of the last hour, the burst credits run out within this
-   * time, as `AlarmThreshold.duration(d)` (1 hour to under 30 days). The early warning AWS's own
-   * `BurstCreditBalance <= 0` alarm lacks.
-   * @default AlarmThreshold.duration(Duration.hours(24))
-   */
-  readonly creditsRunOutWithin?: AlarmThreshold;
-  /**
-   * Bursting only: BurstCreditBalance (Minimum) at or below this for 15 minutes, as
-   * `AlarmThreshold.size(s)`: throughput is at the baseline already (AWS's recommended alarm, at 0).
-   * @default AlarmThreshold.size(Size.bytes(0))
-   */
-  readonly burstCreditFloor?: AlarmThreshold;
-  /**
-   * Alarm when fewer clients than this are connected for 5 minutes (ClientConnections), as
-   * `AlarmThreshold.count(n)`, e.g. the number of tasks that should have the file system mounted.
-   * @default AlarmThreshold.off() - a file system may be idle
-   */
-  readonly minimumClientConnections?: AlarmThreshold;
-  /**
-   * Alarm when a seed (passed in `seeds`) fails to copy files or fails a run.
-   * @default true
-   */
-  readonly seedFailures?: boolean;
-  /**
-   * Probes with a canary (passed in `probes`): alarm when the p99 latency of the slowest small
-   * operation (open+close, stat, create, a 1 KiB file write) is above this in 2 of 3 canary runs,
-   * as `AlarmThreshold.duration(d)`. This is the latency a web application or CMS feels per file
-   * it touches.
-   * @default AlarmThreshold.duration(Duration.millis(50))
-   */
-  readonly probeLatencyP99?: AlarmThreshold;
-  /**
-   * Alarm when a probe (passed in `probes`) fails: a scenario failed or hit errors, a request was
-   * refused, or the function failed.
-   * @default true
-   */
-  readonly probeFailures?: boolean;
-  /**
-   * Alarm when the projected daily spend is above this budget in 2 of the last 3 hours, as
-   * `AlarmThreshold.usd(n)`: the last hour's data access (Elastic) 24 times, plus a day of
-   * Provisioned throughput and of storage by class, at the monitoring's `pricing`. A spend alarm:
-   * not part of `unhealthyAlarm`, but of `spendAlarm`.
-   * @default AlarmThreshold.off() - the budget is yours to give
-   */
-  readonly dailySpendLimit?: AlarmThreshold;
-  /**
-   * Elastic only: alarm when MeteredIOBytes per hour is above the upper edge of its CloudWatch
-   * anomaly detection band in 2 of 3 hours, as `AlarmThreshold.standardDeviations(n)` (the band's
-   * width). CloudWatch learns the band from the file system's own history (up to two weeks, daily
-   * and weekly patterns included), so there is no budget to choose: it fires when access is far
-   * above normal, e.g. a job re-reading the same files in a loop. A spend alarm, as `dailySpendLimit`.
-   * Bursting and Provisioned do not bill access per GB: setting it for them is an error.
-   * @default AlarmThreshold.standardDeviations(3) with Elastic throughput, else off
-   */
-  readonly dataAccessAnomaly?: AlarmThreshold;
-  /**
-   * A replicating file system: alarm when TimeSinceLastSync (seconds since the last sync to the
-   * destination) stays above this for 15 minutes, as `AlarmThreshold.duration(d)` (at least 5
-   * minutes). EFS aims for 15 minutes on most file systems, so the default alarms on a stall, not on
-   * a busy hour. Setting it for a file system that does not replicate is an error.
-   * @default AlarmThreshold.duration(Duration.hours(1)) when the file system replicates, else off
-   */
-  readonly replicationLag?: AlarmThreshold;
-}
 
 /** What [SharedFileSystem.addMonitoring](#cdk-efs-kit.SharedFileSystem.addMonitoring) takes: a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)'s settings, the file system aside. */
 export interface MonitoringOptions {
@@ -182,18 +99,6 @@ export interface FileSystemMonitoringProps extends MonitoringOptions {
   readonly replicationDestinationFileSystemId?: string;
 }
 
-/** The alarm settings with their defaults applied and checked: undefined is off. */
-interface AlarmSettings extends SpendAlarmSettings {
-  readonly throughputUtilization?: number;
-  readonly percentIOLimit?: number;
-  readonly creditsRunOutWithin?: Duration;
-  readonly burstCreditFloor?: Size;
-  readonly minimumClientConnections?: number;
-  readonly seedFailures: boolean;
-  readonly probeLatencyP99?: Duration;
-  readonly probeFailures: boolean;
-  readonly replicationLag?: Duration;
-}
 
 /**
  * A CloudWatch dashboard and alarms for an EFS file system, built on the metrics and the metric math
@@ -498,98 +403,4 @@ function alarmKeyOf(construct: IConstruct, all: IConstruct[]): string {
   const alphanumeric = (s: string) => s.replace(/[^A-Za-z0-9]/g, '');
   const shared = all.filter((c) => alphanumeric(c.node.id) === alphanumeric(construct.node.id)).length > 1;
   return alphanumeric(shared ? construct.node.path : construct.node.id);
-}
-
-/** What a file system defined in this app (SharedFileSystem or efs.FileSystem) declares, if visible. */
-interface DeclaredSettings {
-  readonly throughputMode?: efs.ThroughputMode;
-  readonly performanceMode?: efs.PerformanceMode;
-  readonly provisionedMibps?: number;
-  readonly oneZone: boolean;
-  /** Set when it replicates. */
-  readonly replication?: ReplicationWatch;
-}
-
-function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
-  const cfn = fileSystem.node.defaultChild;
-  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return { oneZone: false };
-  return {
-    replication: declaredReplication(cfn),
-    // CloudFormation's default is Bursting.
-    throughputMode: (cfn.throughputMode as efs.ThroughputMode | undefined) ?? efs.ThroughputMode.BURSTING,
-    performanceMode: (cfn.performanceMode as efs.PerformanceMode | undefined) ?? efs.PerformanceMode.GENERAL_PURPOSE,
-    provisionedMibps: cfn.provisionedThroughputInMibps,
-    // A One Zone file system names its Availability Zone.
-    oneZone: cfn.availabilityZoneName !== undefined,
-  };
-}
-
-/** The replication a file system defined in this app declares; the destination by its id, also when it is named by its ARN (cross-account). */
-function declaredReplication(cfn: efs.CfnFileSystem): ReplicationWatch | undefined {
-  const config = cfn.replicationConfiguration as efs.CfnFileSystem.ReplicationConfigurationProperty | undefined;
-  const destinations = config?.destinations as efs.CfnFileSystem.ReplicationDestinationProperty[] | undefined;
-  if (!destinations || destinations.length === 0) return undefined;
-  const id = destinations[0].fileSystemId;
-  if (id === undefined || Token.isUnresolved(id) || !id.startsWith('arn:')) return { destinationFileSystemId: id };
-  return { destinationFileSystemId: Arn.split(id, ArnFormat.SLASH_RESOURCE_NAME).resourceName };
-}
-
-/**
- * The alarm settings with their defaults, each checked for its unit and range; a threshold for an
- * alarm the file system's modes do not have is an error, not ignored.
- */
-function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode, replicates: boolean): AlarmSettings {
-  const prop = (name: string) => `alarms.${name}`;
-  const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
-  for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
-    if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
-      throw new ValidationError(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`, scope);
-    }
-  }
-  if (given(o.dataAccessAnomaly) && throughputMode !== efs.ThroughputMode.ELASTIC) {
-    throw new ValidationError(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`, scope);
-  }
-  if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
-    throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
-  }
-  if (given(o.replicationLag) && !replicates) {
-    throw new ValidationError(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got ${o.replicationLag}.`, scope);
-  }
-  const replicationLag = (o.replicationLag ?? (replicates ? AlarmThreshold.duration(Duration.hours(1)) : AlarmThreshold.off()))._duration(where, prop('replicationLag'));
-  if (replicationLag) check(replicationLag.toSeconds() >= 300, where, prop('replicationLag'), replicationLag.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)', scope);
-  const percent = (name: string, threshold: AlarmThreshold) => {
-    const value = threshold._percent(where, prop(name));
-    if (value !== undefined) check(value > 0 && value <= 100, where, prop(name), value, 'must be a percentage above 0 and at most 100', scope);
-    return value;
-  };
-  const creditsRunOutWithin = (o.creditsRunOutWithin ?? AlarmThreshold.duration(Duration.hours(24)))._duration(where, prop('creditsRunOutWithin'));
-  if (creditsRunOutWithin) {
-    const hours = creditsRunOutWithin.toSeconds() / 3600;
-    check(hours >= 1 && hours < 720, where, prop('creditsRunOutWithin'), creditsRunOutWithin.toHumanString(), 'must be from 1 hour to under 30 days', scope);
-  }
-  const minimumClientConnections = (o.minimumClientConnections ?? AlarmThreshold.off())._count(where, prop('minimumClientConnections'));
-  if (minimumClientConnections !== undefined) {
-    check(Number.isInteger(minimumClientConnections) && minimumClientConnections >= 1 && minimumClientConnections <= 25000,
-      where, prop('minimumClientConnections'), minimumClientConnections, 'must be an integer from 1 to 25,000 (the EFS connection limit)', scope);
-  }
-  const above0 = (name: string, value: number | undefined, problem: string) => {
-    if (value !== undefined) check(Number.isFinite(value) && value > 0, where, prop(name), value, problem, scope);
-    return value;
-  };
-  const elastic = throughputMode === efs.ThroughputMode.ELASTIC;
-  return {
-    throughputUtilization: percent('throughputUtilization', o.throughputUtilization ?? AlarmThreshold.percent(80)),
-    percentIOLimit: percent('percentIOLimit', o.percentIOLimit ?? AlarmThreshold.percent(95)),
-    creditsRunOutWithin,
-    burstCreditFloor: (o.burstCreditFloor ?? AlarmThreshold.size(Size.bytes(0)))._size(where, prop('burstCreditFloor')),
-    minimumClientConnections,
-    seedFailures: o.seedFailures ?? true,
-    probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
-    probeFailures: o.probeFailures ?? true,
-    replicationLag,
-    dailySpendLimitUsd: above0('dailySpendLimit', (o.dailySpendLimit ?? AlarmThreshold.off())._usd(where, prop('dailySpendLimit')), 'must be a budget in US dollars above 0'),
-    dataAccessAnomalyStdDevs: above0('dataAccessAnomaly',
-      (o.dataAccessAnomaly ?? (elastic ? AlarmThreshold.standardDeviations(3) : AlarmThreshold.off()))._standardDeviations(where, prop('dataAccessAnomaly')),
-      'must be a band width above 0 standard deviations'),
-  };
 }
