@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { copyBatch as copy, BatchEvent } from './batch-worker';
 import { isComplete as resume, onEvent as start } from './custom-resource';
+import { countingFailedRuns } from './metrics';
 import type { SeedEvent } from './seed-event';
 import { s3Client } from './sources/s3-client';
 
@@ -9,6 +10,6 @@ const s3 = s3Client();
 
 const deps = (context: Context) => ({ s3, remainingMs: () => context.getRemainingTimeInMillis() });
 
-export const onEvent = (event: SeedEvent, context: Context) => start(event, deps(context));
-export const isComplete = (event: SeedEvent, context: Context) => resume(event, deps(context));
+export const onEvent = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => start(event, deps(context)));
+export const isComplete = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => resume(event, deps(context)));
 export const copyBatch = (event: BatchEvent, context: Context) => copy(event, deps(context));

@@ -142,7 +142,10 @@ export class FileSystemSeed extends Construct {
     return hasBrand(x, 'FileSystemSeed');
   }
 
-  /** The seed function (single-function engine), or the batch worker (Distributed Map engine). */
+  /**
+   * The seed function (single-function engine: shared by the seeds of the stack that mount the same
+   * access point with the same settings), or the batch worker (Distributed Map engine).
+   */
   public readonly function?: lambda.Function;
   /** The custom resource whose completion means the content is in place. */
   public readonly resource: CustomResource;
@@ -194,6 +197,7 @@ export class FileSystemSeed extends Construct {
 
     const wiring = engine._wire({
       seed: this, where: this.where, engine: String(engine), props, source, settings, filesFailed: this.metricFilesFailed(),
+      runsFailed: this.seedMetric(SEED_METRIC.runsFailed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM),
     });
     this.function = wiring.function;
     this.resource = wiring.resource;

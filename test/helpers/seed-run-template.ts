@@ -51,7 +51,8 @@ function synth(variant: SeedRunVariant): SeedRunTemplate {
   });
   const template = Template.fromStack(stack);
   const [run] = Object.values<any>(template.findResources(RUN_TYPES[variant.engine]));
-  const functions = Object.values<any>(template.findResources('AWS::Lambda::Function'));
+  // The run's handlers, which the seeds of the stack share (the file system's readiness gate has an onEvent too).
+  const functions = Object.entries<any>(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('CdkEfsKitSeed')).map(([, f]) => f);
   const roleOf = (handler: string) => functions.find((f) => f.Properties.Handler === handler)?.Properties.Role['Fn::GetAtt'][0];
   return {
     stack,

@@ -13,4 +13,6 @@ export const SEED_METRIC = {
   failed: 'SeedFilesFailed',
   duration: 'SeedDuration',
   rate: 'SeedFilesPerSecond',
+  /** Requests of the seed's custom resource that failed: a failed slice, the time limit, a newer request taking over. */
+  runsFailed: 'SeedRunsFailed',
 } as const;

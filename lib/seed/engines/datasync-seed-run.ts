@@ -10,7 +10,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IDependable } from 'constructs';
 import { DataSyncEngineOptions, DataSyncVerifyMode } from '../seed-engine-options';
-import { deployTimeRun } from '../../core/deploy-time-run';
+import { sharedSeedProvider } from './shared-seed-provider';
+import type { DeployTimeProvider } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { dependOnRulesBetween } from '../../core/security-group-rules';
@@ -195,38 +196,53 @@ export class DataSyncSeedRun extends Construct {
   }
 
   private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
-    const code = handlerCode('seed-datasync-run');
     const executions = `${this.task.attrTaskArn}/execution/*`;
-    const run = deployTimeRun(this, {
-      newFunction: (id, handler) => {
-        const fn = new lambda.Function(this, id, {
-          runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
-        });
-        acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
-        return fn;
-      },
-      onEventId: 'StartExecution',
-      isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
-      queryInterval: Duration.seconds(30),
-      resourceId: 'Run',
+    const handlers = runHandlers(this, props);
+    const run = handlers.addResource(this, 'Run', {
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
       properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger, Target: props.target },
     });
-    // onEvent starts an execution tagged with its source, place and request (tagging at start needs
-    // TagResource, DataSync's tag-on-create rule), unless one for the same source and place is still
-    // going or this request started the latest; it cancels those a deploy started for another (a
+    // The handlers serve every DataSync seed of the file system: each seed adds its own task to their
+    // policies. onEvent starts an execution tagged with its source, place and request (tagging at start
+    // needs TagResource, DataSync's tag-on-create rule), unless one for the same source and place is
+    // still going or this request started the latest; it cancels those a deploy started for another (a
     // newer request wins, a rollback included), and a Delete cancels what still runs.
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution', 'datasync:DescribeTask'], resources: [this.task.attrTaskArn] }));
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({
+    handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:StartTaskExecution', 'datasync:DescribeTask'], resources: [this.task.attrTaskArn] }));
+    handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({
       actions: ['datasync:TagResource', 'datasync:ListTagsForResource', 'datasync:CancelTaskExecution', 'datasync:DescribeTaskExecution'],
       resources: [executions],
     }));
-    // ListTaskExecutions supports no resource-level permissions (Service Authorization Reference): the
-    // request names the task, and the handler acts only on what it lists.
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:ListTaskExecutions'], resources: ['*'] }));
-    acknowledgeWildcard(run.onEvent, '*', 'datasync:ListTaskExecutions supports no resource-level permissions; the handler lists only the seed task\'s executions.');
     // isComplete polls the execution, and cancels it when the deploy's time limit runs out.
-    run.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], resources: [executions] }));
-    return run.resource;
+    handlers.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], resources: [executions] }));
+    for (const fn of [handlers.onEvent, handlers.isComplete]) {
+      if (fn) acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
+    }
+    return run;
   }
+}
+
+/**
+ * The functions that start and await DataSync executions, with their Provider: one set per file
+ * system (and whether the deploy waits) in the seed's stack, whatever the task.
+ */
+function runHandlers(scope: Construct, props: DataSyncSeedRunProps): DeployTimeProvider {
+  return sharedSeedProvider(scope, {
+    kind: 'DataSyncRun',
+    key: { fileSystem: props.fileSystem.node.path, waits: props.waitForCompletion },
+    newFunction: (parent, id, handler) => {
+      const fn = new lambda.Function(parent, id, {
+        runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('seed-datasync-run'), handler, timeout: Duration.minutes(1), memorySize: 256,
+      });
+      if (handler === 'index.onEvent') {
+        // ListTaskExecutions supports no resource-level permissions (Service Authorization Reference): the
+        // request names the task, and the handler acts only on what it lists.
+        fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:ListTaskExecutions'], resources: ['*'] }));
+        acknowledgeWildcard(fn, '*', 'datasync:ListTaskExecutions supports no resource-level permissions; the handler lists only the seed tasks\' executions.');
+      }
+      return fn;
+    },
+    onEventId: 'StartExecution',
+    isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
+    queryInterval: Duration.seconds(30),
+  });
 }

@@ -12,7 +12,8 @@ import type { SeedResourceProperties } from '../contract/resource-properties';
 import { folderPrefix } from '../contract/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
 import type { ISharedFileSystem } from '../../file-system/shared-file-system-base';
-import { deployTimeRun } from '../../core/deploy-time-run';
+import { sharedSeedProvider } from './shared-seed-provider';
+import type { DeployTimeProvider } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import { acknowledgeFunction, acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { grantPrefixRead } from '../seed-grants';
@@ -178,31 +179,42 @@ export class DistributedMapSeedRun extends Construct {
   private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {
     const stack = this.stateMachine.stack;
     const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${this.stateMachine.stateMachineName}:*`;
-    const code = handlerCode('seed-distributed-map-run');
-    const run = deployTimeRun(this, {
-      newFunction: (id, handler) => new lambda.Function(this, id, {
-        runtime: lambda.Runtime.NODEJS_22_X, code, handler, timeout: Duration.minutes(1), memorySize: 256,
-      }),
-      onEventId: 'StartExecution',
-      isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
-      queryInterval: Duration.seconds(30),
-      resourceId: 'Run',
+    const handlers = runHandlers(this, props);
+    const run = handlers.addResource(this, 'Run', {
       resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
       properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger, Target: props.target },
     });
-    this.stateMachine.grantStartExecution(run.onEvent);
-    // onEvent follows a running execution of the same source and place, stops those of another
-    // (a newer request wins, a rollback included), and a Delete stops what still runs.
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:ListExecutions'], resources: [this.stateMachine.stateMachineArn] }));
-    run.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StopExecution'], resources: [executions] }));
-    acknowledgeWildcard(run.onEvent, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
-    if (run.isComplete) {
-      run.isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
-      acknowledgeWildcard(run.isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    // The handlers serve every Distributed Map seed of the file system: each seed adds its own state
+    // machine to their policies. onEvent follows a running execution of the same source and place,
+    // stops those of another (a newer request wins, a rollback included), and a Delete stops what still runs.
+    this.stateMachine.grantStartExecution(handlers.onEvent);
+    handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:ListExecutions'], resources: [this.stateMachine.stateMachineArn] }));
+    handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StopExecution'], resources: [executions] }));
+    acknowledgeWildcard(handlers.onEvent, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
+    if (handlers.isComplete) {
+      handlers.isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
+      acknowledgeWildcard(handlers.isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
     }
     // The execution starts child executions and reads S3 with the role's policies, which aws-cdk
     // keeps apart from the state machine (they name it): they must exist before the first run.
-    run.resource.node.addDependency(this.stateMachine);
-    return run.resource;
+    run.node.addDependency(this.stateMachine);
+    return run;
   }
+}
+
+/**
+ * The functions that start and await the state machine's executions, with their Provider: one set
+ * per file system (and whether the deploy waits) in the seed's stack, whatever the state machine.
+ */
+function runHandlers(scope: Construct, props: DistributedMapSeedRunProps): DeployTimeProvider {
+  return sharedSeedProvider(scope, {
+    kind: 'DistributedMapRun',
+    key: { fileSystem: props.fileSystem.node.path, waits: props.waitForCompletion },
+    newFunction: (parent, id, handler) => new lambda.Function(parent, id, {
+      runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('seed-distributed-map-run'), handler, timeout: Duration.minutes(1), memorySize: 256,
+    }),
+    onEventId: 'StartExecution',
+    isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
+    queryInterval: Duration.seconds(30),
+  });
 }

@@ -25,13 +25,15 @@ export interface SeedWiringContext {
   readonly settings: SeedResourceProperties;
   /** The seed's own `SeedFilesFailed` metric, for engines that publish it. */
   readonly filesFailed: cloudwatch.IMetric;
+  /** The seed's own `SeedRunsFailed` metric: requests of its custom resource that the seed handler failed. */
+  readonly runsFailed: cloudwatch.IMetric;
 }
 
 /** What an engine built. */
 export interface SeedWiring {
   /** The custom resource whose completion means the content is in place. */
   readonly resource: CustomResource;
-  /** The function that copies (single function), or the batch worker (Distributed Map). */
+  /** The function that copies (single function, shared by the seeds on its access point), or the batch worker (Distributed Map). */
   readonly function?: lambda.Function;
   /** Metrics that count this seed's failures, by their id in the seed's `metricFailures` expression. */
   readonly failureMetrics: Record<string, cloudwatch.IMetric>;

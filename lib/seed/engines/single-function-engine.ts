@@ -2,12 +2,12 @@ import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { functionSize, requireS3Route } from './engine-requirements';
 import type { EngineWiring, SeedWiringContext } from './seed-wiring';
+import { sharedSeedProvider } from './shared-seed-provider';
 import { DEPLOY_TIME_LIMIT_SECONDS } from '../../core/contract/deploy-time-limit';
-import { deployTimeRun } from '../../core/deploy-time-run';
+import type { DeployTimeProvider } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
 import type { SingleFunctionEngineOptions } from '../seed-engine-options';
 import { grantSourceRead } from '../seed-grants';
-import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
 /** SeedEngine.singleFunction(): onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
 export function singleFunctionEngine(options: SingleFunctionEngineOptions): EngineWiring {
@@ -17,43 +17,51 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
         + 'to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync()',
     },
     wire: (context) => {
-      const run = runInOneFunction(context, options);
-      const period = { period: DEFAULT_METRIC_PERIOD };
-      const failureMetrics = {
-        files_failed: context.filesFailed,
-        seed_errors: run.onEvent.metricErrors(period),
-        // A slice that fails, or the time limit running out, fails in the resume function.
-        resume_errors: run.isComplete!.metricErrors(period),
-      };
+      const { seed, props, settings, source } = context;
+      const handlers = seedHandlers(context, options);
+      for (const fn of [handlers.onEvent, handlers.isComplete!]) grantSourceRead(fn, source);
+      const resource = handlers.addResource(seed, 'Resource', { resourceType: 'Custom::CdkEfsKitSeed', properties: { ...settings } });
+      // The seed's own wait for its mount targets, whoever made the functions it shares.
+      resource.node.addDependency(props.fileSystem.mountTargetsAvailable, props.fileSystem.mountTargetsReady);
       requireS3Route(context, 'the seed functions');
-      return { resource: run.resource, function: run.onEvent, failureMetrics };
+      // The functions serve every seed on the access point: their Errors are not this seed's, its own failures are.
+      const failureMetrics = { files_failed: context.filesFailed, runs_failed: context.runsFailed };
+      return { resource, function: handlers.onEvent, failureMetrics };
     },
   };
 }
 
-function runInOneFunction(context: SeedWiringContext, options: SingleFunctionEngineOptions) {
+/**
+ * The seed function and its resume function, with their Provider, shared by the seeds of the stack
+ * that mount the same access point of the same file system with the same mount path, thread pool,
+ * size and timeout (everything the functions are built from; the VPC placement is the file system's).
+ */
+function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineOptions): DeployTimeProvider {
   const { seed, props, settings } = context;
-  return deployTimeRun(seed, {
-    newFunction: (id, handler) => {
-      const fn = new lambda.Function(seed, id, {
+  const size = functionSize(context, options);
+  const timeout = options.timeout ?? Duration.minutes(15);
+  return sharedSeedProvider(seed, {
+    kind: 'SingleFunction',
+    key: {
+      fileSystem: props.fileSystem.node.path, accessPoint: props.accessPoint.node.path, mountPath: settings.MountPath,
+      threadPoolSize: settings.Concurrency, memoryMiB: size.memorySize, ...size.environment, timeoutSeconds: timeout.toSeconds(),
+    },
+    newFunction: (scope, id, handler) => {
+      const fn = new lambda.Function(scope, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
         code: handlerCode('seed'),
         handler,
-        ...functionSize(context, options),
-        timeout: options.timeout ?? Duration.minutes(15),
+        ...size,
+        timeout,
         vpc: props.fileSystem.vpc,
         vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-        description: `cdk-efs-kit seed ${seed.node.path}`,
+        description: `cdk-efs-kit seed handler for the seeds through ${props.accessPoint.node.path}`,
       });
       props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: settings.MountPath, threadPoolSize: Number(settings.Concurrency) });
-      grantSourceRead(fn, context.source);
       return fn;
     },
     onEventId: 'Function',
     isCompleteId: 'ResumeFunction',
     queryInterval: Duration.seconds(10),
-    resourceId: 'Resource',
-    resourceType: 'Custom::CdkEfsKitSeed',
-    properties: { ...settings },
   });
 }

@@ -237,6 +237,45 @@ describe('on a local disk', () => {
     expect(response).toMatchObject({ Status: 'SUCCESS' });
     expect(content(placeOf(root, deploy))).toEqual(removes ? {} : treeDigest(SOURCES.v1));
   });
+
+  test('an Update whose only change is the ServiceToken (the seed moved onto shared handlers) claims nothing and copies nothing', async () => {
+    const cfn = new Stackish(root);
+    const deploy: Deploy = { removeOnDelete: true };
+    expect(await cfn.create(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // The place's state: the manifest (what was copied) and the claim (which request owns the place).
+    const state = path.join(placeOf(root, deploy), '.cdk-efs-kit');
+    const before = treeDigest(state);
+    const request = cfn.request('Update', deploy, deploy);
+    const moved = {
+      ...request,
+      ResourceProperties: { ...request.ResourceProperties, ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:Test-CdkEfsKitSeedSingleFunction-onEvent' },
+      OldResourceProperties: { ...request.OldResourceProperties, ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:Test-FilesContentProvider-onEvent' },
+    };
+    expect(await cfn.deliver(moved)).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: cfn.physicalId, Data: { Complete: 'true' } });
+    expect(treeDigest(state)).toEqual(before);
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+  });
+
+  test('two seeds on one access point served by the same handler: each fills and keeps its own place', async () => {
+    // One handler module for both resources, as one shared function serves both: its requests
+    // alternate between the two (a warm Lambda environment keeps module state between invocations;
+    // concurrent ones run in environments of their own). Each resource has its own requests and physical id.
+    const site = new Stackish(root);
+    const docs = new Stackish(root);
+    const siteDeploy: Deploy = { targetPath: '/site', removeOnDelete: true };
+    const docsDeploy: Deploy = { targetPath: '/docs', removeOnDelete: true, prune: true };
+    expect(await site.create(siteDeploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await docs.create(docsDeploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(site.physicalId).not.toBe(docs.physicalId);
+    expect(content(placeOf(root, siteDeploy))).toEqual(treeDigest(SOURCES.v1));
+    expect(content(placeOf(root, docsDeploy))).toEqual(treeDigest(SOURCES.v1));
+    // One seed's new source (pruned), then the other's Delete: neither touches the other's place.
+    expect(await docs.update({ ...docsDeploy, version: 'v2' }, docsDeploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, siteDeploy))).toEqual(treeDigest(SOURCES.v1));
+    expect(await site.remove(siteDeploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, siteDeploy))).toEqual({});
+    expect(content(placeOf(root, docsDeploy))).toEqual(treeDigest(SOURCES.v2));
+  });
 });
 
 describeWithFuse('on efs-sim, with copies that take several slices', () => {

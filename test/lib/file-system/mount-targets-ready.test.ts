@@ -100,7 +100,7 @@ describe('clients depend on the gate', () => {
     const template = Template.fromStack(stack);
     template.resourceCountIs(GATE, 1);
     const [gate] = gateIds(template);
-    const seedFunctions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('FilesContent') && !id.includes('Provider'));
+    const seedFunctions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([id]) => id.startsWith('CdkEfsKitSeedSingleFunction') && !id.includes('Provider'));
     expect(seedFunctions.length).toBeGreaterThan(0);
     for (const [, fn] of seedFunctions) expect(fn.DependsOn).toContain(gate);
     expect(files.mountTargetsReady).toBe(files.mountTargetsReady);

@@ -511,10 +511,10 @@ describe('seeds', () => {
     // The dimensions Powertools publishes: its `service`, and the seed's construct path.
     expect(Object.fromEntries([[dimensions[0], dimensions[1]], [dimensions[2], dimensions[3]]])).toEqual({ service: 'cdk-efs-kit-seed', Seed: 'Test/Files/Content' });
     const a = alarm('SeedFailuresContent');
-    // Errors of the function that starts the copy, and of the one that resumes it (the time limit running out included).
-    const none = { 'SeedFilesFailed:Sum': [NaN], 'id:seed_errors': [NaN], 'id:resume_errors': [NaN] };
-    expect(alarmFires(a, { ...none, 'id:seed_errors': [1] })).toBe(true);
-    expect(alarmFires(a, { ...none, 'id:resume_errors': [1] })).toBe(true);
+    // Requests of this seed that its handler failed (the time limit running out included): the seed's own
+    // metric, as the functions serve every seed on the access point.
+    const none = { 'SeedFilesFailed:Sum': [NaN], 'SeedRunsFailed:Sum': [NaN] };
+    expect(alarmFires(a, { ...none, 'SeedRunsFailed:Sum': [1] })).toBe(true);
     expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [3] })).toBe(true);
     expect(alarmFires(a, { ...none, 'SeedFilesFailed:Sum': [0] })).toBe(false);
     expect(alarmFires(a, none)).toBe(false);

@@ -65,7 +65,8 @@ function synth(prefix: string, engine: SeedEngine) {
   const template = Template.fromStack(stack);
   const names = { [stack.getLogicalId(bucket.node.defaultChild as s3.CfnBucket)]: 'arn:aws:s3:::lake' };
   const of = (handler: string) => {
-    const fn = Object.values<any>(template.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === handler);
+    // The seed's functions mount the file system (its readiness gate's onEvent does not).
+    const fn = Object.values<any>(template.findResources('AWS::Lambda::Function')).find((f) => f.Properties.Handler === handler && f.Properties.FileSystemConfigs);
     return statementsOf(template, roleOf(fn), names);
   };
   return { template, names, of };
