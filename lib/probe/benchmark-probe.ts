@@ -20,7 +20,10 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
-import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
+import { checkGateSubnets } from '../file-system/gate-subnets';
+import { MountTargetIpAddressType } from '../file-system/mount-targets-ready';
+import { isSharedFileSystem, isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
+import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
@@ -43,7 +46,10 @@ export interface ProbeOptions {
    */
   readonly accessPoint?: efs.IAccessPoint;
   /**
-   * Subnets for the function, with a route to the mount targets.
+   * Subnets for the function, with a route to the mount targets. Where the mount targets have IPv6
+   * addresses (DUAL_STACK, IPV6_ONLY), dual-stack subnets in zones with a mount target: the
+   * function then sends IPv6 (`ipv6AllowedForDualStack`). A SharedFileSystem with IPV6_ONLY mount
+   * targets needs it: Lambda cannot run in their IPv6-only subnets.
    * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets (isolated ones where none has egress)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
@@ -148,6 +154,21 @@ class ProbeMount extends lambda.FileSystem {
 }
 
 /**
+ * Refuses a placement from which the probe cannot reach mount targets with IPv6 addresses: Lambda
+ * runs only in subnets with IPv4, and reaches IPv6 addresses from dual-stack ones. A created
+ * SharedFileSystem's IPV6_ONLY mount targets are in IPv6-only subnets, so the default placement
+ * (theirs) cannot hold the function; an imported one's helper subnets are the user's own choice.
+ */
+function checkIpv6Placement(scope: Construct, where: string, files: ISharedFileSystem, vpc: ec2.IVpc, vpcSubnets: ec2.SubnetSelection | undefined): void {
+  if (!vpcSubnets && isSharedFileSystem(files) && files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
+    throw new ValidationError(`${where}: vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); `
+      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.', scope);
+  }
+  const subnets = vpc.selectSubnets(vpcSubnets ?? { subnets: files.mountTargetSubnets.subnets }).subnets;
+  checkGateSubnets(scope, where, 'vpcSubnets', subnets, true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
+}
+
+/**
  * A Lambda function that measures what applications feel on an EFS file system: the experiments of
  * published EFS benchmarks (file sizes, creates across directories, block size x sync, parallel writers,
  * small-file trees, 80/20 reads, metadata, locking), invoked with a JSON request and returning the
@@ -217,6 +238,8 @@ export class BenchmarkProbe extends Construct {
       PROBE_ACCESS_POINT_POSIX_USER: `${preset.posixUser!.uid}:${preset.posixUser!.gid}`,
     };
     const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
+    const reachesIpv6 = shared !== undefined && shared.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
+    if (shared && reachesIpv6) checkIpv6Placement(this, where, shared, vpc, props.vpcSubnets);
 
     this.function = new lambda.Function(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -227,6 +250,15 @@ export class BenchmarkProbe extends Construct {
       reservedConcurrentExecutions: reserved,
       vpc,
       vpcSubnets,
+      ipv6AllowedForDualStack: reachesIpv6 ? true : undefined,
+      // Where the mount targets have IPv6, a group that allows no outbound traffic but 2049 to them
+      // (the probe calls no AWS API), which the mount adds by group and so holds for both families;
+      // Lambda's default group allows all outbound IPv4 and no IPv6.
+      securityGroups: reachesIpv6 ? [new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc,
+        allowAllOutbound: false,
+        description: `cdk-efs-kit benchmark probe ${this.node.path}: TCP 2049 to the mount targets`,
+      })] : undefined,
       description: `cdk-efs-kit benchmark probe ${this.node.path}`,
       filesystem: shared ? undefined : new ProbeMount(props.fileSystem, this.accessPoint, MOUNT_PATH),
       environment: {
