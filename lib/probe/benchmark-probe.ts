@@ -20,10 +20,9 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
-import { checkGateSubnets } from '../file-system/gate-subnets';
+import { checkIpv6Placement } from '../file-system/function-placement';
 import { MountTargetIpAddressType } from '../file-system/mount-targets-ready';
-import { isSharedFileSystem, isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
-import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
+import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
@@ -151,21 +150,6 @@ class ProbeMount extends lambda.FileSystem {
       })],
     });
   }
-}
-
-/**
- * Refuses a placement from which the probe cannot reach mount targets with IPv6 addresses: Lambda
- * runs only in subnets with IPv4, and reaches IPv6 addresses from dual-stack ones. A created
- * SharedFileSystem's IPV6_ONLY mount targets are in IPv6-only subnets, so the default placement
- * (theirs) cannot hold the function; an imported one's helper subnets are the user's own choice.
- */
-function checkIpv6Placement(scope: Construct, where: string, files: ISharedFileSystem, vpc: ec2.IVpc, vpcSubnets: ec2.SubnetSelection | undefined): void {
-  if (!vpcSubnets && isSharedFileSystem(files) && files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
-    throw new ValidationError(`${where}: vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); `
-      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.', scope);
-  }
-  const subnets = vpc.selectSubnets(vpcSubnets ?? { subnets: files.mountTargetSubnets.subnets }).subnets;
-  checkGateSubnets(scope, where, 'vpcSubnets', subnets, true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
 }
 
 /**
