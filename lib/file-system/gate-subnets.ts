@@ -5,7 +5,8 @@ import { subnetFamilies } from '../core/subnets';
 import { check } from '../core/validate';
 
 /**
- * Checks the subnets the readiness gate's function runs in, where the app defines them. Lambda
+ * Checks the subnets a helper's function (the readiness gate's, the probe's, a mountOnLambda
+ * client's) runs in, where the app defines them. Lambda
  * cannot run in IPv6-only subnets, and reaches an IPv6 address only from a dual-stack subnet (with
  * ipv6AllowedForDualStack), so a gate that must reach IPv6 mount targets needs dual-stack subnets:
  * for IPV6_ONLY mount targets, other subnets than theirs. The file system's name resolves only in

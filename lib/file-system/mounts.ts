@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AccessLevel } from './access-level';
 import { IEc2Host, MountOnEc2Options, MountOnEcsOptions, MountOnLambdaOptions } from './client-mount-options';
 import { EFS_UTILS_MIN_IPV6_VERSION, renderEc2MountScript } from './ec2-mount-script';
+import { checkGateSubnets } from './gate-subnets';
 import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
 import { MountTargetIpAddressType } from './mount-targets-ready';
 import type { ISharedFileSystem } from './shared-file-system-base';
@@ -50,6 +51,9 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
     throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
+  }
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
+    checkGateSubnets(files, where, 'the function\'s vpcSubnets', knownSubnetsOf(cfn, files.vpc), true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
   }
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
@@ -161,6 +165,15 @@ function grantAddressFamilyLookup(files: ISharedFileSystem, host: IEc2Host): voi
   host.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [files.fileSystemArn] }));
   host.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['ec2:DescribeAvailabilityZones'], resources: ['*'] }));
   acknowledgeWildcard(host, '*', 'ec2:DescribeAvailabilityZones, which amazon-efs-utils needs to pick the address family, has no resource-level permissions.');
+}
+
+/** The function's subnets that are subnets of `vpc` the app knows (matched by resolved id); others are left out. */
+function knownSubnetsOf(cfn: lambda.CfnFunction, vpc: ec2.IVpc): ec2.ISubnet[] {
+  const stack = Stack.of(cfn);
+  const key = (value: unknown) => JSON.stringify(stack.resolve(value));
+  const vpcConfig = stack.resolve(cfn.vpcConfig) as { subnetIds?: unknown[] } | undefined;
+  const ids = new Set((vpcConfig?.subnetIds ?? []).map((id) => JSON.stringify(id)));
+  return [...vpc.publicSubnets, ...vpc.privateSubnets, ...vpc.isolatedSubnets].filter((s) => ids.has(key(s.subnetId)));
 }
 
 function ipv6AllowedForDualStack(cfn: lambda.CfnFunction): boolean {

@@ -20,6 +20,8 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ProbeOperation, ProbeRequest } from './probe-request';
+import { checkIpv6Placement } from '../file-system/function-placement';
+import { MountTargetIpAddressType } from '../file-system/mount-targets-ready';
 import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
@@ -43,7 +45,10 @@ export interface ProbeOptions {
    */
   readonly accessPoint?: efs.IAccessPoint;
   /**
-   * Subnets for the function, with a route to the mount targets.
+   * Subnets for the function, with a route to the mount targets. Where the mount targets have IPv6
+   * addresses (DUAL_STACK, IPV6_ONLY), dual-stack subnets in zones with a mount target: the
+   * function then sends IPv6 (`ipv6AllowedForDualStack`). A SharedFileSystem with IPV6_ONLY mount
+   * targets needs it: Lambda cannot run in their IPv6-only subnets.
    * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets (isolated ones where none has egress)
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
@@ -217,6 +222,8 @@ export class BenchmarkProbe extends Construct {
       PROBE_ACCESS_POINT_POSIX_USER: `${preset.posixUser!.uid}:${preset.posixUser!.gid}`,
     };
     const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
+    const reachesIpv6 = shared !== undefined && shared.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
+    if (shared && reachesIpv6) checkIpv6Placement(this, where, shared, vpc, props.vpcSubnets);
 
     this.function = new lambda.Function(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -227,6 +234,15 @@ export class BenchmarkProbe extends Construct {
       reservedConcurrentExecutions: reserved,
       vpc,
       vpcSubnets,
+      ipv6AllowedForDualStack: reachesIpv6 ? true : undefined,
+      // Where the mount targets have IPv6, a group that allows no outbound traffic but 2049 to them
+      // (the probe calls no AWS API), which the mount adds by group and so holds for both families;
+      // Lambda's default group allows all outbound IPv4 and no IPv6.
+      securityGroups: reachesIpv6 ? [new ec2.SecurityGroup(this, 'SecurityGroup', {
+        vpc,
+        allowAllOutbound: false,
+        description: `cdk-efs-kit benchmark probe ${this.node.path}: TCP 2049 to the mount targets`,
+      })] : undefined,
       description: `cdk-efs-kit benchmark probe ${this.node.path}`,
       filesystem: shared ? undefined : new ProbeMount(props.fileSystem, this.accessPoint, MOUNT_PATH),
       environment: {

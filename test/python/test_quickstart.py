@@ -3,9 +3,10 @@ import json
 import os
 
 import pytest
-from aws_cdk import App, Stack
+from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_efs as efs
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Match, Template
 from cdk_efs_kit import (
@@ -245,3 +246,158 @@ def test_an_efs_file_system_of_the_app_wrapped():
     plain = efs.FileSystem(stack, "Plain", vpc=vpc, encrypted=True)
     files = SharedFileSystem.from_file_system(stack, "PlainHelpers", plain, vpc=vpc)
     assert files.add_monitoring("Monitoring").throughput_mode == efs.ThroughputMode.BURSTING
+
+
+# Replication as aws-efs's users write it, from Python: efs.ReplicationConfiguration's factories on
+# SharedFileSystem's props, asserted on the synthesized template as test/lib/file-system/replication.test.ts does.
+SOURCE_ACCOUNT = "111111111111"
+DESTINATION_ACCOUNT = "222222222222"
+REPLICA_ID = "fs-0123456789abcdef0"
+REPLICA_ARN = f"arn:aws:elasticfilesystem:us-west-2:{DESTINATION_ACCOUNT}:file-system/{REPLICA_ID}"
+DESTINATION_ACTIONS = [
+    "elasticfilesystem:DescribeFileSystems", "elasticfilesystem:CreateReplicationConfiguration",
+    "elasticfilesystem:DescribeReplicationConfigurations", "elasticfilesystem:DeleteReplicationConfiguration",
+    "elasticfilesystem:ReplicationWrite",
+]
+
+
+def source_stack(name):
+    stack = Stack(App(), name, env=Environment(account=SOURCE_ACCOUNT, region="us-east-1"))
+    return stack, ec2.Vpc(stack, "Vpc", max_azs=2, nat_gateways=1)
+
+
+def file_system_properties(stack, prefix="Files"):
+    found = [r["Properties"] for logical_id, r in Template.from_stack(stack).find_resources("AWS::EFS::FileSystem").items() if logical_id.startswith(prefix)]
+    assert len(found) == 1
+    return found[0]
+
+
+def imported_by_arn(stack, arn):
+    return efs.FileSystem.from_file_system_attributes(
+        stack, "Replica", file_system_arn=arn,
+        security_group=ec2.SecurityGroup.from_security_group_id(stack, "ReplicaSg", "sg-0123456789abcdef0"))
+
+
+def test_replication_regional_in_the_stacks_region_and_in_another_with_a_key():
+    stack, vpc = source_stack("Regional")
+    SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.regional_file_system())
+    assert file_system_properties(stack)["ReplicationConfiguration"] == {"Destinations": [{"Region": "us-east-1"}]}
+
+    stack, vpc = source_stack("RegionalKey")
+    key = kms.Key(stack, "Key")
+    SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.regional_file_system("eu-west-1", key))
+    assert file_system_properties(stack)["ReplicationConfiguration"] == {
+        "Destinations": [{"Region": "eu-west-1", "KmsKeyId": stack.resolve(key.key_arn)}],
+    }
+
+
+def test_replication_to_a_new_one_zone_file_system_in_the_zone_given():
+    stack, vpc = source_stack("OneZone")
+    SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.one_zone_file_system("us-west-2", "us-west-2b"))
+    assert file_system_properties(stack)["ReplicationConfiguration"] == {"Destinations": [{"Region": "us-west-2", "AvailabilityZoneName": "us-west-2b"}]}
+
+
+def test_replication_to_a_one_zone_file_system_in_a_zone_of_another_region_fails_naming_it():
+    stack, vpc = source_stack("WrongZone")
+    with pytest.raises(Exception, match=r"replicationConfiguration: availabilityZone must be a zone of the destination Region us-west-2, got \"eu-west-1a\""):
+        SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.one_zone_file_system("us-west-2", "eu-west-1a"))
+
+
+def test_replication_to_an_existing_file_system_of_the_app_without_overwrite_protection():
+    stack, vpc = source_stack("Existing")
+    replica = SharedFileSystem(stack, "Replica", vpc=vpc, replication_overwrite_protection=efs.ReplicationOverwriteProtection.DISABLED)
+    files = SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.existing_file_system(replica))
+    assert file_system_properties(stack)["ReplicationConfiguration"] == {
+        "Destinations": [{"FileSystemId": stack.resolve(replica.file_system_id), "Region": "us-east-1"}],
+    }
+    assert stack.resolve(files.replication_destination_file_system_id) == stack.resolve(replica.file_system_id)
+    assert file_system_properties(stack, "Replica")["FileSystemProtection"] == {"ReplicationOverwriteProtection": "DISABLED"}
+    assert "FileSystemProtection" not in file_system_properties(stack)
+
+
+def test_replication_into_a_file_system_that_keeps_its_overwrite_protection_fails_naming_it():
+    stack, vpc = source_stack("Protected")
+    replica = SharedFileSystem(stack, "Replica", vpc=vpc)
+    with pytest.raises(Exception, match=r"the destination file system Protected/Replica must have replicationOverwriteProtection DISABLED .*got ENABLED"):
+        SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.existing_file_system(replica))
+
+
+def test_a_file_system_that_replicates_cannot_give_up_its_overwrite_protection():
+    stack, vpc = source_stack("Both")
+    with pytest.raises(Exception, match=r"replicationOverwriteProtection DISABLED makes a file system a replication destination"):
+        SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.regional_file_system(),
+                         replication_overwrite_protection=efs.ReplicationOverwriteProtection.DISABLED)
+
+
+def test_replication_across_accounts_the_role_efs_assumes_and_the_sources_policy():
+    stack, vpc = source_stack("CrossAccount")
+    SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.existing_file_system(imported_by_arn(stack, REPLICA_ARN)))
+    template = Template.from_stack(stack)
+    roles = template.find_resources("AWS::IAM::Role")
+    assert len(roles) == 1
+    role_id, role = next(iter(roles.items()))
+    properties = file_system_properties(stack)
+    # Across accounts EFS takes the destination by its ARN, with the role.
+    assert properties["ReplicationConfiguration"] == {
+        "Destinations": [{"FileSystemId": REPLICA_ARN, "Region": "us-west-2", "RoleArn": {"Fn::GetAtt": [role_id, "Arn"]}}],
+    }
+    assert role["Properties"]["AssumeRolePolicyDocument"]["Statement"] == [
+        {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": "elasticfilesystem.amazonaws.com"}},
+    ]
+    statements = role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    assert statements[0] == {"Effect": "Allow", "Action": DESTINATION_ACTIONS, "Resource": REPLICA_ARN}
+    assert statements[1]["Action"] == ["elasticfilesystem:ReplicationRead", "elasticfilesystem:DescribeFileSystems"]
+    assert f":elasticfilesystem:us-east-1:{SOURCE_ACCOUNT}:file-system/*" in json.dumps(statements[1]["Resource"])
+    # The destination account may end the replication; the TLS deny stays first.
+    policy = properties["FileSystemPolicy"]["Statement"]
+    assert [s.get("Sid") for s in policy] == ["DenyWithoutTls", "AllowDestinationAccountToDeleteReplication"]
+    assert policy[1]["Action"] == "elasticfilesystem:DeleteReplicationConfiguration"
+    assert f":iam::{DESTINATION_ACCOUNT}:root" in json.dumps(policy[1]["Principal"])
+
+
+def test_replication_across_accounts_the_destinations_policy():
+    stack = Stack(App(), "Destination", env=Environment(account=DESTINATION_ACCOUNT, region="us-west-2"))
+    replica = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2),
+                               replication_overwrite_protection=efs.ReplicationOverwriteProtection.DISABLED)
+    replica.accept_replication_from(SOURCE_ACCOUNT)
+    policy = file_system_properties(stack)["FileSystemPolicy"]["Statement"]
+    assert policy[1]["Sid"] == f"AllowReplicationFrom{SOURCE_ACCOUNT}"
+    assert policy[1]["Action"] == DESTINATION_ACTIONS
+    assert f":iam::{SOURCE_ACCOUNT}:root" in json.dumps(policy[1]["Principal"])
+    with pytest.raises(Exception, match=r"acceptReplicationFrom: sourceAccount must be a 12-digit AWS account id, got \"prod\""):
+        replica.accept_replication_from("prod")
+
+
+def test_the_replication_lag_alarm_on_both_dimensions_in_the_composite():
+    stack, vpc = source_stack("Lag")
+    replica = efs.FileSystem.from_file_system_attributes(
+        stack, "Replica", file_system_id=REPLICA_ID,
+        security_group=ec2.SecurityGroup.from_security_group_id(stack, "ReplicaSg", "sg-0123456789abcdef0"))
+    files = SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.existing_file_system(replica))
+    monitoring = files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(replication_lag=AlarmThreshold.duration(Duration.minutes(30))))
+    assert "replicationLag" in monitoring.alarms
+    template = Template.from_stack(stack)
+    template.has_resource_properties("AWS::CloudWatch::Alarm", {
+        "Namespace": "AWS/EFS", "MetricName": "TimeSinceLastSync", "Statistic": "Maximum", "Period": 300, "Threshold": 1800,
+        "Dimensions": [{"Name": "DestinationFileSystemId", "Value": REPLICA_ID}, {"Name": "FileSystemId", "Value": stack.resolve(files.file_system_id)}],
+    })
+    lag_id = next(i for i in template.find_resources("AWS::CloudWatch::Alarm") if i.startswith("FilesMonitoringReplicationLag"))
+    composite = next(iter(template.find_resources("AWS::CloudWatch::CompositeAlarm").values()))
+    assert lag_id in json.dumps(composite["Properties"]["AlarmRule"])
+
+
+def test_the_replication_lag_alarm_of_a_new_destination_queries_this_source():
+    stack, vpc = source_stack("NewLag")
+    files = SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.regional_file_system("us-west-2"))
+    files.add_monitoring("Monitoring")
+    lags = [a["Properties"] for i, a in Template.from_stack(stack).find_resources("AWS::CloudWatch::Alarm").items() if i.startswith("FilesMonitoringReplicationLag")]
+    assert len(lags) == 1
+    assert lags[0]["Threshold"] == 3600  # the default: an hour
+    assert 'SELECT MAX(TimeSinceLastSync) FROM SCHEMA(\\"AWS/EFS\\", DestinationFileSystemId, FileSystemId)' in json.dumps(lags[0]["Metrics"])
+
+
+def test_a_replication_lag_alarm_without_replication_fails_naming_it():
+    stack, vpc = source_stack("NoReplication")
+    files = SharedFileSystem(stack, "Files", vpc=vpc)
+    with pytest.raises(Exception, match=r"alarms.replicationLag applies to a replicating file system only"):
+        files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(replication_lag=AlarmThreshold.duration(Duration.hours(2))))

@@ -10,6 +10,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { AccessPointPreset, MountTargetIpAddressType, SharedFileSystem } from '../../../lib';
 import { EFS_UTILS_MIN_IPV6_VERSION, renderEc2MountScript } from '../../../lib/file-system/ec2-mount-script';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
+import { vpcWithEveryFamily } from '../../helpers/ipv6-vpc';
 
 let stack: Stack;
 
@@ -137,21 +138,9 @@ describe('IPv6-only mount targets', () => {
 
 describe('IPv6-only mount targets with the readiness gate in dual-stack subnets', () => {
   let vpc: ec2.Vpc;
-  /** A dual-stack VPC with two isolated groups: DualStack, and Ipv6Only (made IPv6-only) for the mount targets. */
+  /** Isolated groups DualStack, Ipv6Only (for the mount targets) and Ipv4Only. */
   beforeEach(() => {
-    vpc = new ec2.Vpc(stack, 'Vpc', {
-      maxAzs: 2, natGateways: 0, ipProtocol: ec2.IpProtocol.DUAL_STACK,
-      subnetConfiguration: [
-        { name: 'Public', subnetType: ec2.SubnetType.PUBLIC },
-        { name: 'DualStack', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
-        { name: 'Ipv6Only', subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
-      ],
-    });
-    for (const subnet of vpc.selectSubnets({ subnetGroupName: 'Ipv6Only' }).subnets) {
-      const cfn = subnet.node.defaultChild as ec2.CfnSubnet;
-      cfn.ipv6Native = true;
-      cfn.cidrBlock = undefined;
-    }
+    vpc = vpcWithEveryFamily(stack);
   });
   const newFiles = (readinessGateSubnets?: ec2.SubnetSelection) => new SharedFileSystem(stack, 'Files', {
     vpc, vpcSubnets: { subnetGroupName: 'Ipv6Only' }, ipAddressType: MountTargetIpAddressType.IPV6_ONLY, readinessGateSubnets,
@@ -174,6 +163,31 @@ describe('IPv6-only mount targets with the readiness gate in dual-stack subnets'
     expect(Object.values(template.findResources('AWS::Lambda::Function')).find((r) => r.Properties.Handler === 'index.handler')!.DependsOn)
       .toContain(Object.keys(template.findResources('Custom::CdkEfsKitMountTargetsReady'))[0]);
     expect(cfnLintErrors(template.toJSON())).toEqual([]);
+  });
+
+  test('fails when a Lambda client with ipv6AllowedForDualStack runs in IPv6-only subnets, where Lambda cannot', () => {
+    const files = newFiles({ subnetGroupName: 'DualStack' });
+    const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+    const fn = newFunction(vpc, { vpcSubnets: { subnetGroupName: 'Ipv6Only' }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
+    expect(() => files.mountOnLambda(fn, ap)).toThrow('SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the function\'s vpcSubnets must be dual-stack subnets of the mount targets\' VPC '
+      + '(Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/Ipv6OnlySubnet1 is IPv6-only, Test/Vpc/Ipv6OnlySubnet2 is IPv6-only, '
+      + 'got ["Test/Vpc/Ipv6OnlySubnet1","Test/Vpc/Ipv6OnlySubnet2"].');
+  });
+
+  test('fails when a Lambda client with ipv6AllowedForDualStack runs in subnets without an IPv6 CIDR', () => {
+    const files = newFiles({ subnetGroupName: 'DualStack' });
+    const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+    const fn = newFunction(vpc, { vpcSubnets: { subnetGroupName: 'Ipv4Only' }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
+    expect(() => files.mountOnLambda(fn, ap)).toThrow(/mountOnLambda\(Test\/Fn\): the function's vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR, Test\/Vpc\/Ipv4OnlySubnet2 has no IPv6 CIDR/);
+  });
+
+  test('does not check a Lambda client\'s subnets the app does not know (imported by id)', () => {
+    const files = newFiles({ subnetGroupName: 'DualStack' });
+    const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
+    const subnet = ec2.Subnet.fromSubnetAttributes(stack, 'Elsewhere', { subnetId: 'subnet-0123456789abcdef0', availabilityZone: 'us-east-1a' });
+    const fn = newFunction(vpc, { vpcSubnets: { subnets: [subnet] }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
+    files.mountOnLambda(fn, ap);
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', { VpcConfig: Match.objectLike({ SubnetIds: ['subnet-0123456789abcdef0'], Ipv6AllowedForDualStack: true }) });
   });
 
   test('fails when readinessGateSubnets are IPv6-only too, naming them', () => {

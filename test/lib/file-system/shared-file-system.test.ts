@@ -601,3 +601,61 @@ describe('addAccessPointWithOptions (aws-efs\'s AccessPointOptions)', () => {
       .toThrow(`SharedFileSystem(Test/Files).addAccessPoint('Ap'): path must be an absolute path without empty, '.' or '..' parts, got "reports".`);
   });
 });
+
+// The README's feature table says these carry over from efs.FileSystem unchanged: each row checked here
+// where no other test of this file does.
+describe('what efs.FileSystem has, as the README\'s feature table says', () => {
+  test('fileSystemName names the file system', () => {
+    new SharedFileSystem(stack, 'Files', { vpc, fileSystemName: 'shared-data' });
+    expect(onlyFileSystem().Properties.FileSystemTags).toEqual([{ Key: 'Name', Value: 'shared-data' }]);
+  });
+
+  test('securityGroup is the mount targets\' group, and the connections the helpers open', () => {
+    const sg = new ec2.SecurityGroup(stack, 'Sg', { vpc });
+    const files = new SharedFileSystem(stack, 'Files', { vpc, securityGroup: sg });
+    Template.fromStack(stack).allResourcesProperties('AWS::EFS::MountTarget', { SecurityGroups: [stack.resolve(sg.securityGroupId)] });
+    expect(files.connections.securityGroups).toEqual([sg]);
+  });
+
+  test('applyRemovalPolicy changes the file system\'s deletion policy', () => {
+    new SharedFileSystem(stack, 'Files', { vpc }).applyRemovalPolicy(RemovalPolicy.DESTROY);
+    expect([onlyFileSystem().DeletionPolicy, onlyFileSystem().UpdateReplacePolicy]).toEqual(['Delete', 'Delete']);
+  });
+
+  test('grant gives the actions named on the file system; grantRead gives ClientMount through mount targets', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const role = new iam.Role(stack, 'Role', { assumedBy: new iam.AccountRootPrincipal() });
+    files.grant(role, 'elasticfilesystem:DescribeMountTargets');
+    files.grantRead(role);
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          { Effect: 'Allow', Action: 'elasticfilesystem:DescribeMountTargets', Resource: stack.resolve(files.fileSystemArn) },
+          {
+            Effect: 'Allow', Action: 'elasticfilesystem:ClientMount', Resource: stack.resolve(files.fileSystemArn),
+            Condition: { Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' } },
+          },
+        ],
+      },
+    });
+  });
+
+  test('addToResourcePolicy adds to the file system policy, after the TLS deny', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const result = files.addToResourcePolicy(new iam.PolicyStatement({
+      sid: 'BackupReads', principals: [new iam.ServicePrincipal('backup.amazonaws.com')], actions: ['elasticfilesystem:ClientMount'],
+    }));
+    expect(result.statementAdded).toBe(true);
+    expect(onlyFileSystem().Properties.FileSystemPolicy.Statement.map((s: any) => s.Sid)).toEqual(['DenyWithoutTls', 'BackupReads']);
+  });
+
+  test('mountTargetsAvailable: what depends on it is created after every mount target', () => {
+    const files = new SharedFileSystem(stack, 'Files', { vpc });
+    const fn = newFunction();
+    fn.node.addDependency(files.mountTargetsAvailable);
+    const mountTargets = Object.keys(Template.fromStack(stack).findResources('AWS::EFS::MountTarget'));
+    expect(mountTargets).toHaveLength(2);
+    const [func] = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'));
+    expect(func.DependsOn).toEqual(expect.arrayContaining(mountTargets));
+  });
+});

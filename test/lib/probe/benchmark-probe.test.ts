@@ -4,8 +4,9 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { CANARY_REQUEST } from '../../../lib/probe/canary';
-import { AccessPointPreset, BenchmarkProbe, LatencyPercentile, SharedFileSystem } from '../../../lib';
-import { nagErrors } from '../../helpers/checks';
+import { AccessPointPreset, BenchmarkProbe, LatencyPercentile, MountTargetIpAddressType, SharedFileSystem } from '../../../lib';
+import { cfnLintErrors, nagErrors } from '../../helpers/checks';
+import { vpcWithEveryFamily } from '../../helpers/ipv6-vpc';
 
 let stack: Stack;
 let vpc: ec2.Vpc;
@@ -106,6 +107,95 @@ describe('on a SharedFileSystem', () => {
   test('has no unacknowledged cdk-nag findings', () => {
     files.addProbe('Probe', { canary: { interval: Duration.minutes(5) } });
     expect(nagErrors(stack)).toEqual([]);
+  });
+});
+
+describe('on mount targets with IPv6 addresses', () => {
+  let mixed: ec2.Vpc;
+  beforeEach(() => {
+    stack = new Stack(new App(), 'Test');
+    mixed = vpcWithEveryFamily(stack);
+  });
+  const ipv6Only = () => new SharedFileSystem(stack, 'Files', {
+    vpc: mixed, vpcSubnets: { subnetGroupName: 'Ipv6Only' }, ipAddressType: MountTargetIpAddressType.IPV6_ONLY, readinessGateSubnets: { subnetGroupName: 'DualStack' },
+  });
+  const subnetIds = (group: string) => mixed.selectSubnets({ subnetGroupName: group }).subnets.map((s) => stack.resolve(s.subnetId));
+  const probeSecurityGroup = () => ({ 'Fn::GetAtt': [Match.stringLikeRegexp('^FilesProbeSecurityGroup'), 'GroupId'] });
+  const probeSecurityGroupId = { 'Fn::GetAtt': [expect.stringMatching(/^FilesProbeSecurityGroup/), 'GroupId'] };
+
+  test('IPV6_ONLY: runs in the dual-stack vpcSubnets given, sending IPv6, with a group that reaches the mount targets on 2049 and nothing else', () => {
+    ipv6Only().addProbe('Probe', { vpcSubnets: { subnetGroupName: 'DualStack' } });
+    const [fn] = probeFunction();
+    expect(fn.Properties.VpcConfig).toEqual({ SubnetIds: subnetIds('DualStack'), SecurityGroupIds: [probeSecurityGroupId], Ipv6AllowedForDualStack: true });
+    // No inline egress: not all outbound, and not aws-cdk's "no traffic" placeholder, which its one
+    // egress rule replaces (CloudFormation drops a group's default allow-all rule with the first egress rule).
+    const [group] = Object.values(template().findResources('AWS::EC2::SecurityGroup', { Properties: { GroupDescription: Match.stringLikeRegexp('benchmark probe') } }));
+    expect(group.Properties.SecurityGroupEgress).toBeUndefined();
+    expect(Object.keys(template().findResources('AWS::EC2::SecurityGroupEgress', { Properties: { GroupId: probeSecurityGroup() } }))).toHaveLength(1);
+    template().hasResourceProperties('AWS::EC2::SecurityGroupEgress', {
+      GroupId: probeSecurityGroup(), DestinationSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^FilesEfsSecurityGroup'), 'GroupId'] }, FromPort: 2049, ToPort: 2049, IpProtocol: 'tcp',
+    });
+    template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { SourceSecurityGroupId: probeSecurityGroup(), FromPort: 2049, ToPort: 2049 });
+  });
+
+  test('IPV6_ONLY: synthesizes without warnings, cdk-nag and cfn-lint clean', () => {
+    mixed.addFlowLog('FlowLog');
+    ipv6Only().addProbe('Probe', { vpcSubnets: { subnetGroupName: 'DualStack' }, canary: { interval: Duration.minutes(15) } });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    expect(nagErrors(stack)).toEqual([]);
+    expect(cfnLintErrors(template().toJSON())).toEqual([]);
+  });
+
+  test('fails when the file system is IPV6_ONLY and vpcSubnets is left out (the default is the mount targets\' IPv6-only subnets)', () => {
+    const files = ipv6Only();
+    expect(() => files.addProbe('Probe')).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); '
+      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.');
+  });
+
+  test('fails when vpcSubnets are IPv6-only, naming them', () => {
+    const files = ipv6Only();
+    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv6Only' } })).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets must be dual-stack subnets of the mount targets\' VPC '
+      + '(Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/Ipv6OnlySubnet1 is IPv6-only, Test/Vpc/Ipv6OnlySubnet2 is IPv6-only, '
+      + 'got ["Test/Vpc/Ipv6OnlySubnet1","Test/Vpc/Ipv6OnlySubnet2"].');
+  });
+
+  test('fails when vpcSubnets have no IPv6 CIDR', () => {
+    const files = ipv6Only();
+    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv4Only' } })).toThrow(/vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR/);
+  });
+
+  test('fails when vpcSubnets are in a zone without a mount target', () => {
+    stack = new Stack(new App(), 'Zonal', { env: { account: '123456789012', region: 'us-east-1' } });
+    mixed = vpcWithEveryFamily(stack, 'Vpc', { maxAzs: undefined, availabilityZones: ['us-east-1a', 'us-east-1b'] });
+    const files = new SharedFileSystem(stack, 'Files', {
+      vpc: mixed, vpcSubnets: { subnetGroupName: 'Ipv6Only', availabilityZones: ['us-east-1a'] }, ipAddressType: MountTargetIpAddressType.IPV6_ONLY,
+      readinessGateSubnets: { subnetGroupName: 'DualStack', availabilityZones: ['us-east-1a'] },
+    });
+    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'DualStack' } })).toThrow(
+      /BenchmarkProbe\(Zonal\/Files\/Probe\): vpcSubnets must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/DualStackSubnet2 is in us-east-1b/);
+  });
+
+  test('DUAL_STACK: runs in the mount targets\' dual-stack subnets by default, sending IPv6, without the egress warning', () => {
+    new SharedFileSystem(stack, 'Files', { vpc: mixed, vpcSubnets: { subnetGroupName: 'DualStack' }, ipAddressType: MountTargetIpAddressType.DUAL_STACK }).addProbe('Probe');
+    expect(probeFunction()[0].Properties.VpcConfig).toEqual({ SubnetIds: subnetIds('DualStack'), SecurityGroupIds: [probeSecurityGroupId], Ipv6AllowedForDualStack: true });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+
+  test('IPV6_ONLY, imported: runs in the dual-stack vpcSubnets of its attributes by default', () => {
+    const imported = SharedFileSystem.fromFileSystemAttributes(stack, 'Files', {
+      fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+      vpc: mixed, vpcSubnets: { subnetGroupName: 'DualStack' }, mountTargetIpAddressType: MountTargetIpAddressType.IPV6_ONLY,
+    });
+    imported.addProbe('Probe');
+    const { VpcConfig } = probeFunction()[0].Properties;
+    expect([VpcConfig.SubnetIds, VpcConfig.Ipv6AllowedForDualStack]).toEqual([subnetIds('DualStack'), true]);
+  });
+
+  test('IPV4_ONLY: neither IPv6 nor a group of its own (Lambda\'s default one)', () => {
+    new SharedFileSystem(stack, 'Files', { vpc: mixed, vpcSubnets: { subnetGroupName: 'DualStack' } }).addProbe('Probe');
+    const { VpcConfig } = probeFunction()[0].Properties;
+    expect(VpcConfig.Ipv6AllowedForDualStack).toBeUndefined();
+    expect(VpcConfig.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^FilesProbeFunctionSecurityGroup/), 'GroupId'] }]);
   });
 });
 
