@@ -15,8 +15,12 @@ export interface SeedFunctionPlacement {
   readonly given: boolean;
   /** Whether the mount targets have IPv6 addresses (DUAL_STACK, IPV6_ONLY): the functions then send IPv6. */
   readonly reachesIpv6: boolean;
-  /** The subnets as the template names them: part of a shared provider's key, so seeds placed apart share nothing. */
-  readonly key: string;
+  /**
+   * The subnets as the template names them, for a shared provider's key, so seeds placed apart share
+   * nothing; undefined for the file system's own subnets, so a seed placed as before keeps its
+   * provider's id (CloudFormation refuses a custom resource a new ServiceToken).
+   */
+  readonly key?: string;
 }
 
 /**
@@ -35,7 +39,8 @@ export function seedFunctionPlacement(context: SeedWiringContext): SeedFunctionP
     checkGateSubnets(seed, where, 'vpcSubnets', subnets, false, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
   }
   const stack = Stack.of(seed);
-  const key = JSON.stringify(subnets.map((s) => stack.resolve(s.subnetId)));
+  const idsOf = (of: ec2.ISubnet[]) => JSON.stringify(of.map((s) => stack.resolve(s.subnetId)));
+  const key = idsOf(subnets) === idsOf(files.mountTargetSubnets.subnets) ? undefined : idsOf(subnets);
   return { subnets, given: props.vpcSubnets !== undefined, reachesIpv6, key };
 }
 

@@ -47,7 +47,7 @@ function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineO
     key: {
       fileSystem: props.fileSystem.node.path, accessPoint: props.accessPoint.node.path, mountPath: settings.MountPath,
       threadPoolSize: settings.Concurrency, memoryMiB: size.memorySize, ...size.environment, timeoutSeconds: timeout.toSeconds(),
-      subnets: placement.key,
+      ...(placement.key === undefined ? {} : { subnets: placement.key }),
     },
     newFunction: (scope, id, handler) => {
       const description = `cdk-efs-kit seed handler for the seeds through ${props.accessPoint.node.path}`;
