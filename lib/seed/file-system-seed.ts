@@ -1,5 +1,6 @@
 import { CustomResource, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -109,6 +110,17 @@ export interface SeedOptions {
    * @default true
    */
   readonly waitForCompletion?: boolean;
+  /**
+   * Subnets of the file system's VPC for the seed's functions (the single-function engine's, the
+   * Distributed Map's workers), in zones with a mount target, with a route to S3 (the seed reads its
+   * source there). Where the mount targets have IPv6 addresses (DUAL_STACK, IPV6_ONLY), dual-stack
+   * subnets: the functions then send IPv6 (`ipv6AllowedForDualStack`). A SharedFileSystem with
+   * IPV6_ONLY mount targets needs it: Lambda cannot run in their IPv6-only subnets. Seeds share their
+   * functions only when they run in the same subnets. Not for DataSync, which runs in a mount
+   * target's subnet.
+   * @default - the file system's mount target subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
 }
 
 /** Properties of a [FileSystemSeed](#cdk-efs-kit.FileSystemSeed). */

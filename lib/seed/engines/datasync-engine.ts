@@ -1,7 +1,8 @@
 import { Fn } from 'aws-cdk-lib';
 import { DataSyncSeedRun } from './datasync-seed-run';
 import { requireNonRootUser, requireObjects } from './engine-requirements';
-import { EngineWiring, targetOf } from './seed-wiring';
+import { EngineWiring, SeedWiringContext, targetOf } from './seed-wiring';
+import { MountTargetIpAddressType } from '../../file-system/mount-targets-ready';
 import type { DataSyncEngineOptions } from '../seed-engine-options';
 import { ValidationError } from '../../core/validation-error';
 
@@ -12,10 +13,12 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       concurrency: 'DataSync sets its own parallelism',
       removeOnDelete: 'DataSync keeps no record of what it wrote',
       archiveLimits: 'DataSync copies S3 objects as they are and extracts no archive',
+      vpcSubnets: 'DataSync runs no function in the VPC: its EFS location reaches the file system from a mount target\'s subnet',
     },
     wire: (context) => {
       const { props, source, settings, where, engine } = context;
       requireObjects(context);
+      refuseIpv6Only(context);
       const removeDeletedFiles = options.removeDeletedFiles ?? props.prune ?? false;
       if (options.transferAll && removeDeletedFiles) {
         // https://docs.aws.amazon.com/datasync/latest/userguide/API_Options.html, PreserveDeletedFiles:
@@ -47,4 +50,18 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       };
     },
   };
+}
+
+/**
+ * DataSync's EFS location puts its network interfaces in the file system's first mount target
+ * subnet (IPv6-only, for a created file system's IPV6_ONLY mount targets). DataSync's documentation
+ * says it can use IPv6 addresses with EFS (https://docs.aws.amazon.com/datasync/latest/userguide/datasync-network.html,
+ * "IPv6 support"), but not that an EFS location works from an IPv6-only subnet or with IPv6-only
+ * mount targets: refused at synth rather than left to fail at deploy.
+ */
+function refuseIpv6Only(context: SeedWiringContext): void {
+  if (context.props.fileSystem.mountTargetIpAddressType !== MountTargetIpAddressType.IPV6_ONLY) return;
+  throw new ValidationError(`${context.where}: ${context.engine} cannot seed a file system whose mount targets are IPV6_ONLY: its EFS location runs in the file system's `
+    + 'first mount target subnet and reaches the mount targets over IPv6 only, which DataSync does not document for EFS locations; use SeedEngine.singleFunction() '
+    + 'or SeedEngine.distributedMap() with the seed\'s vpcSubnets (dual-stack subnets in zones with a mount target), got mountTargetIpAddressType IPV6_ONLY.', context.seed);
 }

@@ -1,6 +1,7 @@
 import { Annotations } from 'aws-cdk-lib';
 import { DistributedMapSeedRun } from './distributed-map-seed-run';
 import { functionSize, requireObjects, requireS3Route } from './engine-requirements';
+import { seedFunctionPlacement } from './seed-function-placement';
 import { EngineWiring, targetOf } from './seed-wiring';
 import { check } from '../../core/validate';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
@@ -17,6 +18,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
     wire: (context) => {
       const { seed, props, source, settings, where } = context;
       requireObjects(context);
+      const placement = seedFunctionPlacement(context);
       const maxConcurrency = options.maxConcurrency ?? 100;
       check(Number.isInteger(maxConcurrency) && maxConcurrency >= 1 && maxConcurrency <= 10000, where, 'maxConcurrency', maxConcurrency, 'must be an integer from 1 to 10,000 (the Distributed Map limit)', seed);
       if (maxConcurrency > 3000) {
@@ -35,6 +37,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
         mountPath: settings.MountPath,
         concurrency: Number(settings.Concurrency),
         workerSize: functionSize(context, options),
+        workerPlacement: placement,
         trigger: source.fingerprint,
         target: targetOf(context),
         waitForCompletion: props.waitForCompletion ?? true,
@@ -47,7 +50,7 @@ export function distributedMapEngine(options: DistributedMapEngineOptions): Engi
         runs_timed_out: run.stateMachine.metricTimedOut(period),
         runs_aborted: run.stateMachine.metricAborted(period),
       };
-      requireS3Route(context, 'the Distributed Map\'s workers');
+      requireS3Route(context, 'the Distributed Map\'s workers', placement);
       return { resource: run.resource, function: run.worker, failureMetrics };
     },
   };

@@ -12,6 +12,7 @@ import type { SeedResourceProperties } from '../contract/resource-properties';
 import { folderPrefix } from '../contract/s3-prefix';
 import type { DistributedMapEngineOptions } from '../seed-engine-options';
 import type { ISharedFileSystem } from '../../file-system/shared-file-system-base';
+import { SeedFunctionPlacement, seedFunctionNetwork } from './seed-function-placement';
 import { sharedSeedProvider } from './shared-seed-provider';
 import type { DeployTimeProvider } from '../../core/deploy-time-run';
 import { handlerCode } from '../../core/handler-code';
@@ -29,6 +30,8 @@ export interface DistributedMapSeedRunProps extends DistributedMapEngineOptions 
   readonly concurrency: number;
   /** Each worker function's memory, and the environment that tells it how many copy threads to run. */
   readonly workerSize: SeedFunctionSize;
+  /** Where the workers run. */
+  readonly workerPlacement: SeedFunctionPlacement;
   readonly trigger: string;
   /**
    * Where the copy lands (file system, access point, target path), as tokens the template resolves.
@@ -67,15 +70,15 @@ export class DistributedMapSeedRun extends Construct {
     // any child exists, so the app's own flags neither matter nor change.
     this.node.setContext(cxapi.STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
 
+    const description = `cdk-efs-kit seed worker ${this.node.path}`;
     this.worker = new lambda.Function(this, 'Worker', {
       runtime: lambda.Runtime.NODEJS_22_X,
       code: handlerCode('seed'),
       handler: 'index.copyBatch',
       ...props.workerSize,
       timeout: Duration.minutes(15),
-      vpc: props.fileSystem.vpc,
-      vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-      description: `cdk-efs-kit seed worker ${this.node.path}`,
+      ...seedFunctionNetwork(this, 'WorkerSecurityGroup', props.fileSystem.vpc, props.workerPlacement, description),
+      description,
     });
     props.fileSystem.mountOnLambda(this.worker, props.accessPoint, { mountPath: props.mountPath, threadPoolSize: props.concurrency });
     grantPrefixRead(this.worker, props.bucket, props.prefix);

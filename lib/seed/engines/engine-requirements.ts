@@ -2,6 +2,7 @@ import { Annotations, CfnResource, Size, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { copyWorkersFor, SEED_WORKERS_ENV } from '../contract/copy-workers';
 import type { SeedFunctionSize } from './distributed-map-seed-run';
+import type { SeedFunctionPlacement } from './seed-function-placement';
 import type { SeedWiringContext } from './seed-wiring';
 import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../../core/contract/lambda-cpu';
 import { check } from '../../core/validate';
@@ -18,24 +19,26 @@ const DEFAULT_SEED_MEMORY_MIB = 2048;
  * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
  * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
  */
-export function requireS3Route(context: SeedWiringContext, who: string): void {
+export function requireS3Route(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement): void {
   const { seed, where } = context;
-  const fileSystem = context.props.fileSystem;
-  const subnets = fileSystem.mountTargetSubnets.subnets;
+  const vpc = context.props.fileSystem.vpc;
+  const subnets = placement.subnets;
+  const whose = placement.given ? 'the seed\'s vpcSubnets' : 'the file system\'s subnets';
   const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
-  if (isImportedVpc(fileSystem.vpc)) {
-    if (subnetsWithoutS3(fileSystem.vpc, subnets).length > 0) {
-      Annotations.of(seed).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in the file system's subnets, which have no egress, and read the source from S3: `
+  if (isImportedVpc(vpc)) {
+    if (subnetsWithoutS3(vpc, subnets).length > 0) {
+      Annotations.of(seed).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in ${whose}, which have no egress, and read the source from S3: `
         + `make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
     }
     return;
   }
+  const other = placement.given ? 'give the seed vpcSubnets with egress' : 'give the file system vpcSubnets with egress';
   seed.node.addValidation({
     validate: () => {
-      const cut = subnetsWithoutS3(fileSystem.vpc, subnets);
+      const cut = subnetsWithoutS3(vpc, subnets);
       if (cut.length === 0) return [];
-      return [`${where}: ${who} run in the file system's subnets and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
-        + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or give the file system vpcSubnets with egress.`];
+      return [`${where}: ${who} run in ${whose} and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
+        + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or ${other}.`];
     },
   });
 }

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { functionSize, requireS3Route } from './engine-requirements';
+import { SeedFunctionPlacement, seedFunctionNetwork, seedFunctionPlacement } from './seed-function-placement';
 import type { EngineWiring, SeedWiringContext } from './seed-wiring';
 import { sharedSeedProvider } from './shared-seed-provider';
 import { DEPLOY_TIME_LIMIT_SECONDS } from '../../core/contract/deploy-time-limit';
@@ -18,12 +19,13 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
     },
     wire: (context) => {
       const { seed, props, settings, source } = context;
-      const handlers = seedHandlers(context, options);
+      const placement = seedFunctionPlacement(context);
+      const handlers = seedHandlers(context, options, placement);
       for (const fn of [handlers.onEvent, handlers.isComplete!]) grantSourceRead(fn, source);
       const resource = handlers.addResource(seed, 'Resource', { resourceType: 'Custom::CdkEfsKitSeed', properties: { ...settings } });
       // The seed's own wait for its mount targets, whoever made the functions it shares.
       resource.node.addDependency(props.fileSystem.mountTargetsAvailable, props.fileSystem.mountTargetsReady);
-      requireS3Route(context, 'the seed functions');
+      requireS3Route(context, 'the seed functions', placement);
       // The functions serve every seed on the access point: their Errors are not this seed's, its own failures are.
       const failureMetrics = { files_failed: context.filesFailed, runs_failed: context.runsFailed };
       return { resource, function: handlers.onEvent, failureMetrics };
@@ -34,9 +36,9 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
 /**
  * The seed function and its resume function, with their Provider, shared by the seeds of the stack
  * that mount the same access point of the same file system with the same mount path, thread pool,
- * size and timeout (everything the functions are built from; the VPC placement is the file system's).
+ * size, timeout and subnets (everything the functions are built from).
  */
-function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineOptions): DeployTimeProvider {
+function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineOptions, placement: SeedFunctionPlacement): DeployTimeProvider {
   const { seed, props, settings } = context;
   const size = functionSize(context, options);
   const timeout = options.timeout ?? Duration.minutes(15);
@@ -45,17 +47,18 @@ function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineO
     key: {
       fileSystem: props.fileSystem.node.path, accessPoint: props.accessPoint.node.path, mountPath: settings.MountPath,
       threadPoolSize: settings.Concurrency, memoryMiB: size.memorySize, ...size.environment, timeoutSeconds: timeout.toSeconds(),
+      ...(placement.key === undefined ? {} : { subnets: placement.key }),
     },
     newFunction: (scope, id, handler) => {
+      const description = `cdk-efs-kit seed handler for the seeds through ${props.accessPoint.node.path}`;
       const fn = new lambda.Function(scope, id, {
         runtime: lambda.Runtime.NODEJS_22_X,
         code: handlerCode('seed'),
         handler,
         ...size,
         timeout,
-        vpc: props.fileSystem.vpc,
-        vpcSubnets: { subnets: props.fileSystem.mountTargetSubnets.subnets },
-        description: `cdk-efs-kit seed handler for the seeds through ${props.accessPoint.node.path}`,
+        ...seedFunctionNetwork(scope, `${id}SecurityGroup`, props.fileSystem.vpc, placement, description),
+        description,
       });
       props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: settings.MountPath, threadPoolSize: Number(settings.Concurrency) });
       return fn;
