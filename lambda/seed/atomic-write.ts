@@ -147,7 +147,7 @@ function writeSmallFileNow(calls: FileSystemCalls, file: string, content: LocalF
       const bytes = copySmallFileNow(calls, fd, content);
       checkDelivered(bytes, options);
       if (options.uid !== undefined || options.gid !== undefined) calls.now(() => fs.fchownSync(fd, options.uid ?? -1, options.gid ?? -1));
-      if (options.mtimeMs !== undefined) calls.now(() => fs.futimesSync(fd, new Date(options.mtimeMs!), new Date(options.mtimeMs!)));
+      if (options.mtimeMs !== undefined) calls.now(() => fs.futimesSync(fd, options.mtimeMs! / 1000, options.mtimeMs! / 1000));
       written = { bytes, identity: writtenIdentity(calls.now(() => fs.fstatSync(fd))) };
     } finally {
       calls.now(() => fs.closeSync(fd));
