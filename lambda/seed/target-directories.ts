@@ -239,19 +239,13 @@ export class DirectoryMaker {
 
   /** Opens what is at `name` in `parent` as the directory `relative`: never through a link, never anything but a directory. */
   private async adopt(relative: string, parent: string, name: string): Promise<void> {
-    await this.tree.adopt(relative, parent, name).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ENOTDIR' || err.code === 'ELOOP' ? notADirectory(relative) : err;
-    });
+    await this.tree.adopt(relative, parent, name).catch((err) => refuseUnlessDirectoryOpened(relative, err));
   }
 
-  /** Makes the directory; false where another writer made it meanwhile (Distributed Map workers share a target). */
+  /** Makes the directory and opens it; false where another writer made it meanwhile (Distributed Map workers share a target). */
   private async mkdir(relative: string, parent: string, name: string): Promise<boolean> {
-    let made = true;
-    await this.tree.using(parent, (dir) => this.calls.mkdir(dir.at(name), this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-      made = false;
-    });
-    await this.adopt(relative, parent, name);
+    const mode = this.modes.get(relative) ?? DEFAULT_DIRECTORY_MODE;
+    const made = await this.tree.make(relative, parent, name, mode).catch((err) => refuseUnlessDirectoryOpened(relative, err));
     if (!made) {
       this.existing.add(relative);
       return false;
@@ -285,6 +279,11 @@ export class DirectoryMaker {
 }
 
 const notADirectory = (relative: string) => new UnsafeEntryError(relative, 'exists on the target and is not a directory (a symlink is never followed)');
+
+/** An open of `relative` that failed because something other than a directory is there (a link included) is refused as such. */
+function refuseUnlessDirectoryOpened(relative: string, err: NodeJS.ErrnoException): never {
+  throw err.code === 'ENOTDIR' || err.code === 'ELOOP' ? notADirectory(relative) : err;
+}
 
 /** Lambda's longest run: no worker of a shared target still writes a temporary file older than this. */
 const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;

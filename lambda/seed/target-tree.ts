@@ -13,8 +13,9 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
  *
  * Descriptors are kept in a bounded cache: a directory no call is using may be closed, and is opened
  * again the same way when it is needed, and refused if what is at its name is no longer the directory
- * it was (another device and inode). A descriptor is pinned while a call uses it: a closed number
- * could be reused by the next open, and a path through it would then lead elsewhere.
+ * it was (another device and inode, read from the descriptor before it is closed: a directory whose
+ * descriptor is never closed costs no fstat). A descriptor is pinned while a call uses it: a closed
+ * number could be reused by the next open, and a path through it would then lead elsewhere.
  */
 
 /** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
@@ -42,7 +43,7 @@ export type DirectoryState = 'real' | 'missing' | 'not a directory';
 /** A directory's identity: what a reopened descriptor must still hold. */
 interface Identity { readonly dev: bigint; readonly ino: bigint }
 
-interface Node extends Identity {
+interface Node {
   readonly key: string;
   readonly parent?: Node;
   /** Its name in the parent on disk now (a staging name until it is published). */
@@ -51,6 +52,8 @@ interface Node extends Identity {
   /** `fd` as a Directory, made once per descriptor (every copy pins its directory). */
   dir?: Directory;
   pins: number;
+  /** What its first descriptor held, read before that descriptor is closed (undefined where fstat failed): what one opened again must hold. */
+  identity?: Promise<Identity | undefined>;
 }
 
 /**
@@ -125,7 +128,7 @@ export class TargetTree {
   private constructor(readonly calls: FileSystemCalls, rootFd: number, stats: fs.BigIntStats, readonly where: string, private readonly maxIdle: number) {
     this.root = new Directory(rootFd);
     this.device = stats.dev;
-    this.nodes.set('', { key: '', name: '', dev: stats.dev, ino: stats.ino, fd: rootFd, pins: 1 });
+    this.nodes.set('', { key: '', name: '', fd: rootFd, pins: 1 });
   }
 
   /** Whether the tree knows `key` as a directory (opened, or made, by this run). */
@@ -140,20 +143,34 @@ export class TargetTree {
    */
   async adopt(key: string, parentKey: string, name: string): Promise<void> {
     if (this.nodes.has(key)) return;
-    await this.using(parentKey, async (parent) => {
-      const fd = await this.calls.open(parent.at(name), OPEN_DIRECTORY);
-      const stats = await this.calls.fstat(fd).catch(async (err) => {
-        await this.calls.close(fd).catch(() => undefined);
-        throw err;
+    await this.using(parentKey, (parent) => this.adoptIn(key, parentKey, parent, name));
+  }
+
+  /**
+   * Makes the directory `name` (with `mode`) in the known directory `parentKey` and adopts it, the
+   * parent held once for both; false where something was at the name already (another writer made
+   * it meanwhile), which is adopted, or refused, as `adopt` does.
+   */
+  make(key: string, parentKey: string, name: string, mode: number): Promise<boolean> {
+    return this.using(parentKey, async (parent) => {
+      const made = await this.calls.mkdir(parent.at(name), mode).then(() => true, (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+        return false;
       });
-      if (this.nodes.has(key)) {
-        await this.calls.close(fd); // adopted meanwhile by another caller
-        return;
-      }
-      const node: Node = { key, parent: this.nodes.get(parentKey)!, name, dev: stats.dev, ino: stats.ino, fd, pins: 0 };
-      this.nodes.set(key, node);
-      this.rest(node);
+      if (!this.nodes.has(key)) await this.adoptIn(key, parentKey, parent, name);
+      return made;
     });
+  }
+
+  private async adoptIn(key: string, parentKey: string, parent: Directory, name: string): Promise<void> {
+    const fd = await this.calls.open(parent.at(name), OPEN_DIRECTORY);
+    if (this.nodes.has(key)) {
+      await this.calls.close(fd); // adopted meanwhile by another caller
+      return;
+    }
+    const node: Node = { key, parent: this.nodes.get(parentKey)!, name, fd, pins: 0 };
+    this.nodes.set(key, node);
+    this.rest(node);
   }
 
   /**
@@ -264,10 +281,21 @@ export class TargetTree {
     for (const oldest of this.idle) {
       if (this.idle.size <= this.maxIdle) break;
       this.idle.delete(oldest);
-      const fd = oldest.fd!;
-      oldest.fd = undefined;
-      void this.calls.close(fd).catch(() => undefined);
+      this.retire(oldest);
     }
+  }
+
+  /** Closes `node`'s descriptor, the first time once its identity is read from it. */
+  private retire(node: Node): void {
+    const fd = node.fd!;
+    node.fd = undefined;
+    const close = () => this.calls.close(fd).catch(() => undefined);
+    if (node.identity) {
+      void close();
+      return;
+    }
+    node.identity = this.calls.fstat(fd).then(({ dev, ino }) => ({ dev, ino }), () => undefined);
+    void node.identity.then(close);
   }
 
   /**
@@ -296,6 +324,8 @@ export class TargetTree {
   }
 
   private async openAgain(parent: Directory, node: Node): Promise<number> {
+    const was = await node.identity;
+    if (!was) throw new UnsafeEntryError(node.key, 'could not be opened again: its first descriptor could not be read (fstat) before it was closed');
     const fd = await this.calls.open(parent.at(node.name), OPEN_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
       throw new UnsafeEntryError(node.key, `is no longer a directory on the target (${err.code}): it was replaced during the seed`);
     });
@@ -303,7 +333,7 @@ export class TargetTree {
       await this.calls.close(fd).catch(() => undefined);
       throw err;
     });
-    if (stats.dev !== node.dev || stats.ino !== node.ino) {
+    if (stats.dev !== was.dev || stats.ino !== was.ino) {
       await this.calls.close(fd).catch(() => undefined);
       throw new UnsafeEntryError(node.key, 'was replaced by another directory during the seed; run the seed again');
     }

@@ -67,6 +67,28 @@ describe('with one idle descriptor at most', () => {
     await tree.close();
   });
 
+  test('refused when the swap came before its descriptor was closed: what is checked is what the descriptor held', async () => {
+    const tree = await open(1);
+    expect(await tree.find('a')).toBe('real');
+    fs.renameSync(path.join(root, 'a'), path.join(root, 'a-old'));
+    fs.mkdirSync(path.join(root, 'a'));
+    for (const key of ['b', 'c']) expect(await tree.find(key)).toBe('real'); // 'a' is closed now
+    await expect(write(tree, 'a', 'f')).rejects.toThrow(/was replaced by another directory during the seed/);
+    expect(fs.readdirSync(path.join(root, 'a'))).toEqual([]);
+    await tree.close();
+  });
+
+  test('a directory is read (fstat) once, when its descriptor is first closed; one never closed, never', async () => {
+    const calls = new CountingCalls();
+    const tree = (await TargetTree.open(calls, root, '', false, 1))!;
+    const rootReads = calls.fstats;
+    for (const key of ['a', 'b', 'c']) expect(await tree.find(key)).toBe('real'); // 'a' and 'b' closed: read
+    await write(tree, 'a', 'f'); // 'a' opened again and checked; 'c' closed: read
+    await write(tree, 'b', 'f'); // 'b' opened again and checked; 'a' closed again: not read again
+    expect(calls.fstats - rootReads).toBe(3 + 2);
+    await tree.close();
+  });
+
   test('refused when a link took its name meanwhile, and nothing is written where it points', async () => {
     const tree = await open(1);
     for (const key of ['a', 'b', 'c']) expect(await tree.find(key)).toBe('real');
@@ -77,6 +99,32 @@ describe('with one idle descriptor at most', () => {
     await tree.close();
   });
 });
+
+test('make: a new directory is made and held; one already there is adopted (false); a link there is refused', async () => {
+  const tree = await open();
+  expect(await tree.make('new', '', 'new', 0o750)).toBe(true);
+  expect(fs.statSync(path.join(root, 'new')).mode & 0o777).toBe(0o750 & ~process.umask());
+  expect(await tree.make('a', '', 'a', 0o755)).toBe(false);
+  expect(tree.has('a')).toBe(true);
+  fs.symlinkSync(outside, path.join(root, 'link'));
+  await expect(tree.make('link', '', 'link', 0o755)).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTDIR|ELOOP)$/) });
+  expect(tree.has('link')).toBe(false);
+  await write(tree, 'new', 'f');
+  expect(fs.readFileSync(path.join(root, 'new', 'f'), 'utf8')).toBe('new');
+  await tree.close();
+});
+
+class CountingCalls extends FileSystemCalls {
+  fstats = 0;
+  constructor() {
+    super(FileSystemCalls.TARGET);
+  }
+
+  fstat(fd: number): Promise<fs.BigIntStats> {
+    this.fstats++;
+    return super.fstat(fd);
+  }
+}
 
 test('idle descriptors fit in Lambda\'s 1,024 beside three for each copy in flight', () => {
   expect(idleDescriptorsFor(64, 1024)).toBe(512);
