@@ -13,6 +13,15 @@ const SLOW_CALLS = 8;
 const SLOW_SHARE = 0.01;
 
 /**
+ * A run's first calls are all timed, so a file system slow from the start (EFS) is found within its
+ * first few calls. After them, one call in TIMED_EVERY is: timing every call cost a small-file copy
+ * on tmpfs about 2% of its CPU. A prime, so that no fixed cycle of calls per file (open, write, fstat,
+ * close) has the same one of them timed every time.
+ */
+const TIMED_FIRST = 2048;
+const TIMED_EVERY = 61;
+
+/**
  * One file system's calls, as the seed makes them (it keeps one for its source and one for its
  * target): synchronous while they take microseconds (the page cache, tmpfs), because handing each to
  * libuv's thread pool costs the JS thread 10-25 us (a queue lock and a thread woken), more than the
@@ -35,6 +44,7 @@ export class FileSystemCalls {
 
   private readonly slowCallMs: number;
   private calls = 0;
+  private timedCalls = 0;
   private slow = 0;
   private async = process.env.CDK_EFS_KIT_SYNC_CALLS === '0';
 
@@ -58,13 +68,16 @@ export class FileSystemCalls {
    * few calls in a row with nothing to wait for between them.
    */
   now<T>(syncCall: () => T): T {
-    // A double, not hrtime.bigint's BigInt: a small file's copy reads the clock a dozen times.
+    return ++this.calls <= TIMED_FIRST || this.calls % TIMED_EVERY === 0 ? this.timed(syncCall) : syncCall();
+  }
+
+  private timed<T>(syncCall: () => T): T {
     const started = performance.now();
     try {
       return syncCall();
     } finally {
-      this.calls++;
-      if (performance.now() - started > this.slowCallMs && ++this.slow >= SLOW_CALLS && this.slow > this.calls * SLOW_SHARE) this.async = true;
+      this.timedCalls++;
+      if (performance.now() - started > this.slowCallMs && ++this.slow >= SLOW_CALLS && this.slow > this.timedCalls * SLOW_SHARE) this.async = true;
     }
   }
 

@@ -59,6 +59,19 @@ describe('FileSystemCalls', () => {
     expect(slow.calls.async + quick.calls.async).toBe(0);
   });
 
+  test('after its first 2,048 calls one call in 61 is timed, and a file system that turns slow then is still found from those', async () => {
+    const calls = new FileSystemCalls(FileSystemCalls.SOURCE);
+    const quick = counting(0);
+    for (let i = 0; i < 2048; i++) await calls.run(quick.sync, quick.async);
+    const slow = counting(1.2);
+    while (calls.fast) await calls.run(slow.sync, slow.async);
+    // Slow calls must be more than 1% of the timed ones: 21 after 2,048 fast ones, and the 21st
+    // multiple of 61 past 2,048 is call 3,294. A fast call the machine made slow only hastens it.
+    expect(slow.calls.sync).toBeLessThanOrEqual(3294 - 2048);
+    expect(slow.calls.sync).toBeGreaterThan(8 * 61);
+    expect(quick.calls).toEqual({ sync: 2048, async: 0 });
+  });
+
   test('CDK_EFS_KIT_SYNC_CALLS=0 sends every call to the thread pool', async () => {
     process.env.CDK_EFS_KIT_SYNC_CALLS = '0';
     try {
