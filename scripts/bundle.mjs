@@ -5,7 +5,8 @@
 //   deploy with lambda.Code.fromAsset;
 // - the command line, bin/cdk-efs-kit.ts, into dist/bin/cdk-efs-kit.js (package.json `bin`).
 // Worker threads (lambda/<name>/*-thread.ts) are bundled beside their handler; the command line
-// starts the seed's from there (dist/handlers/seed), so the package holds each once.
+// starts the seed's from there (dist/handlers/seed), so the package holds each once. So is the seed's
+// native writer (scripts/build-native.mjs).
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -40,3 +41,4 @@ await Promise.all([
   bundle([entry(join('bin', 'cdk-efs-kit.ts'))], join('dist', 'bin')),
 ]);
 console.log(`bundled ${names.length} handler(s): ${names.join(', ') || '(none)'}, and the cdk-efs-kit command`);
+await import('./build-native.mjs');

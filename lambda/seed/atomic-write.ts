@@ -5,6 +5,7 @@ import { threadId } from 'worker_threads';
 import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
+import { NativeWriter } from './native-writer';
 import { Directory } from './target-tree';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
@@ -50,7 +51,7 @@ export interface WrittenFile {
  * bits, and two files that differ only there, of the same size, modified in the same instant, are
  * not a case that arises.
  */
-export const writtenIdentity = (stats: fs.Stats) => `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+export const writtenIdentity = (stats: Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs'>) => `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
 let sequence = 0;
 
@@ -99,6 +100,10 @@ const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O
 export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
   const file = dir.at(name);
   if (content instanceof LocalFileContent && content.size < SMALL_COPY_BYTES && calls.fast && content.calls.fast) return writeSmallFileNow(calls, file, content, options, replace);
+  if (calls.native && !calls.fast && options.mtimeMs === undefined) {
+    const whole = await wholeContent(content, options);
+    if (whole !== undefined) return writeSmallFileNatively(calls, calls.native, dir, name, whole, options, replace);
+  }
   const fd = await calls.open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
     if (!replace || err.code !== 'EEXIST') throw err;
     await calls.unlink(file);
@@ -124,6 +129,46 @@ export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, na
     await calls.unlink(file).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A file's content as the native writer takes it, whole: a buffer, or a local file's path (the
+ * writer reads it); undefined for one larger than a write request (1 MiB), which the calls copy. A small stream is gathered first (all of it, so that
+ * a source that delivers more or less than it declared is refused before any file is made).
+ */
+async function wholeContent(content: FileContent, options: WriteOptions): Promise<Buffer | string | undefined> {
+  if (content instanceof LocalFileContent) return content.size <= WRITE_CHUNK_BYTES ? content.path : undefined;
+  if (Buffer.isBuffer(content)) return content.length <= WRITE_CHUNK_BYTES ? content : undefined;
+  if (options.expectedSize === undefined || options.expectedSize > WRITE_CHUNK_BYTES) return undefined;
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of content) {
+    bytes += (chunk as Buffer).length;
+    if (bytes <= options.expectedSize) chunks.push(chunk as Buffer);
+  }
+  checkDelivered(bytes, options);
+  return Buffer.concat(chunks, bytes);
+}
+
+/**
+ * writeUnseenFile's calls on a slow file system, made by the native writer in one trip to the
+ * thread pool instead of one trip each (open, write, fchown, fstat, close); the file is removed on
+ * failure.
+ */
+async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | string, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
+  const write = () => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid);
+  const file = await write().catch(async (err: NodeJS.ErrnoException) => {
+    if (!replace || err.code !== 'EEXIST') throw err;
+    await calls.unlink(dir.at(name));
+    return write();
+  });
+  try {
+    checkDelivered(file.bytes, options);
+  } catch (err) {
+    await calls.unlink(dir.at(name)).catch(() => undefined);
+    throw err;
+  }
+  return { bytes: file.bytes, identity: writtenIdentity(file) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { performance } from 'perf_hooks';
 import { close, fchmod, fchown, fstat, fsync, futimes, link, utimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../shared/fs-calls';
+import { NativeWriter } from './native-writer';
 
 /**
  * This many slow calls, once they are more than one call in a hundred, mean the file system is slow.
@@ -48,8 +49,12 @@ export class FileSystemCalls {
   private slow = 0;
   private async = process.env.CDK_EFS_KIT_SYNC_CALLS === '0';
 
-  /** @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET) */
-  constructor(slowCallMicros: number) {
+  /**
+   * @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET)
+   * @param native what writes a small new file in one trip to the thread pool once calls go there
+   *   (undefined where the addon is not built: the calls are then made one by one)
+   */
+  constructor(slowCallMicros: number, readonly native: NativeWriter | undefined = NativeWriter.shared()) {
     this.slowCallMs = slowCallMicros / 1000;
   }
 

@@ -21,11 +21,12 @@ describe('npm pack --dry-run', () => {
     expect(files).not.toContain('dist/API.md'); // the build's copy, for the API.md test
   });
 
-  test('holds the command line and every handler bundle, the seed\'s with its worker thread (which the command line starts from there)', () => {
+  test('holds the command line and every handler bundle, the seed\'s with its worker thread and native writer (which the command line uses from there)', () => {
     const built = (dir: string) => fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name)));
     expect(built('dist/bin')).toEqual(['dist/bin/cdk-efs-kit.js']);
-    expect(built('dist/handlers')).toContain('dist/handlers/seed/copy-thread.js');
+    expect(built('dist/handlers')).toEqual(expect.arrayContaining(['dist/handlers/seed/copy-thread.js',
+      'dist/handlers/seed/native/linux-x64.node', 'dist/handlers/seed/native/linux-arm64.node']));
     expect(files).toEqual(expect.arrayContaining([...built('dist/bin'), ...built('dist/handlers')]));
   });
 

@@ -1,14 +1,16 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Readable } from 'stream';
 import { writeUnseenFile, writtenIdentity } from '../../../lambda/seed/atomic-write';
 import { LocalFileContent } from '../../../lambda/seed/entry';
 import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
 import { TargetTree } from '../../../lambda/seed/target-tree';
+import { builtNativeWriter } from '../../helpers/native-writer';
 
-// A local file's copy onto real directories, both ways it is made: synchronously while the file
-// systems answer in microseconds (tmpfs, the page cache), and through the thread pool
-// (CDK_EFS_KIT_SYNC_CALLS=0, as on a slow file system).
+// A local file's copy onto real directories, every way it is made: synchronously while the file
+// systems answer in microseconds (tmpfs, the page cache), and on a slow file system
+// (CDK_EFS_KIT_SYNC_CALLS=0) through the thread pool, call by call or as the native writer's one job.
 let work: string;
 let source: string;
 let tree: TargetTree;
@@ -25,11 +27,13 @@ afterEach(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
+const MODES = ['synchronous', 'thread pool', 'native writer'];
+
 function callsFor(mode: string): FileSystemCalls {
   const saved = process.env.CDK_EFS_KIT_SYNC_CALLS;
-  if (mode === 'thread pool') process.env.CDK_EFS_KIT_SYNC_CALLS = '0';
+  if (mode !== 'synchronous') process.env.CDK_EFS_KIT_SYNC_CALLS = '0';
   try {
-    return new FileSystemCalls(FileSystemCalls.SOURCE);
+    return new FileSystemCalls(FileSystemCalls.SOURCE, mode === 'native writer' ? builtNativeWriter() : undefined);
   } finally {
     if (saved === undefined) delete process.env.CDK_EFS_KIT_SYNC_CALLS;
     else process.env.CDK_EFS_KIT_SYNC_CALLS = saved;
@@ -43,7 +47,7 @@ function sourceFile(name: string, content: string, size = Buffer.byteLength(cont
 
 const target = (name: string) => path.join(work, 'target', name);
 
-describe.each(['synchronous', 'thread pool'])('a local file, calls %s', (mode) => {
+describe.each(MODES)('a local file, calls %s', (mode) => {
   const calls = () => (mode === 'synchronous' ? tree.calls : callsFor(mode));
 
   test('is copied whole, and its identity is the written file\'s', async () => {
@@ -81,6 +85,47 @@ describe.each(['synchronous', 'thread pool'])('a local file, calls %s', (mode) =
     await expect(writeUnseenFile(calls(), tree.root, 'e.txt', sourceFile('e.txt', 'ours', undefined, mode), { mode: 0o644 }, false)).rejects.toThrow(/EEXIST/);
     expect(fs.readFileSync(target('e.txt'), 'utf8')).toBe('theirs');
   });
+});
+
+describe.each(MODES)('content in memory, calls %s', (mode) => {
+  const calls = () => (mode === 'synchronous' ? tree.calls : callsFor(mode));
+  const stream = (...chunks: string[]) => Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+
+  test('a buffer is written whole, and its identity is the written file\'s', async () => {
+    const written = await writeUnseenFile(calls(), tree.root, 'f.txt', Buffer.from('from memory'), { mode: 0o600, expectedSize: 11 }, false);
+    expect(fs.readFileSync(target('f.txt'), 'utf8')).toBe('from memory');
+    expect(fs.statSync(target('f.txt')).mode & 0o777).toBe(0o600);
+    expect(written).toEqual({ bytes: 11, identity: writtenIdentity(fs.statSync(target('f.txt'))) });
+  });
+
+  test('a stream is written whole', async () => {
+    const written = await writeUnseenFile(calls(), tree.root, 'g.txt', stream('two ', 'chunks'), { mode: 0o644, expectedSize: 10 }, false);
+    expect(fs.readFileSync(target('g.txt'), 'utf8')).toBe('two chunks');
+    expect(written).toEqual({ bytes: 10, identity: writtenIdentity(fs.statSync(target('g.txt'))) });
+  });
+
+  test('a stream that delivers more than it declared is refused, and nothing is left at its name', async () => {
+    await expect(writeUnseenFile(calls(), tree.root, 'h.txt', stream('ten bytes!', ' and more'), { mode: 0o644, expectedSize: 10 }, false))
+      .rejects.toThrow('the source said 10 bytes but delivered 19');
+    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+  });
+});
+
+test('on a slow file system the native writer makes a small file in one trip, and Node\'s calls make none of it', async () => {
+  const native = builtNativeWriter();
+  const write = jest.spyOn(native, 'writeNewFile');
+  const calls = callsFor('native writer');
+  const open = jest.spyOn(calls, 'open');
+  await writeUnseenFile(calls, tree.root, 'i.txt', sourceFile('i.txt', 'one job'), { mode: 0o644 }, false);
+  expect(write).toHaveBeenCalledTimes(1);
+  expect(open).not.toHaveBeenCalled();
+  expect(fs.readFileSync(target('i.txt'), 'utf8')).toBe('one job');
+  // A modification time to give (one more call) and a large file still go call by call.
+  await writeUnseenFile(calls, tree.root, 'j.txt', sourceFile('j.txt', 'dated'), { mode: 0o644, mtimeMs: 1e12 }, false);
+  await writeUnseenFile(calls, tree.root, 'k.bin', Buffer.alloc(2 * 1024 * 1024), { mode: 0o644 }, false);
+  expect(write).toHaveBeenCalledTimes(1);
+  expect(open).toHaveBeenCalledTimes(2);
+  expect(fs.statSync(target('j.txt')).mtimeMs).toBe(1e12);
 });
 
 /** Source calls that count what the copy asks of the source. */

@@ -1,0 +1,210 @@
+// The seed's small-file write as one job on libuv's thread pool: openat (a new file only, relative to
+// a directory descriptor the seed holds), write the content (given, or read from a local file),
+// fchown, fstat (the identity a later run checks before deleting it) and close. Node makes each of
+// those a job of its own, and on a slow file system (EFS) every job costs the JS thread a hop to the
+// pool and back; one job per file costs one. A failure reports the call and its errno;
+// lambda/seed/native-writer.ts turns that into Node's own kind of error and removes the file. Not
+// here, straight after the close: a FUSE file system may not have seen the close yet and would keep
+// the file under a hidden name (an NFS client, likewise, renames a file still open to .nfsXXXX).
+#define _GNU_SOURCE
+#define NAPI_VERSION 8
+#include <errno.h>
+#include <fcntl.h>
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// The calls a failure names, in the order lambda/seed/native-writer.ts lists them.
+enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CALL_FSTAT, CALL_CLOSE, CALL_OPEN_SOURCE };
+
+#define COPY_BUFFER_BYTES (64 * 1024)
+
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref content_ref;  // keeps the content buffer alive while the job runs
+  int dir_fd;
+  char *name;
+  char *source_path;     // read from here when there is no content buffer
+  const char *content;
+  size_t content_bytes;
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+  // results
+  int error;
+  enum failed_call failed;
+  double bytes;
+  struct stat stats;
+} write_job;
+
+static int write_all(int fd, const char *data, size_t length) {
+  while (length > 0) {
+    ssize_t n = write(fd, data, length);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    data += n;
+    length -= (size_t)n;
+  }
+  return 0;
+}
+
+// Copies the local file at `path` to `fd`; the bytes copied, or -1 with errno and *failed set.
+static double copy_file(const char *path, int fd, enum failed_call *failed) {
+  int input = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (input < 0) {
+    *failed = CALL_OPEN_SOURCE;
+    return -1;
+  }
+  char *buffer = malloc(COPY_BUFFER_BYTES);
+  double total = -1;
+  if (buffer == NULL) {
+    errno = ENOMEM;
+    *failed = CALL_READ;
+  } else {
+    for (total = 0;;) {
+      ssize_t n = read(input, buffer, COPY_BUFFER_BYTES);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) *failed = CALL_READ;
+      else if (n > 0 && write_all(fd, buffer, (size_t)n) < 0) *failed = CALL_WRITE;
+      if (n <= 0 || *failed != CALL_NONE) break;
+      total += (double)n;
+    }
+    if (*failed != CALL_NONE) total = -1;
+  }
+  int saved = errno;
+  free(buffer);
+  close(input);
+  errno = saved;
+  return total;
+}
+
+static void execute(napi_env env, void *data) {
+  (void)env;
+  write_job *job = data;
+  int fd = openat(job->dir_fd, job->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, job->mode);
+  if (fd < 0) {
+    job->error = errno;
+    job->failed = CALL_OPEN;
+    return;
+  }
+  if (job->source_path != NULL) {
+    job->bytes = copy_file(job->source_path, fd, &job->failed);
+  } else if (write_all(fd, job->content, job->content_bytes) < 0) {
+    job->failed = CALL_WRITE;
+  } else {
+    job->bytes = (double)job->content_bytes;
+  }
+  if (job->failed == CALL_NONE && (job->uid != (uid_t)-1 || job->gid != (gid_t)-1) && fchown(fd, job->uid, job->gid) < 0) job->failed = CALL_FCHOWN;
+  if (job->failed == CALL_NONE && fstat(fd, &job->stats) < 0) job->failed = CALL_FSTAT;
+  if (job->failed != CALL_NONE) job->error = errno;
+  // On NFS, close sends what is still unwritten and reports a write the server refused.
+  if (close(fd) < 0 && job->failed == CALL_NONE) {
+    job->error = errno;
+    job->failed = CALL_CLOSE;
+  }
+}
+
+static napi_value number(napi_env env, double value) {
+  napi_value result;
+  napi_create_double(env, value, &result);
+  return result;
+}
+
+// Resolves with [0, bytes, ino, size, mtime seconds, mtime nanoseconds] or [errno, failed call].
+static void complete(napi_env env, napi_status status, void *data) {
+  write_job *job = data;
+  napi_value result;
+  if (status != napi_ok && job->failed == CALL_NONE) {
+    job->error = ECANCELED;
+    job->failed = CALL_OPEN;
+  }
+  if (job->failed != CALL_NONE) {
+    napi_create_array_with_length(env, 2, &result);
+    napi_set_element(env, result, 0, number(env, job->error));
+    napi_set_element(env, result, 1, number(env, job->failed));
+  } else {
+    const double fields[] = {0, job->bytes, (double)job->stats.st_ino, (double)job->stats.st_size,
+                             (double)job->stats.st_mtim.tv_sec, (double)job->stats.st_mtim.tv_nsec};
+    napi_create_array_with_length(env, 6, &result);
+    for (uint32_t i = 0; i < 6; i++) napi_set_element(env, result, i, number(env, fields[i]));
+  }
+  napi_resolve_deferred(env, job->deferred, result);
+  if (job->content_ref != NULL) napi_delete_reference(env, job->content_ref);
+  napi_delete_async_work(env, job->work);
+  free(job->name);
+  free(job->source_path);
+  free(job);
+}
+
+static char *copy_string(napi_env env, napi_value value) {
+  size_t length;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  char *text = malloc(length + 1);
+  if (text != NULL) napi_get_value_string_utf8(env, value, text, length + 1, &length);
+  return text;
+}
+
+static napi_value fail(napi_env env, const char *message) {
+  napi_throw_type_error(env, NULL, message);
+  return NULL;
+}
+
+// writeNewFile(dirFd, name, mode, content: Buffer | string (a local file's path), uid, gid): Promise<number[]>
+static napi_value write_new_file(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 6) return fail(env, "writeNewFile takes 6 arguments");
+
+  int32_t dir_fd, mode, uid, gid;
+  if (napi_get_value_int32(env, argv[0], &dir_fd) != napi_ok || napi_get_value_int32(env, argv[2], &mode) != napi_ok
+      || napi_get_value_int32(env, argv[4], &uid) != napi_ok || napi_get_value_int32(env, argv[5], &gid) != napi_ok) {
+    return fail(env, "writeNewFile: the directory descriptor, mode, uid and gid must be numbers");
+  }
+  bool is_buffer;
+  napi_valuetype content_type;
+  napi_is_buffer(env, argv[3], &is_buffer);
+  napi_typeof(env, argv[3], &content_type);
+  if (!is_buffer && content_type != napi_string) return fail(env, "writeNewFile: the content must be a Buffer or a file's path");
+
+  write_job *job = calloc(1, sizeof(write_job));
+  if (job == NULL) return fail(env, "writeNewFile: out of memory");
+  job->dir_fd = dir_fd;
+  job->mode = (mode_t)mode;
+  job->uid = (uid_t)uid;
+  job->gid = (gid_t)gid;
+  job->name = copy_string(env, argv[1]);
+  // One name in the directory held open: never a path that could lead out of it.
+  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL) {
+    free(job->name);
+    free(job);
+    return fail(env, "writeNewFile: the name must be one non-empty path component");
+  }
+  if (is_buffer) {
+    void *content;
+    napi_get_buffer_info(env, argv[3], &content, &job->content_bytes);
+    job->content = content;
+    napi_create_reference(env, argv[3], 1, &job->content_ref);
+  } else {
+    job->source_path = copy_string(env, argv[3]);
+  }
+
+  napi_value promise, resource_name;
+  napi_create_promise(env, &job->deferred, &promise);
+  napi_create_string_utf8(env, "cdk-efs-kit:writeNewFile", NAPI_AUTO_LENGTH, &resource_name);
+  napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work);
+  napi_queue_async_work(env, job->work);
+  return promise;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn;
+  napi_create_function(env, "writeNewFile", NAPI_AUTO_LENGTH, write_new_file, NULL, &fn);
+  napi_set_named_property(env, exports, "writeNewFile", fn);
+  return exports;
+}

