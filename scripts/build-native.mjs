@@ -3,7 +3,8 @@
 // dist/handlers/seed/native/linux-<arch>.node, beside the handler that loads it. N-API's headers
 // come from the node-api-headers package, so no download of Node's sources is needed; its symbols
 // are resolved from the Node binary that loads the addon. A compiler that is missing skips its
-// platform with one line: the seed then writes those files through Node's calls.
+// platform, which the one line the build prints names: the seed writes small files through Node's
+// calls there.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { arch } from 'node:os';
@@ -14,20 +15,25 @@ const source = join(root, 'lambda', 'seed', 'native', 'write-new-file.c');
 const outDir = join(root, 'dist', 'handlers', 'seed', 'native');
 const headers = join(root, 'node_modules', 'node-api-headers', 'include');
 
-// The compiler for each architecture, from this machine's.
-const GNU = { x64: 'x86_64-linux-gnu-gcc', arm64: 'aarch64-linux-gnu-gcc' };
-const compilers = Object.fromEntries(Object.entries(GNU).map(([target, cross]) => [target, target === arch() && process.platform === 'linux' ? ['gcc', 'cc', cross] : [cross]]));
-// The Debian packages that provide a cross compiler and its C library headers.
-const CROSS_PACKAGES = { x64: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross', arm64: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' };
+// Each architecture's compiler, and the Debian packages with it and its C library's headers: this
+// machine's own, or a cross compiler.
+const CROSS = {
+  x64: { compiler: 'x86_64-linux-gnu-gcc', packages: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross' },
+  arm64: { compiler: 'aarch64-linux-gnu-gcc', packages: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' },
+};
+const native = (target) => target === arch() && process.platform === 'linux';
+const compilers = (target) => (native(target) ? ['gcc', 'cc', CROSS[target].compiler] : [CROSS[target].compiler]);
+const packages = (target) => (native(target) ? 'gcc libc6-dev' : CROSS[target].packages);
 
 const found = (command) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
 
 mkdirSync(outDir, { recursive: true });
 const built = [];
-for (const [target, candidates] of Object.entries(compilers)) {
-  const compiler = candidates.find(found);
+const missing = [];
+for (const target of Object.keys(CROSS)) {
+  const compiler = compilers(target).find(found);
   if (!compiler) {
-    console.log(`native writer for linux-${target} not built (no ${candidates.join(' or ')}; apt-get install ${CROSS_PACKAGES[target]}): the seed writes small files through Node's calls there`);
+    missing.push(`linux-${target} (no ${compilers(target).join(' or ')}: apt-get install ${packages(target)})`);
     continue;
   }
   execFileSync(compiler, [
@@ -36,4 +42,7 @@ for (const [target, candidates] of Object.entries(compilers)) {
   ], { stdio: 'inherit' });
   built.push(`linux-${target}`);
 }
-if (built.length > 0) console.log(`built the native writer for ${built.join(' and ')}`);
+// One line, whatever was built.
+const notBuilt = missing.length > 0 ? `for ${missing.join(' or ')}, where the seed writes small files through Node's calls` : '';
+console.log(built.length === 0 ? `native writer not built ${notBuilt}`
+  : `built the native writer for ${built.join(' and ')}${notBuilt ? `; not ${notBuilt}` : ''}`);

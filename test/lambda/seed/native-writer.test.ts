@@ -153,3 +153,21 @@ describe.each(['x64', 'arm64'])('the linux-%s build', (arch) => {
     expect(Math.max(...versions)).toBeLessThanOrEqual(2034);
   });
 });
+
+test('a build without a C compiler says so in one line and builds nothing (the seed then uses Node\'s calls)', () => {
+  // The build script and the source in a copy of the repository's layout, with only node on the PATH.
+  const copy = path.join(work, 'repo');
+  const root = path.join(__dirname, '..', '..', '..');
+  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c']) {
+    fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+    fs.copyFileSync(path.join(root, file), path.join(copy, file));
+  }
+  const bin = path.join(work, 'bin');
+  fs.mkdirSync(bin);
+  fs.symlinkSync(process.execPath, path.join(bin, 'node'));
+  const out = execFileSync('node', [path.join(copy, 'scripts', 'build-native.mjs')], { env: { PATH: bin }, encoding: 'utf8' });
+  expect(out).toBe('native writer not built for linux-x64 (no gcc or cc or x86_64-linux-gnu-gcc: apt-get install gcc libc6-dev)'
+    + ' or linux-arm64 (no aarch64-linux-gnu-gcc: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross),'
+    + ' where the seed writes small files through Node\'s calls\n');
+  expect(fs.readdirSync(path.join(copy, 'dist', 'handlers', 'seed', 'native'))).toEqual([]);
+});
