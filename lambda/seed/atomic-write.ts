@@ -133,8 +133,9 @@ export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, na
 
 /**
  * A file's content as the native writer takes it, whole: a buffer, or a local file's path (the
- * writer reads it); undefined for one larger than a write request (1 MiB), which the calls copy. A small stream is gathered first (all of it, so that
- * a source that delivers more or less than it declared is refused before any file is made).
+ * writer reads it); undefined for one larger than a write request (1 MiB), which the calls copy.
+ * A stream is read to its end first, keeping no more than it declared: one that delivers more or
+ * less is refused before any file is made.
  */
 async function wholeContent(content: FileContent, options: WriteOptions): Promise<Buffer | string | undefined> {
   if (content instanceof LocalFileContent) return content.size <= WRITE_CHUNK_BYTES ? content.path : undefined;
