@@ -52,9 +52,9 @@ export class FileSystemCalls {
   /**
    * @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET)
    * @param native what writes a small new file in one trip to the thread pool once calls go there
-   *   (undefined where the addon is not built: the calls are then made one by one)
+   *   (null where the addon is not built, or to make the calls one by one)
    */
-  constructor(slowCallMicros: number, readonly native: NativeWriter | undefined = NativeWriter.shared()) {
+  constructor(slowCallMicros: number, readonly native: NativeWriter | null = NativeWriter.shared()) {
     this.slowCallMs = slowCallMicros / 1000;
   }
 

@@ -15,7 +15,8 @@ const CALLS = ['', 'open', 'read', 'write', 'fchown', 'fstat', 'close', 'open'];
 const OPEN_TARGET = 1;
 const OPEN_SOURCE = 7;
 
-let shared: NativeWriter | undefined | null = null;
+/** undefined until first asked for; null where there is none. */
+let shared: NativeWriter | null | undefined;
 
 /** A directory the seed holds open (target-tree's Directory): its descriptor, and a name's path through it. */
 interface HeldDirectory {
@@ -43,25 +44,25 @@ export class NativeWriter {
   /** Where the addon is: beside the seed handler's bundle, and from the CLI's bundle (dist/bin) the package's copy of it. */
   static readonly DIRECTORIES = [path.join(__dirname, 'native'), path.join(__dirname, '..', 'handlers', 'seed', 'native')];
 
-  /** This thread's writer, loaded once (undefined where there is none, or CDK_EFS_KIT_NATIVE=0). */
-  static shared(): NativeWriter | undefined {
-    if (shared === null) {
+  /** This thread's writer, loaded once (null where there is none, or CDK_EFS_KIT_NATIVE=0). */
+  static shared(): NativeWriter | null {
+    if (shared === undefined) {
       try {
-        shared = process.env.CDK_EFS_KIT_NATIVE === '0' ? undefined : NativeWriter.load(NativeWriter.DIRECTORIES);
+        shared = process.env.CDK_EFS_KIT_NATIVE === '0' ? null : NativeWriter.load(NativeWriter.DIRECTORIES);
       } catch (err) {
-        // A build the runtime cannot load (another C library, say): slower, not wrong.
+        // A build the runtime cannot load (a C library older than glibc 2.28, say): slower, not wrong.
         console.warn(`cdk-efs-kit: the native writer did not load (${(err as Error).message.split('\n')[0]}); small files are written through Node's calls`);
-        shared = undefined;
+        shared = null;
       }
     }
     return shared;
   }
 
-  /** The addon for this platform from the first of `directories` that has it, or undefined. */
-  static load(directories: string[]): NativeWriter | undefined {
+  /** The addon for this platform from the first of `directories` that has it, or null. */
+  static load(directories: string[]): NativeWriter | null {
     const file = `${process.platform}-${process.arch}.node`;
     const addon = directories.map((dir) => path.join(dir, file)).find((candidate) => fs.existsSync(candidate));
-    if (!addon) return undefined;
+    if (!addon) return null;
     const module = { exports: {} as Addon };
     process.dlopen(module, addon);
     return new NativeWriter(module.exports);
@@ -79,7 +80,8 @@ export class NativeWriter {
     if (outcome[0] !== 0) {
       const [errno, call] = outcome;
       if (call !== OPEN_TARGET) await unlink(dir.at(name)).catch(() => undefined);
-      throw systemError(errno, CALLS[call], call === OPEN_SOURCE ? content as string : name);
+      // As Node names them: the path for an open, none for a call on a descriptor.
+      throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name) : call === OPEN_SOURCE ? content as string : undefined);
     }
     const [, bytes, ino, size, seconds, nanoseconds] = outcome;
     // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.
@@ -87,9 +89,10 @@ export class NativeWriter {
   }
 }
 
-/** An error as Node's fs calls make them: `ENOENT: no such file or directory, open 'x'`, with errno, code, syscall and path. */
-function systemError(errno: number, syscall: string, file: string): NodeJS.ErrnoException {
+/** An error as Node's fs calls make them: `ENOENT: no such file or directory, open 'x'` (or `ENOSPC: ..., write`), with errno, code, syscall and any path. */
+function systemError(errno: number, syscall: string, file?: string): NodeJS.ErrnoException {
   const code = getSystemErrorName(-errno);
   const description = getSystemErrorMap().get(-errno)?.[1] ?? 'unknown error';
-  return Object.assign(new Error(`${code}: ${description}, ${syscall} '${file}'`), { errno: -errno, code, syscall, path: file });
+  const message = `${code}: ${description}, ${syscall}${file === undefined ? '' : ` '${file}'`}`;
+  return Object.assign(new Error(message), { errno: -errno, code, syscall }, file === undefined ? {} : { path: file });
 }

@@ -4,7 +4,7 @@ import { NativeWriter } from '../../lambda/seed/native-writer';
 /** Where `npm run build` puts the seed's native writer (scripts/build-native.mjs). */
 export const NATIVE_BUILD = path.join(__dirname, '..', '..', 'dist', 'handlers', 'seed', 'native');
 
-let writer: NativeWriter | undefined;
+let writer: NativeWriter | null | undefined;
 
 /** The native writer built for this machine, one instance per test file (the tests need it built). */
 export function builtNativeWriter(): NativeWriter {

@@ -3,9 +3,9 @@
 // fchown, fstat (the identity a later run checks before deleting it) and close. Node makes each of
 // those a job of its own, and on a slow file system (EFS) every job costs the JS thread a hop to the
 // pool and back; one job per file costs one. A failure reports the call and its errno;
-// lambda/seed/native-writer.ts turns that into Node's own kind of error and removes the file. Not
-// here, straight after the close: a FUSE file system may not have seen the close yet and would keep
-// the file under a hidden name (an NFS client, likewise, renames a file still open to .nfsXXXX).
+// lambda/seed/native-writer.ts turns that into Node's own kind of error and removes the file, a hop
+// after the close as Node's calls do: unlinked straight after it, a file on efs-sim (FUSE), which
+// may not have handled the close yet, was kept under a hidden name.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <errno.h>
@@ -37,14 +37,21 @@ typedef struct {
   int error;
   enum failed_call failed;
   double bytes;
-  struct stat stats;
+  struct statx stats;
 } write_job;
+
+static void free_job(write_job *job) {
+  free(job->name);
+  free(job->source_path);
+  free(job);
+}
 
 static int write_all(int fd, const char *data, size_t length) {
   while (length > 0) {
     ssize_t n = write(fd, data, length);
-    if (n < 0) {
-      if (errno == EINTR) continue;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;  // no progress: never spin on it
       return -1;
     }
     data += n;
@@ -100,7 +107,9 @@ static void execute(napi_env env, void *data) {
     job->bytes = (double)job->content_bytes;
   }
   if (job->failed == CALL_NONE && (job->uid != (uid_t)-1 || job->gid != (gid_t)-1) && fchown(fd, job->uid, job->gid) < 0) job->failed = CALL_FCHOWN;
-  if (job->failed == CALL_NONE && fstat(fd, &job->stats) < 0) job->failed = CALL_FSTAT;
+  // statx, as libuv's fstat makes it (glibc 2.28, as old as Node.js 22 runs on; fstat's own symbol
+  // is glibc 2.33's): the same inode, size and modification time that fs.lstat reads later.
+  if (job->failed == CALL_NONE && statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_SIZE | STATX_MTIME, &job->stats) < 0) job->failed = CALL_FSTAT;
   if (job->failed != CALL_NONE) job->error = errno;
   // On NFS, close sends what is still unwritten and reports a write the server refused.
   if (close(fd) < 0 && job->failed == CALL_NONE) {
@@ -128,24 +137,27 @@ static void complete(napi_env env, napi_status status, void *data) {
     napi_set_element(env, result, 0, number(env, job->error));
     napi_set_element(env, result, 1, number(env, job->failed));
   } else {
-    const double fields[] = {0, job->bytes, (double)job->stats.st_ino, (double)job->stats.st_size,
-                             (double)job->stats.st_mtim.tv_sec, (double)job->stats.st_mtim.tv_nsec};
+    const double fields[] = {0, job->bytes, (double)job->stats.stx_ino, (double)job->stats.stx_size,
+                             (double)job->stats.stx_mtime.tv_sec, (double)job->stats.stx_mtime.tv_nsec};
     napi_create_array_with_length(env, 6, &result);
     for (uint32_t i = 0; i < 6; i++) napi_set_element(env, result, i, number(env, fields[i]));
   }
   napi_resolve_deferred(env, job->deferred, result);
   if (job->content_ref != NULL) napi_delete_reference(env, job->content_ref);
   napi_delete_async_work(env, job->work);
-  free(job->name);
-  free(job->source_path);
-  free(job);
+  free_job(job);
 }
 
+// A copy of a JS string, or NULL if it is not one, is empty or holds a NUL (which C would cut it at).
 static char *copy_string(napi_env env, napi_value value) {
   size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok || length == 0) return NULL;
   char *text = malloc(length + 1);
-  if (text != NULL) napi_get_value_string_utf8(env, value, text, length + 1, &length);
+  if (text == NULL) return NULL;
+  if (napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok || strlen(text) != length) {
+    free(text);
+    return NULL;
+  }
   return text;
 }
 
@@ -172,6 +184,8 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   napi_typeof(env, argv[3], &content_type);
   if (!is_buffer && content_type != napi_string) return fail(env, "writeNewFile: the content must be a Buffer or a file's path");
 
+  if (dir_fd < 0) return fail(env, "writeNewFile: the directory descriptor must be an open descriptor");
+
   write_job *job = calloc(1, sizeof(write_job));
   if (job == NULL) return fail(env, "writeNewFile: out of memory");
   job->dir_fd = dir_fd;
@@ -179,26 +193,35 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   job->uid = (uid_t)uid;
   job->gid = (gid_t)gid;
   job->name = copy_string(env, argv[1]);
-  // One name in the directory held open: never a path that could lead out of it.
-  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL) {
-    free(job->name);
-    free(job);
-    return fail(env, "writeNewFile: the name must be one non-empty path component");
+  // One name in the directory held open: never a path, nor one that leads out of it.
+  if (job->name == NULL || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
+    free_job(job);
+    return fail(env, "writeNewFile: the name must be one path component (not . or ..) with no NUL");
   }
   if (is_buffer) {
     void *content;
-    napi_get_buffer_info(env, argv[3], &content, &job->content_bytes);
+    if (napi_get_buffer_info(env, argv[3], &content, &job->content_bytes) != napi_ok
+        || napi_create_reference(env, argv[3], 1, &job->content_ref) != napi_ok) {
+      free_job(job);
+      return fail(env, "writeNewFile: the content buffer could not be read");
+    }
     job->content = content;
-    napi_create_reference(env, argv[3], 1, &job->content_ref);
-  } else {
-    job->source_path = copy_string(env, argv[3]);
+  } else if ((job->source_path = copy_string(env, argv[3])) == NULL) {
+    free_job(job);
+    return fail(env, "writeNewFile: the source must be a non-empty path with no NUL");
   }
 
   napi_value promise, resource_name;
-  napi_create_promise(env, &job->deferred, &promise);
-  napi_create_string_utf8(env, "cdk-efs-kit:writeNewFile", NAPI_AUTO_LENGTH, &resource_name);
-  napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work);
-  napi_queue_async_work(env, job->work);
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok
+      || napi_create_string_utf8(env, "cdk-efs-kit:writeNewFile", NAPI_AUTO_LENGTH, &resource_name) != napi_ok
+      || napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work) != napi_ok
+      || napi_queue_async_work(env, job->work) != napi_ok) {
+    // Only reached before the job is queued: nothing else holds it.
+    if (job->work != NULL) napi_delete_async_work(env, job->work);
+    if (job->content_ref != NULL) napi_delete_reference(env, job->content_ref);
+    free_job(job);
+    return fail(env, "writeNewFile: the job could not be queued");
+  }
   return promise;
 }
 

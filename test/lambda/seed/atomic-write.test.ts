@@ -33,7 +33,7 @@ function callsFor(mode: string): FileSystemCalls {
   const saved = process.env.CDK_EFS_KIT_SYNC_CALLS;
   if (mode !== 'synchronous') process.env.CDK_EFS_KIT_SYNC_CALLS = '0';
   try {
-    return new FileSystemCalls(FileSystemCalls.SOURCE, mode === 'native writer' ? builtNativeWriter() : undefined);
+    return new FileSystemCalls(FileSystemCalls.SOURCE, mode === 'native writer' ? builtNativeWriter() : null);
   } finally {
     if (saved === undefined) delete process.env.CDK_EFS_KIT_SYNC_CALLS;
     else process.env.CDK_EFS_KIT_SYNC_CALLS = saved;
@@ -90,24 +90,41 @@ describe.each(MODES)('a local file, calls %s', (mode) => {
 describe.each(MODES)('content in memory, calls %s', (mode) => {
   const calls = () => (mode === 'synchronous' ? tree.calls : callsFor(mode));
   const stream = (...chunks: string[]) => Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+  let nativeWrites: jest.SpyInstance | undefined;
+  beforeEach(() => { nativeWrites = mode === 'native writer' ? jest.spyOn(builtNativeWriter(), 'writeNewFile') : undefined; });
+  /** That the native writer made `count` tries, in its mode (none in the others). */
+  const expectNativeWrites = (count: number) => expect(nativeWrites?.mock.calls.length ?? 0).toBe(mode === 'native writer' ? count : 0);
 
   test('a buffer is written whole, and its identity is the written file\'s', async () => {
     const written = await writeUnseenFile(calls(), tree.root, 'f.txt', Buffer.from('from memory'), { mode: 0o600, expectedSize: 11 }, false);
     expect(fs.readFileSync(target('f.txt'), 'utf8')).toBe('from memory');
     expect(fs.statSync(target('f.txt')).mode & 0o777).toBe(0o600);
     expect(written).toEqual({ bytes: 11, identity: writtenIdentity(fs.statSync(target('f.txt'))) });
+    expectNativeWrites(1);
   });
 
   test('a stream is written whole', async () => {
     const written = await writeUnseenFile(calls(), tree.root, 'g.txt', stream('two ', 'chunks'), { mode: 0o644, expectedSize: 10 }, false);
     expect(fs.readFileSync(target('g.txt'), 'utf8')).toBe('two chunks');
     expect(written).toEqual({ bytes: 10, identity: writtenIdentity(fs.statSync(target('g.txt'))) });
+    expectNativeWrites(1);
+  });
+
+  test('a buffer replaces a link planted at its name, never writing through it', async () => {
+    fs.writeFileSync(path.join(work, 'outside'), 'secret');
+    fs.symlinkSync(path.join(work, 'outside'), target('l.txt'));
+    await writeUnseenFile(calls(), tree.root, 'l.txt', Buffer.from('new'), { mode: 0o644 }, true);
+    expect(fs.lstatSync(target('l.txt')).isFile()).toBe(true);
+    expect(fs.readFileSync(target('l.txt'), 'utf8')).toBe('new');
+    expect(fs.readFileSync(path.join(work, 'outside'), 'utf8')).toBe('secret');
+    expectNativeWrites(2); // the first try met the link (EEXIST); the second made the file
   });
 
   test('a stream that delivers more than it declared is refused, and nothing is left at its name', async () => {
     await expect(writeUnseenFile(calls(), tree.root, 'h.txt', stream('ten bytes!', ' and more'), { mode: 0o644, expectedSize: 10 }, false))
       .rejects.toThrow('the source said 10 bytes but delivered 19');
     expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+    expectNativeWrites(0); // refused before any file is made
   });
 });
 
