@@ -1,11 +1,11 @@
-// The seed's small-file write as one job on libuv's thread pool: openat (a new file only, relative to
-// a directory descriptor the seed holds), write the content (given, or read from a local file),
-// fchown, fstat (the identity a later run checks before deleting it) and close. Node makes each of
-// those a job of its own, and on a slow file system (EFS) every job costs the JS thread a hop to the
-// pool and back; one job per file costs one. A failure reports the call and its errno;
-// lambda/seed/native-writer.ts turns that into Node's own kind of error and removes the file, a hop
-// after the close as Node's calls do: unlinked straight after it, a file on efs-sim (FUSE), which
-// may not have handled the close yet, was kept under a hidden name.
+// The seed's small-file write as one job on libuv's thread pool: openat (a new file only, relative
+// to a directory descriptor the seed holds), write the content (given, or read from a local file),
+// fchown, statx (what Node's fstat calls: the identity a later run checks before deleting it) and
+// close. Node makes each of those a job of its own, and on a slow file system (EFS) every job costs
+// the JS thread a hop to the pool and back; one job per file costs one. A failure reports the call
+// and its errno; lambda/seed/native-writer.ts turns that into Node's own kind of error and removes
+// the file, a hop after the close as Node's calls do: unlinked straight after it, a file on efs-sim
+// (FUSE), which may not have handled the close yet, was kept under a hidden name.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
 #include <errno.h>
