@@ -104,11 +104,7 @@ export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, na
     const whole = await wholeContent(content, options);
     if (whole !== undefined) return writeSmallFileNatively(calls, calls.native, dir, name, whole, options, replace);
   }
-  const fd = await calls.open(file, CREATE_NEW, options.mode).catch(async (err: NodeJS.ErrnoException) => {
-    if (!replace || err.code !== 'EEXIST') throw err;
-    await calls.unlink(file);
-    return calls.open(file, CREATE_NEW, options.mode);
-  });
+  const fd = await createNew(() => calls.open(file, CREATE_NEW, options.mode), replace, () => calls.unlink(file));
   try {
     let written: WrittenFile;
     try {
@@ -129,6 +125,18 @@ export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, na
     await calls.unlink(file).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * `create` of a new file; with `replace`, whatever is at its name (EEXIST: what an interrupted run left
+ * there, a link someone planted) is removed first and the create tried once more.
+ */
+async function createNew<T>(create: () => Promise<T>, replace: boolean, removeExisting: () => Promise<void>): Promise<T> {
+  return create().catch(async (err: NodeJS.ErrnoException) => {
+    if (!replace || err.code !== 'EEXIST') throw err;
+    await removeExisting();
+    return create();
+  });
 }
 
 /**
@@ -157,12 +165,7 @@ async function wholeContent(content: FileContent, options: WriteOptions): Promis
  * failure.
  */
 async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | string, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
-  const write = () => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid);
-  const file = await write().catch(async (err: NodeJS.ErrnoException) => {
-    if (!replace || err.code !== 'EEXIST') throw err;
-    await calls.unlink(dir.at(name));
-    return write();
-  });
+  const file = await createNew(() => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid), replace, () => calls.unlink(dir.at(name)));
   try {
     checkDelivered(file.bytes, options);
   } catch (err) {

@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
-import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { LAMBDA_MIB_PER_VCPU } from '../../lib/core/contract/lambda-cpu';
 import { copyWorkersFor, SEED_WORKERS_ENV } from '../../lib/seed/contract/copy-workers';
 import type { WriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './placement';
+import { besideSeedBundle } from './seed-bundle';
 
 /**
  * The file writes of a seed spread over worker threads, one per vCPU, so that a copy bound by the
@@ -50,11 +50,8 @@ export function defaultWorkerCount(): number {
   return copyWorkersFor(Math.min(os.availableParallelism(), memory > 0 ? Math.max(1, Math.round(memory / LAMBDA_MIB_PER_VCPU)) : Infinity));
 }
 
-/**
- * The worker thread's script: next to this module in the seed handler's bundle (the Lambda asset),
- * which the CLI's bundle (dist/bin) uses too, from the package's dist/handlers/seed.
- */
-const WORKER_SCRIPTS = [path.join(__dirname, 'copy-thread.js'), path.join(__dirname, '..', 'handlers', 'seed', 'copy-thread.js')];
+/** The worker thread's script, bundled beside the seed handler (the CLI uses the package's copy). */
+const WORKER_SCRIPTS = besideSeedBundle('copy-thread.js');
 
 interface Lane {
   readonly worker: Worker;

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { getSystemErrorMap, getSystemErrorName } from 'util';
 import { unlink } from '../shared/fs-calls';
+import { besideSeedBundle } from './seed-bundle';
 
 /** What the addon resolves with: [0, bytes, ino, size, mtime s, mtime ns], or [errno, failed call]. */
 type Outcome = number[];
@@ -41,8 +42,8 @@ export interface NewFile {
  * the same calls through Node. CDK_EFS_KIT_NATIVE=0 turns it off.
  */
 export class NativeWriter {
-  /** Where the addon is: beside the seed handler's bundle, and from the CLI's bundle (dist/bin) the package's copy of it. */
-  static readonly DIRECTORIES = [path.join(__dirname, 'native'), path.join(__dirname, '..', 'handlers', 'seed', 'native')];
+  /** Where the addon is: bundled beside the seed handler (the CLI uses the package's copy). */
+  static readonly DIRECTORIES = besideSeedBundle('native');
 
   /** This thread's writer, loaded once (null where there is none, or CDK_EFS_KIT_NATIVE=0). */
   static shared(): NativeWriter | null {
