@@ -1,4 +1,5 @@
 import type { MetricDataQuery, MetricDataResult } from '@aws-sdk/client-cloudwatch';
+import { boundedRequests } from '../../lambda/shared/aws-call-deadline';
 import type { EfsUsage, StoredHour } from './usage';
 
 /** Where to read, as the AWS CLI takes it: Region and profile, or the SDK's defaults (AWS_REGION, AWS_PROFILE, the config files). */
@@ -23,7 +24,7 @@ export async function readUsage(fileSystemId: string, start: Date, end: Date, ta
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Loaded here: every other command would pay for the SDK.
   const { CloudWatchClient, paginateGetMetricData } = await import('@aws-sdk/client-cloudwatch');
-  const client = new CloudWatchClient({ region: target.region, profile: target.profile, endpoint: target.endpoint });
+  const client = new CloudWatchClient({ region: target.region, profile: target.profile, endpoint: target.endpoint, requestHandler: boundedRequests() });
   try {
     await client.config.region();
   } catch {

@@ -1,5 +1,6 @@
 import type { IAMClient } from '@aws-sdk/client-iam';
 import type { DescribedMountTarget } from '../../lambda/mount-readiness/custom-resource';
+import { boundedRequests } from '../../lambda/shared/aws-call-deadline';
 import type { Caller, PolicyDocument } from '../../lambda/shared/mount-checks/iam-policy';
 import type { PosixIdentity } from '../../lambda/shared/mount-checks/posix-identity';
 
@@ -73,7 +74,7 @@ export async function defaultRegion(profile?: string): Promise<string | undefine
   }
 }
 
-const clientConfig = (target: AwsTarget) => ({ region: target.region, profile: target.profile, endpoint: target.endpoint });
+const clientConfig = (target: AwsTarget) => ({ region: target.region, profile: target.profile, endpoint: target.endpoint, requestHandler: boundedRequests() });
 
 const problemOf = (err: unknown) => {
   const e = err as Error;

@@ -1,4 +1,6 @@
+import { describeSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { MountReadinessProperties } from '../../lib/file-system/contract/mount-readiness-properties';
+import { AwsCallDeadlineError } from '../shared/aws-call-deadline';
 import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties } from './properties';
 import { DEFAULT_BACKOFF, MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
 
@@ -36,8 +38,8 @@ export interface DescribedMountTarget {
 export interface ReadinessHandlerDeps extends ReadinessDeps {
   /** Milliseconds this invocation has left. */
   readonly remainingMs: () => number;
-  /** DescribeMountTargets of the file system (every page). */
-  readonly describeMountTargets: (fileSystemId: string, region: string) => Promise<DescribedMountTarget[]>;
+  /** DescribeMountTargets of the file system (every page), given up at `deadline` (ms since the epoch). */
+  readonly describeMountTargets: (fileSystemId: string, region: string, deadline: number) => Promise<DescribedMountTarget[]>;
 }
 
 /** Time the invocation keeps after the wait: a last round's lookups and connections, the response. */
@@ -60,14 +62,14 @@ export async function onEvent(event: ReadinessEvent, deps: ReadinessHandlerDeps)
 
 /** Returns once every mount target answers; throws the message that fails the resource once `deadline` has passed. */
 async function waitForMountTargets(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, deadline: number): Promise<void> {
-  let targets = await endpointsOf(props, deps);
+  let targets = await endpointsOf(props, deps, deadline);
   while ('notAvailable' in targets) {
     if (Date.now() >= deadline) throw new Error(`mount readiness: ${props.fileSystemId} was not ready within the time limit: ${targets.notAvailable}.`);
     console.log(JSON.stringify({ message: 'mount readiness: waiting for mount targets to become available', detail: targets.notAvailable }));
     // A mount target is created in minutes: describe again at the rounds' longest pause.
     const pauseMs = (deps.backoff ?? DEFAULT_BACKOFF).maxMs;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pauseMs, deadline - Date.now()))));
-    targets = await endpointsOf(props, deps);
+    targets = await endpointsOf(props, deps, deadline);
   }
   const outcome = await waitUntilReady(props.fileSystemId, props.region, targets.endpoints, deadline, {
     ...deps,
@@ -84,15 +86,18 @@ async function waitForMountTargets(props: CheckedReadinessProperties, deps: Read
  * The mount targets with zone and addresses: as the properties give them, with what they leave out
  * read from DescribeMountTargets. A mount target still being created waits for a later round.
  */
-async function endpointsOf(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps): Promise<{ endpoints: MountTargetEndpoints[] } | { notAvailable: string }> {
+async function endpointsOf(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, deadline: number): Promise<{ endpoints: MountTargetEndpoints[] } | { notAvailable: string }> {
   const listed = props.mountTargets;
   if (listed && listed.every(complete)) {
     return { endpoints: listed.map((t) => ({ id: t.id, availabilityZone: t.availabilityZone!, ipv4: t.ipv4, ipv6: t.ipv6 })) };
   }
   let described: DescribedMountTarget[];
   try {
-    described = await deps.describeMountTargets(props.fileSystemId, props.region);
+    described = await deps.describeMountTargets(props.fileSystemId, props.region, deadline);
   } catch (err) {
+    if (err instanceof AwsCallDeadlineError) {
+      throw new Error(`mount readiness: ${props.fileSystemId} was not ready within the time limit (${describeSeconds(props.timeLimitSeconds)}): DescribeMountTargets did not answer, so the gate could not read the mount targets, zones or addresses its properties leave out. Check that the gate's subnets reach the EFS API (a NAT gateway or an elasticfilesystem interface endpoint).`);
+    }
     throw new Error(`mount readiness: DescribeMountTargets of ${props.fileSystemId} failed (${(err as Error).message}); the gate reads the mount targets, zones or addresses its properties leave out from it, so its role needs elasticfilesystem:DescribeMountTargets.`);
   }
   if (described.length === 0) throw new Error(`mount readiness: ${props.fileSystemId} has no mount targets: no client can mount it.`);

@@ -12,5 +12,5 @@ const resolver = newResolver();
 export const onEvent = (event: ReadinessEvent, context: Context) => wait(event, {
   resolver,
   remainingMs: () => context.getRemainingTimeInMillis(),
-  describeMountTargets: (fileSystemId, region) => describeMountTargets(fileSystemId, region),
+  describeMountTargets: (fileSystemId, region, deadline) => describeMountTargets(fileSystemId, region, deadline),
 });

@@ -29,10 +29,20 @@ export interface CfnResponse {
 }
 
 export interface Handlers {
-  onEvent(event: any): Promise<unknown>;
+  onEvent(event: any, context: LambdaContext): Promise<unknown>;
   /** Present when the deploy waits (waitForCompletion true). */
-  isComplete?(event: any): Promise<unknown>;
+  isComplete?(event: any, context: LambdaContext): Promise<unknown>;
 }
+
+/** The slice of Lambda's context the handlers read: each invocation gets a minute, the run functions' timeout. */
+export interface LambdaContext {
+  getRemainingTimeInMillis(): number;
+}
+const INVOCATION_MS = 60_000;
+const invocationContext = (): LambdaContext => {
+  const end = Date.now() + INVOCATION_MS;
+  return { getRemainingTimeInMillis: () => end - Date.now() };
+};
 
 // outbound.js loads the Lambda client, which the Lambda runtime provides and this package does not
 // install; the calls it makes are replaced below, so an empty module stands in for it.
@@ -131,7 +141,7 @@ export class ProviderFramework {
     const which = req.FunctionName === IS_COMPLETE_ARN ? 'isComplete' : 'onEvent';
     this.invocations[which]++;
     try {
-      const result = await this.handlers[which]!(JSON.parse(req.Payload));
+      const result = await this.handlers[which]!(JSON.parse(req.Payload), invocationContext());
       return { StatusCode: 200, Payload: Buffer.from(JSON.stringify(result ?? null)) };
     } catch (error) {
       const e = error as Error;

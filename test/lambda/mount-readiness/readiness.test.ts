@@ -398,7 +398,7 @@ describe('an imported file system: the gate reads its mount targets from Describ
       await onEvent(event, {
         ...resolverDeps(),
         remainingMs: () => 60_000,
-        describeMountTargets: (id, region) => describeMountTargets(id, region, moto.endpoint),
+        describeMountTargets: (id, region, deadline) => describeMountTargets(id, region, deadline, moto.endpoint),
       });
       expect(listeners.map((l) => l.accepted())).toEqual([1, 1]);
       expect(new Set(dns.queries.map((q) => q.name))).toEqual(new Set([
