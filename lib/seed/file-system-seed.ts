@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
+import { enterSeedLane } from './seed-lanes';
 import { claimSeedPlace } from './seed-places';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
@@ -213,6 +214,7 @@ export class FileSystemSeed extends Construct {
     });
     this.function = wiring.function;
     this.resource = wiring.resource;
+    enterSeedLane(this.resource);
     this.failureMetrics = wiring.failureMetrics;
     this.dataSyncTaskId = wiring.dataSyncTaskId;
   }
