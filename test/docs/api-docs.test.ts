@@ -72,7 +72,7 @@ test('every example compiled, and is translated to Python, Java, C# and Go', () 
   expect(examples().length).toBeGreaterThanOrEqual(26);
 });
 
-test('SharedFileSystem\'s example is the README\'s TypeScript quick start, which Java and C# users read translated', () => {
+test('SharedFileSystem\'s example is the README\'s TypeScript quick start, which docs/api shows translated', () => {
   const quickStart = readmeQuickStart('tsx').split('\n').filter((l) => !l.startsWith('import ')).join('\n').trim();
   expect(assembly.types['cdk-efs-kit.SharedFileSystem'].docs.example).toBe(`${quickStart}\napp.synth();`);
 });
@@ -88,4 +88,34 @@ test('API.md has no raw {@link} tag, and each of its links into the reference le
   const links = [...apiMd.matchAll(/\]\(#(cdk-efs-kit[^)]*)\)/g)].map((m) => m[1]);
   expect(links.length).toBeGreaterThan(30);
   expect(links.filter((l) => !ids.has(l))).toEqual([]);
+});
+
+// The same reference in the other languages, for their users, who never install the npm package:
+// jsii-docgen renders each with the examples jsii-rosetta translated. The build writes dist/api/;
+// `npm run docgen` writes docs/api/.
+describe.each([
+  ['python', 'files = SharedFileSystem(stack, "Files", vpc=vpc)'],
+  ['java', 'SharedFileSystem files = SharedFileSystem.Builder.create(stack, "Files").vpc(vpc).build();'],
+  ['csharp', 'var files = new SharedFileSystem(stack, "Files", new SharedFileSystemProps { Vpc = vpc });'],
+  ['go', 'files := cdkefskit.NewSharedFileSystem(stack, jsii.String("Files"), &SharedFileSystemProps{'],
+])('docs/api/API.%s.md', (language, quickStartLine) => {
+  const file = `API.${language}.md`;
+  const committed = () => fs.readFileSync(path.join(root, 'docs', 'api', file), 'utf8');
+
+  test('is what jsii-docgen makes of this build\'s assembly (run `npm run docgen` after an API change)', () => {
+    // toBe would print two large strings; the first differing line says what changed.
+    const [g, c] = [fs.readFileSync(path.join(root, 'dist', 'api', file), 'utf8').split('\n'), committed().split('\n')];
+    const line = g.findIndex((l, i) => l !== c[i]);
+    expect(line === -1 && g.length === c.length ? 'same' : `line ${line + 1}: built "${g[line]}", committed "${c[line]}"`).toBe('same');
+  });
+
+  test('shows the quick start translated, and its links lead to anchors in it', () => {
+    const md = committed();
+    expect(md).toContain(quickStartLine);
+    expect(md.match(/.{0,40}\{@link.{0,40}/g)).toBeNull();
+    const ids = new Set([...md.matchAll(/id="([^"]+)"/g)].map((m) => m[1]));
+    const links = [...md.matchAll(/\]\(#(cdk-efs-kit[^)]*)\)/g)].map((m) => m[1]);
+    expect(links.length).toBeGreaterThan(30);
+    expect(links.filter((l) => !ids.has(l))).toEqual([]);
+  });
 });

@@ -15,13 +15,39 @@ const anchorsOf = (markdown: string) => new Set(markdown.replace(/^```[\s\S]*?^`
 /** Relative links of a markdown file, outside code: [text](target#anchor). */
 const linksOf = (markdown: string) => [...markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
 
-test('the README keeps the order the issue asks for: what it is, install, quick start, constructs, commands, efs-sim, how fast, the two commands, contributing', () => {
-  const sections = readme.match(/^## .*$/gm)!;
-  expect(sections).toEqual(['## Install', '## Quick start', '## Constructs', '## Command line', '## efs-sim', '## How fast', '## Errors and warnings', '## Two commands', '## Contributing']);
-  expect(readme.match(/^### .*$/gm)).toEqual(expect.arrayContaining(['### SharedFileSystem', '### FileSystemSeed', '### BenchmarkProbe', '### FileSystemMonitoring',
-    '### cdk-efs-kit seed', '### cdk-efs-kit probe and compare', '### cdk-efs-kit advise']));
-  expect(readme).toContain('npm ci && npm run demo');
-  expect(readme).toContain('npm ci && npm test');
+test('the README is a front door: what it is, the two commands, install, quick start, then a short section per construct and command', () => {
+  expect(readme.match(/^## .*$/gm)).toEqual(['## Two commands', '## Install', '## Quick start', '## Constructs', '## Command line', '## efs-sim',
+    '## How fast', '## Errors and warnings', '## Documentation', '## Contributing']);
+  expect(readme.match(/^### .*$/gm)).toEqual(['### SharedFileSystem', '### FileSystemSeed', '### BenchmarkProbe', '### FileSystemMonitoring',
+    '### EfsMetrics, NfsMountOptions and EfsPricing', '### cdk-efs-kit seed', '### cdk-efs-kit probe and compare', '### cdk-efs-kit advise', '### cdk-efs-kit doctor']);
+  // The reference is in docs/: each construct's and command's section links to its page there.
+  const sections = readme.split(/^### /m).slice(1);
+  expect(sections.filter((s) => !/\]\(docs\/[\w-]+\.md/.test(s)).map((s) => s.split('\n')[0])).toEqual([]);
+});
+
+test('the README stays under 400 lines', () => {
+  expect(readme.split('\n').length).toBeLessThan(400);
+});
+
+test('its first screen has what it is, the two commands, every language\'s install, and the quick start up to `cdk synth`', () => {
+  const firstScreen = readme.split('\n').slice(0, 60).join('\n');
+  for (const text of ['npm ci && npm run demo', 'npm ci && npm test', 'npm pack', 'npm run package:python', 'npm run package:go',
+    'npm run package:java', 'mvn -f dist/java/pom.xml install', 'pip install cdk-efs-kit', 'npx cdk synth --strict']) {
+    expect({ text, onFirstScreen: firstScreen.includes(text) }).toEqual({ text, onFirstScreen: true });
+  }
+});
+
+test('the README names the Node.js lines package.json supports, and only those', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  expect(pkg.engines.node).toBe('^22.0.0 || ^24.0.0');
+  expect(readme).toContain('Node.js 22 or 24');
+  expect(readme.match(/.{0,40}Node(\.js)? (1\d|20|21|23|25)\b.{0,40}/g)).toBeNull();
+});
+
+test.each(['README.md', ...docs])('%s names no issue of this project by number', (file) => {
+  // aws-cdk's issues are cited by their repository's name (aws/aws-cdk#33669) or linked.
+  const text = fs.readFileSync(path.join(root, file), 'utf8').replace(/aws\/aws-cdk#\d+|\[#\d+\]\(https:\/\/github\.com\/aws\/aws-cdk\/issues\/\d+\)/g, '');
+  expect(text.match(/.{0,40}(#\d+\b|\bissues? \d+).{0,40}/gi)).toBeNull();
 });
 
 test.each(['README.md', ...docs])('every link in %s leads to a file, and every #anchor to a heading', (file) => {
@@ -59,6 +85,7 @@ describe('users read the published articles\' titles, never the project\'s worki
   });
 });
 
-test('the README\'s scenario table says what each scenario reproduces as `probe --list` does', () => {
-  for (const scenario of SCENARIOS) expect(readme).toContain(`| \`${scenario.name}\` | ${scenario.reproduces} |`);
+test('docs/probe.md\'s scenario table says what each scenario reproduces as `probe --list` does', () => {
+  const probeMd = fs.readFileSync(path.join(root, 'docs', 'probe.md'), 'utf8');
+  for (const scenario of SCENARIOS) expect(probeMd).toContain(`| \`${scenario.name}\` | ${scenario.reproduces} |`);
 });

@@ -1,4 +1,4 @@
-// The Go app of test/go.test.ts: the README's Go quick start, built on the binding jsii-pacmak
+// The Go app of test/package/go.test.ts: the Go quick start of docs/quick-start.md, built on the binding jsii-pacmak
 // generates (the test adds a replace directive pointing at it) and synthesized with cdk synth --strict.
 //
 // It requires aws-cdk-go v2.276.0, newer than the binding's floor (v2.269.0, the peer range's lower

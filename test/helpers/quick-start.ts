@@ -2,14 +2,26 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 
-const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+const root = path.join(__dirname, '..', '..');
+const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 
-/** The README's quick start in one language: the first ```<fence> block under "## Quick start". */
-export function readmeQuickStart(fence: string): string {
-  const section = /^## Quick start\n([\s\S]*?)^## /m.exec(readme);
-  const block = section && new RegExp('^```' + fence + '\\n([\\s\\S]*?)^```', 'm').exec(section[1]);
-  if (!block) throw new Error(`README.md has no \`\`\`${fence} block under "## Quick start"`);
+/** The first ```<fence> block of a markdown section. */
+function firstBlock(file: string, section: string | undefined, heading: string, fence: string): string {
+  const block = section === undefined ? undefined : new RegExp('^```' + fence + '\\n([\\s\\S]*?)^```', 'm').exec(section);
+  if (!block) throw new Error(`${file} has no \`\`\`${fence} block under "${heading}"`);
   return block[1];
+}
+
+/** The README's quick start in one language (TypeScript, Python): the first ```<fence> block under "## Quick start". */
+export function readmeQuickStart(fence: string): string {
+  return firstBlock('README.md', /^## Quick start\n([\s\S]*?)^## /m.exec(readme)?.[1], '## Quick start', fence);
+}
+
+/** The quick start in a language the README leaves to docs/quick-start.md: the first ```<fence> block under "## <language>". */
+export function docsQuickStart(language: string, fence: string): string {
+  const doc = fs.readFileSync(path.join(root, 'docs', 'quick-start.md'), 'utf8');
+  const heading = `## ${language}`;
+  return firstBlock('docs/quick-start.md', new RegExp(`^${heading}\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, 'm').exec(doc)?.[1], heading, fence);
 }
 
 /**

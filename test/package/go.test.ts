@@ -4,10 +4,10 @@ import * as os from 'os';
 import * as path from 'path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { onNode } from '../helpers/node-lines';
-import { expectQuickStartTemplate, readmeQuickStart } from '../helpers/quick-start';
+import { docsQuickStart, expectQuickStartTemplate } from '../helpers/quick-start';
 
 // The Go module, as a Go user gets it before the first release: jsii-pacmak generates the binding
-// from this build's assembly (`npm run package:go`), and the README's Go quick start, in an app whose
+// from this build's assembly (`npm run package:go`), and the Go quick start of docs/quick-start.md, in an app whose
 // go.mod is test/go/go.mod with a replace directive to that binding, builds with `go build` and
 // synthesizes with `cdk synth --strict` on Node.js 22. Offline: tools/setup.sh downloaded the modules
 // test/go/go.mod lists into the Go caches under ~/.cache/cdk-efs-kit/go, kept between runs (a cold
@@ -46,7 +46,7 @@ beforeAll(() => {
   fs.mkdirSync(path.join(app, 'site'), { recursive: true });
   fs.copyFileSync(path.join(root, 'test', 'go', 'go.mod'), path.join(app, 'go.mod'));
   fs.copyFileSync(path.join(root, 'test', 'go', 'go.sum'), path.join(app, 'go.sum'));
-  fs.writeFileSync(path.join(app, 'main.go'), readmeQuickStart('go'));
+  fs.writeFileSync(path.join(app, 'main.go'), docsQuickStart('Go', 'go'));
   fs.writeFileSync(path.join(app, 'site', 'index.html'), '<h1>hello from Go</h1>\n');
   fs.writeFileSync(path.join(app, 'cdk.json'), JSON.stringify({ app: './quickstart', notices: false, context: { 'cli-telemetry': false } }));
   run('go', ['mod', 'edit', `-replace=${binding}=../pacmak/go/cdkefskit`], app);
@@ -62,7 +62,7 @@ test('jsii-pacmak generates the Go module github.com/cdk-efs-kit/cdk-efs-kit-go,
   expect(goMod).toMatch(/^\s+github\.com\/aws\/constructs-go\/constructs\/v10 v10\.5\.1$/m);
 });
 
-test('the README\'s Go quick start synthesizes with cdk synth --strict, with the template the README promises', () => {
+test('the Go quick start synthesizes with cdk synth --strict, with the template the README promises', () => {
   const out = path.join(work, 'app', 'cdk.out');
   const template = Template.fromJSON(JSON.parse(fs.readFileSync(path.join(out, 'MyApp.template.json'), 'utf8')));
   expectQuickStartTemplate(template);
@@ -70,7 +70,7 @@ test('the README\'s Go quick start synthesizes with cdk synth --strict, with the
   expect(tree.constructInfo).toEqual({ fqn: 'aws-cdk-lib.App', version: '2.276.0' });
 });
 
-test('the README\'s Go quick start is gofmt-formatted', () => {
+test('the Go quick start is gofmt-formatted', () => {
   expect(run('gofmt', ['-l', 'main.go'], path.join(work, 'app')).stdout).toBe('');
 });
 

@@ -602,9 +602,9 @@ describe('addAccessPointWithOptions (aws-efs\'s AccessPointOptions)', () => {
   });
 });
 
-// The README's feature table says these carry over from efs.FileSystem unchanged: each row checked here
+// docs/file-system.md's table says these carry over from efs.FileSystem unchanged: each row checked here
 // where no other test of this file does.
-describe('what efs.FileSystem has, as the README\'s feature table says', () => {
+describe('what efs.FileSystem has, as docs/file-system.md\'s table says', () => {
   test('fileSystemName names the file system', () => {
     new SharedFileSystem(stack, 'Files', { vpc, fileSystemName: 'shared-data' });
     expect(onlyFileSystem().Properties.FileSystemTags).toEqual([{ Key: 'Name', Value: 'shared-data' }]);

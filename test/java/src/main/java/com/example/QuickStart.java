@@ -31,7 +31,7 @@ import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
 
-/** The README's quick start in Java; test/java.test.ts compiles it against the binding (it does not run it: see test/java/pom.xml). */
+/** The quick start in Java (docs/quick-start.md links here); test/package/java.test.ts compiles it against the binding (it does not run it: see test/java/pom.xml). */
 public final class QuickStart {
     public static void main(final String[] args) {
         App app = new App();
