@@ -2,29 +2,35 @@ import { Annotations, CfnResource, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
 import { ValidationError } from '../core/validation-error';
+import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
 
 /**
  * Two seeds on one place would take each other's files: one's prune and removeOnDelete would delete
  * what the other wrote. So each seed's place (its access point's root directory and its target path
- * under it, on its file system) is recorded here, and a seed whose place is equal to or nested in
- * another's fails synth, naming both; where an access point's root cannot be known (an imported one,
- * or a token), a warning says the places could not be compared.
+ * under it, on its file system) is recorded here for the whole app, every stack of it, and a seed
+ * whose place is equal to or nested in another's fails synth, naming both; where an access point's
+ * root cannot be known (an imported one, or a token), a warning says the places could not be
+ * compared. Two stacks importing one file system by its id (blue/green) share its places.
  */
 export interface SeedPlace {
   /** The seed, for messages. */
   readonly seed: IConstruct;
-  readonly fileSystem: IConstruct;
+  readonly fileSystem: IConstruct & { readonly fileSystemId: string };
   readonly accessPoint: efs.IAccessPoint;
   /** '' for the access point's root, else 'a/b'. */
   readonly targetSubPath: string;
 }
 
-const placesByFileSystem = new WeakMap<IConstruct, SeedPlace[]>();
+/** The places of each file system in an app (keyed by the app's root construct). */
+const placesInApp = new WeakMap<IConstruct, Map<IConstruct | string, SeedPlace[]>>();
 
 /** Records `place`, refusing it where it overlaps a place recorded before (warning where that cannot be told). */
 export function claimSeedPlace(place: SeedPlace, where: string): void {
-  const places = placesByFileSystem.get(place.fileSystem) ?? [];
-  placesByFileSystem.set(place.fileSystem, places);
+  const places = placesOn(place.fileSystem);
+  if (Token.isUnresolved(place.fileSystem.fileSystemId) && !isSharedFileSystem(place.fileSystem)) {
+    Annotations.of(place.seed).addInfo(`${where} writes to an imported file system whose id is not known at synth, so its place is compared only with `
+      + 'the other seeds on that import: make sure no seed of another stack or app writes to the same place (two seeds on one place delete each other\'s files).');
+  }
   for (const other of places) {
     const overlap = overlapOf(place, other);
     if (overlap === 'apart') continue;
@@ -38,6 +44,20 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
       + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).', place.seed);
   }
   places.push(place);
+}
+
+/**
+ * The places recorded on `fileSystem`: one this app makes is itself; an imported one is the file
+ * system its literal id names, whichever stack imports it; an import by a token is only itself.
+ */
+function placesOn(fileSystem: SeedPlace['fileSystem']): SeedPlace[] {
+  const app = fileSystem.node.root;
+  const byFileSystem = placesInApp.get(app) ?? new Map<IConstruct | string, SeedPlace[]>();
+  placesInApp.set(app, byFileSystem);
+  const key = Token.isUnresolved(fileSystem.fileSystemId) ? fileSystem : fileSystem.fileSystemId;
+  const places = byFileSystem.get(key) ?? [];
+  byFileSystem.set(key, places);
+  return places;
 }
 
 type Overlap = 'apart' | 'equal' | 'nested' | 'unknown';
