@@ -6,6 +6,7 @@ import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '..
 import { onDelete, removalSlice } from './remove-on-delete';
 import type { SeedDeps, SeedEvent } from './seed-event';
 import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
+import { describeResource, identityOf, ofAnotherStack } from './resource-identity';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { archiveLimitsOf } from './sources/archive-limits';
@@ -43,9 +44,10 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
     return { PhysicalResourceId: physicalId, Data: { Complete: 'true' } };
   }
   const place = placeOf(props);
-  await place.claim(requestOf(event), physicalId);
+  const identity = identityOf(event, physicalId);
+  await claimPlace(place, requestOf(event), identity, physicalId);
   try {
-    const summary = await runSlice(event, props, place, physicalId, deps, sliceDeadline(deps.remainingMs(), runDeadline));
+    const summary = await runSlice(event, props, place, identity, deps, sliceDeadline(deps.remainingMs(), runDeadline));
     return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
   } catch (err) {
     if (event.RequestType !== 'Create') throw err;
@@ -67,11 +69,27 @@ export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ Is
   const place = placeOf(props);
   const request = requestOf(event);
   if (!await place.claimedFor(request)) throw supersededError(event);
-  const summary = await runSlice(event, props, place, event.PhysicalResourceId ?? physicalIdOf(props), deps, deadline);
+  const summary = await runSlice(event, props, place, identityOf(event, event.PhysicalResourceId ?? physicalIdOf(props)), deps, deadline);
   if (summary.complete) return { IsComplete: true, Data: dataOf(summary) };
   // Stopped for a newer request: its waiter ends; CloudFormation listens to the newer one.
   if (!await place.claimedFor(request)) throw supersededError(event);
   return { IsComplete: false };
+}
+
+/**
+ * Claims the place for this request, unless a resource of another stack holds it (a twin stack
+ * seeding the same file system): its Delete would remove what this one serves, and this one's what
+ * that one serves. A resource of this stack may take the place over (a renamed or moved construct:
+ * the old resource's Delete then sees the place is not its own), and so may anyone once the holder
+ * was deleted and released it.
+ */
+async function claimPlace(place: Place, request: string, identity: string, physicalId: string): Promise<void> {
+  const holder = await place.claimed();
+  if (holder && !holder.released && ofAnotherStack(holder.resource, identity)) {
+    throw new Error(`seed: ${physicalId} is the place of ${describeResource(holder.resource)}, so ${describeResource(identity)} cannot seed it too: `
+      + 'each would delete what the other serves. Give this seed a place of its own (another targetPath or access point), or delete the other seed first.');
+  }
+  await place.claim(request, identity);
 }
 
 /** The time limit the properties set; an unreadable one (or an older version's none) gets this version's. */
@@ -108,7 +126,7 @@ function needsRun(old: SeedResourceProperties, now: SeedResourceProperties): boo
     || old.FileSystemId !== now.FileSystemId || old.AccessPointId !== now.AccessPointId;
 }
 
-async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: Place, physicalId: string, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
+async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: Place, identity: string, deps: SeedDeps, deadline: number): Promise<SeedSummary> {
   const request = requestOf(event);
   const opened = await openSource({ format: props.Format, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
@@ -121,7 +139,7 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
       workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
       deadline,
-      request: { id: request, resource: physicalId, current: () => place.claimedFor(request) },
+      request: { id: request, resource: identity, current: () => place.claimedFor(request) },
       lockWaitMs: Math.max(0, Math.min(SUPERSEDED_WAIT_MS, deadline - Date.now())),
       onLockWait: (holder) => console.log(JSON.stringify({ message: 'waiting for the run that holds the place\'s lock to stop', holder })),
       onProgress: (p) => {

@@ -2,6 +2,7 @@ import { LINK_IDENTITY } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
 import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
+import { identityOf, sameResource } from './resource-identity';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './seed-event';
 
@@ -17,20 +18,21 @@ import type { SeedEvent } from './seed-event';
  */
 export async function onDelete(event: SeedEvent, deadline: number, runDeadline: number) {
   const physicalId = event.PhysicalResourceId ?? 'seed';
+  const identity = identityOf(event, physicalId);
   const done = (complete: boolean) => ({ PhysicalResourceId: physicalId, Data: { Complete: String(complete), Deadline: runDeadline } });
   const place = lenientPlaceOf(event);
   if (!place) return done(true);
   try {
-    const claimed = await place.withState(false, async (state) => state?.claimed());
-    if (claimed && claimed.resource !== physicalId) {
+    const claimed = await place.claimed();
+    if (claimed && !sameResource(claimed.resource, identity)) {
       console.log(JSON.stringify({ message: 'the place belongs to another resource now: left as it is', place: place.where, owner: claimed.resource }));
       return done(true);
     }
-    // A run of this resource that goes on sees the claim and stops.
-    if (claimed) await place.claim(requestIdOf(event), physicalId, false);
-    if (event.ResourceProperties?.RemoveOnDelete !== 'true') return done(true);
-    if (!claimed) await place.claim(requestIdOf(event), physicalId, false);
-    return done(await removeSlice(place, physicalId, requestIdOf(event), concurrencyOf(event), deadline));
+    const removing = event.ResourceProperties?.RemoveOnDelete === 'true';
+    // A run of this resource that goes on sees the claim and stops; content left in place is released to whoever seeds the place next.
+    if (claimed || removing) await place.claim(requestIdOf(event), identity, false, !removing);
+    if (!removing) return done(true);
+    return done(await removeSlice(place, identity, requestIdOf(event), concurrencyOf(event), deadline));
   } catch (err) {
     console.warn(JSON.stringify({ message: 'the seed\'s Delete could not do all it would: what is left stays', place: place.where, error: (err as Error).message }));
     return done(true);
@@ -43,7 +45,7 @@ export async function removalSlice(event: SeedEvent, deadline: number): Promise<
   if (!place) return true;
   try {
     if (!await place.claimedFor(requestIdOf(event))) return true; // a newer request took the place over
-    return await removeSlice(place, event.PhysicalResourceId ?? 'seed', requestIdOf(event), concurrencyOf(event), deadline);
+    return await removeSlice(place, identityOf(event, event.PhysicalResourceId ?? 'seed'), requestIdOf(event), concurrencyOf(event), deadline);
   } catch (err) {
     console.warn(JSON.stringify({ message: 'the seed\'s Delete could not do all it would: what is left stays', place: place.where, error: (err as Error).message }));
     return true;
@@ -68,13 +70,13 @@ function concurrencyOf(event: SeedEvent): number {
 }
 
 /** One slice of removal, until `deadline`; true once everything is done (or nothing is this resource's to remove). */
-async function removeSlice(place: Place, physicalId: string, request: string, concurrency: number, deadline: number): Promise<boolean> {
+async function removeSlice(place: Place, identity: string, request: string, concurrency: number, deadline: number): Promise<boolean> {
   return place.withState(false, async (state, tree) => {
     if (!tree) return true; // nothing there to remove
     const lock = await state?.lock({ holder: request, waitMs: Math.max(0, Math.min(120_000, deadline - Date.now())) });
     try {
       const manifest = state ? await state.readManifest(lock?.uid) : undefined;
-      if (manifest?.owner && manifest.owner !== physicalId) {
+      if (manifest?.owner && !sameResource(manifest.owner, identity)) {
         console.log(JSON.stringify({ message: 'the place\'s content is another resource\'s now: left as it is', place: place.where, owner: manifest.owner }));
         return true;
       }

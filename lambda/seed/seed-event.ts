@@ -6,6 +6,7 @@ import type { SeedResourceProperties } from '../../lib/seed/contract/resource-pr
 export interface SeedEvent {
   readonly RequestType: 'Create' | 'Update' | 'Delete';
   readonly RequestId?: string;
+  readonly StackId?: string;
   readonly LogicalResourceId?: string;
   readonly ResourceProperties: SeedResourceProperties & TimeLimitProperties;
   readonly OldResourceProperties?: SeedResourceProperties;

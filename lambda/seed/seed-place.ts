@@ -1,7 +1,7 @@
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
 import { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
-import { StateDirectory } from './state-directory';
+import { PlaceClaim, StateDirectory } from './state-directory';
 import { TargetTree } from './target-tree';
 
 /**
@@ -29,11 +29,17 @@ export class Place {
   }
 
   /**
-   * Claims the place for `request` of the resource `resource`, stopping any other request's run; the
-   * place and its state directory are made where missing with `create` (else there is nothing to claim).
+   * Claims the place for `request` of the resource `resource` (its identity), stopping any other
+   * request's run; the place and its state directory are made where missing with `create` (else
+   * there is nothing to claim). A released claim lets another resource take the place.
    */
-  async claim(request: string, resource: string, create = true): Promise<void> {
-    await this.withState(create, async (state) => state?.claim({ request, resource }));
+  async claim(request: string, resource: string, create = true, released = false): Promise<void> {
+    await this.withState(create, async (state) => state?.claim({ request, resource, ...released ? { released } : {} }));
+  }
+
+  /** The claim the place holds, if any. */
+  async claimed(): Promise<PlaceClaim | undefined> {
+    return this.withState(false, async (state) => state?.claimed());
   }
 
   /** Whether the place is (still) claimed for `request`: false once a newer request claimed it. */

@@ -42,7 +42,10 @@ export class StateOwnerError extends Error {
 /** The deploy request a place is for, and the resource (physical id) that made it. */
 export interface PlaceClaim {
   readonly request: string;
+  /** The resource the request is for (resource-identity.ts). */
   readonly resource: string;
+  /** Its resource was deleted without removing the content: another resource may take the place. */
+  readonly released?: boolean;
 }
 
 export class StateDirectory {
@@ -166,7 +169,8 @@ export class StateDirectory {
       try {
         const buffer = Buffer.alloc(4096);
         const parsed = JSON.parse(buffer.toString('utf8', 0, await calls.read(fd, buffer, 0)));
-        return typeof parsed?.request === 'string' ? { request: parsed.request, resource: String(parsed.resource ?? '') } : undefined;
+        if (typeof parsed?.request !== 'string') return undefined;
+        return { request: parsed.request, resource: String(parsed.resource ?? ''), ...parsed.released === true ? { released: true } : {} };
       } finally {
         await calls.close(fd).catch(() => undefined);
       }

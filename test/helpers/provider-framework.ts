@@ -92,7 +92,7 @@ export class ProviderFramework {
   /** How often each handler was invoked. */
   public readonly invocations = { onEvent: 0, isComplete: 0 };
 
-  constructor(private readonly handlers: Handlers, private readonly logicalResourceId = 'SeedRun') {}
+  constructor(private readonly handlers: Handlers, private readonly logicalResourceId = 'SeedRun', private readonly stackId = STACK_ID) {}
 
   /**
    * CloudFormation sends `request` to the framework's onEvent. Without isComplete the answer is sent
@@ -104,7 +104,7 @@ export class ProviderFramework {
     let waiterInput: string | undefined;
     await this.run(() => framework.onEvent({
       ...request,
-      StackId: STACK_ID,
+      StackId: this.stackId,
       LogicalResourceId: this.logicalResourceId,
       ResourceType: 'Custom::Seed',
       ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:framework-onEvent',

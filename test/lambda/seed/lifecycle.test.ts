@@ -132,9 +132,9 @@ const content = (dir: string) => Object.fromEntries(Object.entries(fs.existsSync
 class Stackish {
   readonly framework: ProviderFramework;
   physicalId = '';
-  constructor(readonly root: string, remainingMs = 900_000) {
+  constructor(readonly root: string, remainingMs = 900_000, logicalId = 'Content', stackId?: string) {
     const context = { getRemainingTimeInMillis: () => remainingMs };
-    this.framework = new ProviderFramework({ onEvent: (e) => handler.onEvent(e, context), isComplete: (e) => handler.isComplete(e, context) }, 'Content');
+    this.framework = new ProviderFramework({ onEvent: (e) => handler.onEvent(e, context), isComplete: (e) => handler.isComplete(e, context) }, logicalId, stackId);
   }
 
   request(type: CfnRequest['RequestType'], deploy: Deploy, old?: Deploy, physicalId = this.physicalId): CfnRequest {
@@ -253,6 +253,39 @@ describe('on a local disk', () => {
     };
     expect(await cfn.deliver(moved)).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: cfn.physicalId, Data: { Complete: 'true' } });
     expect(treeDigest(state)).toEqual(before);
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+  });
+
+  test('a seed renamed in its stack (a new logical id, the same place) keeps its files through the old resource\'s Delete', async () => {
+    const root = tempDir('lifecycle-renamed-');
+    const deploy: Deploy = { removeOnDelete: true };
+    const before = new Stackish(root, undefined, 'Content');
+    expect((await before.create(deploy)).Status).toBe('SUCCESS');
+    // CloudFormation creates the renamed resource, then deletes the old logical id in its cleanup.
+    const renamed = new Stackish(root, undefined, 'SiteContent');
+    expect((await renamed.create(deploy)).Status).toBe('SUCCESS');
+    expect(renamed.physicalId).toBe(before.physicalId);
+    expect((await before.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+    // The renamed resource still owns the place: its own Delete removes the files.
+    expect((await renamed.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual({});
+  });
+
+  test('a twin stack seeding a live place of another stack fails its Create naming both, and takes the place once the other released it', async () => {
+    const root = tempDir('lifecycle-twins-');
+    const deploy: Deploy = {};
+    const blue = new Stackish(root, undefined, 'Content', 'arn:aws:cloudformation:us-east-1:123456789012:stack/Blue/11111111-1111-1111-1111-111111111111');
+    const green = new Stackish(root, undefined, 'Content', 'arn:aws:cloudformation:us-east-1:123456789012:stack/Green/22222222-2222-2222-2222-222222222222');
+    expect((await blue.create(deploy)).Status).toBe('SUCCESS');
+    const refused = await green.create({ removeOnDelete: true });
+    expect(refused).toMatchObject({ Status: 'FAILED', PhysicalResourceId: CREATE_FAILED_PHYSICAL_ID_MARKER });
+    expect(refused.Reason).toContain(`seed: ${blue.physicalId} is the place of resource Content of stack Blue (arn:aws:cloudformation:us-east-1:123456789012:stack/Blue/`);
+    expect(refused.Reason).toContain('so resource Content of stack Green (arn:aws:cloudformation:us-east-1:123456789012:stack/Green/');
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+    // Blue deleted without removing its content: the place is released, and green may seed it.
+    expect((await blue.remove(deploy)).Status).toBe('SUCCESS');
+    expect((await green.create({ removeOnDelete: true })).Status).toBe('SUCCESS');
     expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
   });
 
