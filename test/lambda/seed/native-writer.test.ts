@@ -53,6 +53,31 @@ test('acts in the directory it holds, even after that directory is renamed and a
   expect(fs.readdirSync(path.join(work, 'outside'))).toEqual([]);
 });
 
+describe('the content buffer\'s memory', () => {
+  test('writes the bytes the buffer held when called, though its memory is transferred and overwritten while the job waits', async () => {
+    const memory = new ArrayBuffer(4096);
+    const content = Buffer.from(memory).fill('a');
+    const written = builtNativeWriter().writeNewFile(dir, 'moved.txt', 0o644, content);
+    // Transferring detaches the buffer and hands its memory to another owner, who writes over it.
+    new Uint8Array(structuredClone(memory, { transfer: [memory] })).fill(0x62);
+    await written;
+    expect(fs.readFileSync(target('moved.txt'), 'utf8')).toBe('a'.repeat(4096));
+  });
+
+  test('fails when the buffer\'s memory was transferred before the call, writing nothing (not an empty file)', async () => {
+    const memory = new ArrayBuffer(16);
+    const content = Buffer.from(memory).fill('a');
+    structuredClone(memory, { transfer: [memory] });
+    await expect(builtNativeWriter().writeNewFile(dir, 'gone.txt', 0o644, content)).rejects.toThrow('writeNewFile: the content buffer could not be read (or its memory was detached)');
+    expect(fs.existsSync(target('gone.txt'))).toBe(false);
+  });
+});
+
+test('gives permission bits only: no setuid, setgid or sticky bit whatever mode it is passed', async () => {
+  await builtNativeWriter().writeNewFile(dir, 'plain', 0o7755, Buffer.from('x'));
+  expect((fs.statSync(target('plain')).mode & 0o7777).toString(8)).toBe('755');
+});
+
 describe('refuses, with an error as Node would give', () => {
   test('a name that exists, and leaves it as it was', async () => {
     fs.writeFileSync(target('d.txt'), 'theirs');
