@@ -86,8 +86,9 @@ export class StateDirectory {
 
   /**
    * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES or one that is
-   * not JSON is ignored (and reported: every file is then checked and rewritten); one that belongs
-   * to another user than `owner` (the lock's) is refused.
+   * not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
+   * regular file (a FIFO, say: see openStateFile) or belongs to another user than `owner` (the lock's)
+   * is refused.
    */
   async readManifest(owner?: number): Promise<Manifest> {
     const { calls } = this.tree;

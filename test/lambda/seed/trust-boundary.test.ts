@@ -86,6 +86,30 @@ describe('a /proc that belongs to another pid namespace', () => {
     expect(snapshot(outside)).toEqual(before);
   });
 
+  rootTest('the lock\'s holder, alive in the same namespace, is waited for; killed, its lock is taken over at once', () => {
+    // The holder reads its source from a FIFO no one writes: it holds the lock until it is killed.
+    const fifo = path.join(work, 'held.tar');
+    execFileSync('mkfifo', [fifo]);
+    const script = `
+      "$NODE" "$CLI" seed "$FIFO" "$T" > "$W/holder.out" 2>&1 &
+      holder=$!
+      for i in $(seq 200); do [ -e "$T/.cdk-efs-kit/lock" ] && break; sleep 0.05; done
+      "$NODE" "$CLI" seed "$SRC" "$T" --lock-wait 1 > "$W/waiter.out" 2>&1; echo $? > "$W/waiter.exit"
+      kill -9 $holder; wait $holder
+      "$NODE" "$CLI" seed "$SRC" "$T" --lock-wait 1 > "$W/after.out" 2>&1; echo $? > "$W/after.exit"`;
+    const started = Date.now();
+    execFileSync('unshare', ['--pid', '--fork', 'sh', '-c', script], {
+      timeout: HUNG_MS, env: { ...process.env, NODE: process.execPath, CLI, FIFO: fifo, T: target, SRC: source, W: work },
+    });
+    const read = (name: string) => fs.readFileSync(path.join(work, name), 'utf8').trim();
+    // /proc/<the holder's pid in its namespace> is another process in the parent's /proc: never taken for the holder.
+    expect({ exit: read('waiter.exit'), output: read('waiter.out') }).toMatchObject({ exit: '3', output: expect.stringContaining('another seed run holds') });
+    // Killed, it is gone from /proc: its lock is stale at once, not after the 60 s lease.
+    expect({ exit: read('after.exit'), output: read('after.out') }).toEqual({ exit: '0', output: expect.any(String) });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(fs.readFileSync(path.join(target, 'd', 'b.txt'), 'utf8')).toBe('b');
+  });
+
   rootTest('fails when /proc/self/fd does not show its own descriptors, before anything is written', () => {
     const run = cli(['seed', source, target], { prefix: ['unshare', '--mount', 'sh', '-c', 'mount -t tmpfs none /proc && exec "$0" "$@"'] });
     expect(run.status).toBe(2);
