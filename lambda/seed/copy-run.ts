@@ -417,11 +417,18 @@ export class CopyRun {
         this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
         return;
       }
-      if (this.options.request && !this.superseded && !await this.options.request.current()) {
-        this.superseded = true;
-        this.complete = false;
-        this.warnings.push('a newer deploy request claimed this place: this run stopped, keeping what it wrote recorded');
-        return;
+      if (this.options.request && !this.superseded) {
+        // A claim that cannot be read as one (a FIFO planted there) stops the run too, as a failure.
+        const current = await this.options.request.current().catch((err: unknown) => {
+          this.fail(STATE_DIR, err);
+          return undefined;
+        });
+        if (current !== true) {
+          this.superseded = true;
+          this.complete = false;
+          if (current === false) this.warnings.push('a newer deploy request claimed this place: this run stopped, keeping what it wrote recorded');
+          return;
+        }
       }
       if (this.book.checkpointDue) await this.book.checkpoint();
     })().finally(() => { this.keepingAlive = undefined; });
