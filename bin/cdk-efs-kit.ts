@@ -8,6 +8,7 @@ import * as doctor from './commands/doctor';
 import * as probe from './commands/probe';
 import * as seed from './commands/seed';
 import { exitCodeFor } from './exit-codes';
+import { printable } from '../lambda/shared/printable';
 
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
 export function buildProgram(): Command {
@@ -25,8 +26,9 @@ export function buildProgram(): Command {
 
 if (require.main === module) {
   buildProgram().parseAsync(process.argv).catch((err: Error) => {
-    // Bad input, and a run that could not go on, end in one clear line, not a stack trace.
-    console.error(`cdk-efs-kit: ${err.message}`);
+    // Bad input, and a run that could not go on, end in one clear line, not a stack trace (a name
+    // from input in it shown escaped, so that it cannot forge another).
+    console.error(`cdk-efs-kit: ${printable(err.message)}`);
     process.exitCode = exitCodeFor(err);
   });
 }

@@ -41,13 +41,39 @@ export function settleRootRun(target: string, choice: RootChoice): void {
   const foreign = foreignTarget(target);
   if (!foreign) return;
   if (choice.asOwner && foreign.ownedByOther) {
-    process.setgroups?.([foreign.gid]);
-    process.setgid!(foreign.gid);
-    process.setuid!(foreign.uid);
+    becomeUser(foreign.uid);
     return;
   }
   const asOwner = foreign.ownedByOther ? `run it as that user, or pass --as-owner to copy as uid ${foreign.uid} (the files then belong to it), or ` : 'make it writable by root alone, or pass ';
   throw new Error(`refusing to seed as root: ${foreign.why}, who could change it while root writes there; ${asOwner}--allow-root to copy as root all the same`);
+}
+
+/**
+ * Becomes the user `uid` as a login would: its uid, its primary group and its supplementary groups
+ * from the passwd and group databases (never the target directory's group, which may be root's).
+ * A uid with no passwd entry has no groups to take: refused, rather than guessed.
+ */
+function becomeUser(uid: number): void {
+  const entry = passwdEntry(uid);
+  if (!entry) {
+    throw new Error(`refusing --as-owner: uid ${uid}, who owns the target, has no passwd entry, so its groups are unknown; `
+      + `run the seed as that user (setpriv --reuid=${uid} --regid=<its group> --clear-groups), or pass --allow-root`);
+  }
+  // Node's process.initgroups (getgrouplist + setgroups), which @types/node does not declare.
+  (process as unknown as { initgroups(user: string, extraGroup: number): void }).initgroups(entry.name, entry.gid);
+  process.setgid!(entry.gid);
+  process.setuid!(uid);
+}
+
+/** The passwd database's entry of `uid` (as getent reads it: files, LDAP, ...), if any. */
+function passwdEntry(uid: number): { readonly name: string; readonly gid: number } | undefined {
+  try {
+    const fields = execFileSync('getent', ['passwd', String(uid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':');
+    const gid = Number(fields[3]);
+    return fields[0] && Number.isSafeInteger(gid) ? { name: fields[0], gid } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A user or group by name and id ('www-data (uid 33)'), or by id where it has no name. */

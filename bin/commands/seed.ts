@@ -9,6 +9,7 @@ import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources/s3-retry';
 import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
+import { printable } from '../../lambda/shared/printable';
 import { terminalBar } from '../terminal-bar';
 
 /** `cdk-efs-kit seed <source> <target>`: the copier the FileSystemSeed construct deploys, on any machine. */
@@ -128,7 +129,7 @@ async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions)
     const summary = await seed(opened.source, target, {
       concurrency: opts.concurrency, workers: opts.workers, prune: opts.prune, dryRun: opts.dryRun, onProgress: progress?.update,
       lockWaitMs: opts.lockWait === undefined ? undefined : opts.lockWait * 1000,
-      onLockWait: (holder) => console.error(`seed: another seed run holds ${target}'s lock (${describeHolder(holder)}); waiting up to ${opts.lockWait ?? DEFAULT_LOCK_WAIT_MS / 1000} s`),
+      onLockWait: (holder) => console.error(printable(`seed: another seed run holds ${target}'s lock (${describeHolder(holder)}); waiting up to ${opts.lockWait ?? DEFAULT_LOCK_WAIT_MS / 1000} s`)),
     });
     progress?.stop();
     if (opts.json) {
@@ -171,14 +172,15 @@ async function progressReporter() {
   };
 }
 
+/** The summary on a terminal: every line that holds a name from input (a path, a warning, a failure) printed as printable() shows it. */
 function printSummary(s: SeedSummary, dryRun: boolean): void {
   const verb = dryRun ? 'would write' : 'wrote';
   const special = s.specialFiles.length > 0 ? `, skipped ${s.specialFiles.length} special` : '';
   console.log(`${s.files} files (${(s.bytes / 1048576).toFixed(1)} MiB) in ${s.seconds.toFixed(1)} s: ${verb} ${s.written}, unchanged ${s.skipped}, pruned ${s.pruned}${special}, failed ${s.failed.length}`);
   if (s.specialFiles.length > 0) {
-    console.error(`  skipped (FIFOs, sockets and devices have no content to copy): ${s.specialFiles.slice(0, 5).join(', ')}${s.specialFiles.length > 5 ? ', ...' : ''}`);
+    console.error(printable(`  skipped (FIFOs, sockets and devices have no content to copy): ${s.specialFiles.slice(0, 5).join(', ')}${s.specialFiles.length > 5 ? ', ...' : ''}`));
   }
-  for (const warning of s.warnings) console.error(`  warning: ${warning}`);
-  for (const f of s.failed.slice(0, 20)) console.error(`  ${f.error}`);
+  for (const warning of s.warnings) console.error(printable(`  warning: ${warning}`));
+  for (const f of s.failed.slice(0, 20)) console.error(printable(`  ${f.error}`));
   if (s.failed.length > 20) console.error(`  ... and ${s.failed.length - 20} more`);
 }

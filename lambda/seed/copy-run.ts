@@ -34,6 +34,8 @@ export interface RunSettings {
   readonly useManifest: boolean;
   /** Another seed's state directory is in a directory above the target (a place nested in another). */
   readonly nested: boolean;
+  /** What the settling noticed (a concurrency lowered to the open-file limit), reported with the run's warnings. */
+  readonly warnings?: string[];
 }
 
 /**
@@ -98,7 +100,7 @@ export class CopyRun {
     private readonly state?: StateDirectory,
     private readonly lock?: TargetLock,
   ) {
-    this.warnings = [...manifest.problems];
+    this.warnings = [...settings.warnings ?? [], ...manifest.problems];
     const { dryRun, useManifest } = settings;
     this.book = new ManifestBook(manifest, {
       state, dryRun, useManifest, request: options.request, lockLost: () => this.lostLock, warn: (message) => this.warnings.push(message),
@@ -162,7 +164,7 @@ export class CopyRun {
       await this.finish();
       throw sourceFailure;
     }
-    if (this.complete && !dryRun) await this.directories.publish();
+    if (this.complete && !dryRun) await this.directories.publish(this.options.deadline);
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
     if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers)) this.complete = false;
@@ -415,11 +417,18 @@ export class CopyRun {
         this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
         return;
       }
-      if (this.options.request && !this.superseded && !await this.options.request.current()) {
-        this.superseded = true;
-        this.complete = false;
-        this.warnings.push('a newer deploy request claimed this place: this run stopped, keeping what it wrote recorded');
-        return;
+      if (this.options.request && !this.superseded) {
+        // A claim that cannot be read as one (a FIFO planted there) stops the run too, as a failure.
+        const current = await this.options.request.current().catch((err: unknown) => {
+          this.fail(STATE_DIR, err);
+          return undefined;
+        });
+        if (current !== true) {
+          this.superseded = true;
+          this.complete = false;
+          if (current === false) this.warnings.push('a newer deploy request claimed this place: this run stopped, keeping what it wrote recorded');
+          return;
+        }
       }
       if (this.book.checkpointDue) await this.book.checkpoint();
     })().finally(() => { this.keepingAlive = undefined; });
@@ -447,7 +456,7 @@ export class CopyRun {
 
 /**
  * An error's message for a failure of `path`: a system call's without the path it was given (every
- * target path is /proc/<pid>/fd/<fd>/<name>, which says nothing to a reader), which the failure names.
+ * target path is /proc/self/fd/<fd>/<name>, which says nothing to a reader), which the failure names.
  */
 function errorMessage(err: unknown): string {
   const { message, path: at } = err as NodeJS.ErrnoException;

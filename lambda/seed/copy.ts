@@ -11,7 +11,7 @@ import type { SeedSummary } from './seed-summary';
 import { StateDirectory } from './state-directory';
 import { newHolderId, TargetLock } from './target-lock';
 import { checkTarget, placeAbove } from './target-root';
-import { idleDescriptorsFor, TargetTree } from './target-tree';
+import { concurrencyFor, idleDescriptorsFor, openFileLimit, TargetTree } from './target-tree';
 
 /** How long a run waits for another to let go of the target's lock, by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -26,17 +26,19 @@ export const DEFAULT_LOCK_WAIT_MS = 60_000;
  * unless `prune` is set. A run itself is CopyRun's (copy-run.ts).
  */
 export async function seed(source: EntrySource, target: string, options: CopyOptions = {}): Promise<SeedSummary> {
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-    throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
+  const requested = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_CONCURRENCY) {
+    throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${requested}`);
   }
+  const openFiles = openFileLimit();
+  const concurrency = concurrencyFor(requested, options.workers ?? 0, openFiles);
   const root = path.resolve(target);
   const subPath = options.targetSubPath ?? '';
   const dryRun = options.dryRun ?? false;
   checkTarget(path.join(root, subPath), source.localDirectory);
   // The caller's own path is made as mkdir -p would; below it, each part is opened without following a link.
   if (!dryRun && !subPath) await fs.promises.mkdir(root, { recursive: true });
-  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun, idleDescriptorsFor(concurrency));
+  const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun, idleDescriptorsFor(concurrency, openFiles));
   if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;
   let lock: TargetLock | undefined;
@@ -49,7 +51,10 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
     const manifest = state ? await state.readManifest(lock?.uid) : emptyManifest();
     // Another seed's place above this one: files here may have been rewritten by it, so check each.
     const nested = useManifest && placeAbove(path.join(root, subPath));
-    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest, nested }, manifest, state, lock).run();
+    const warnings = concurrency < requested
+      ? [`wrote ${concurrency} file${concurrency === 1 ? '' : 's'} at a time, not the ${requested} asked for: the limit on open files (ulimit -n) is ${openFiles}, and each file in flight holds up to 3`]
+      : [];
+    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest, nested, warnings }, manifest, state, lock).run();
   } finally {
     await lock?.release();
     await tree.close();

@@ -11,6 +11,7 @@ import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { archiveLimitsOf } from './sources/archive-limits';
 import { openSource } from './sources/open-source';
+import { printable } from '../shared/printable';
 
 /**
  * The FileSystemSeed custom resource (Provider framework), right under every CloudFormation event
@@ -52,7 +53,7 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
   } catch (err) {
     if (event.RequestType !== 'Create') throw err;
     // Reported by isComplete: the resource then exists, and the rollback's Delete removes what was written.
-    return { PhysicalResourceId: physicalId, Data: { Complete: 'false', Deadline: runDeadline, Failure: (err as Error).message } };
+    return { PhysicalResourceId: physicalId, Data: { Complete: 'false', Deadline: runDeadline, Failure: printable((err as Error).message) } };
   }
 }
 
@@ -156,7 +157,8 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
   console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20), specialFiles: summary.specialFiles.slice(0, 20) }));
   for (const warning of summary.warnings) console.warn(JSON.stringify({ message: 'seed warning', warning }));
   if (summary.failed.length > 0) {
-    const shown = summary.failed.slice(0, 5).map((f) => f.error).join('; ');
+    // CloudFormation shows the reason on the deploying terminal: names from the source are escaped.
+    const shown = printable(summary.failed.slice(0, 5).map((f) => f.error).join('; '));
     throw new Error(`seed of ${opened.source.description} into ${target} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
   }
   return summary;

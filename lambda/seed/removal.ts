@@ -2,7 +2,7 @@ import * as path from 'path';
 import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX, writtenIdentity } from './atomic-write';
 import { LINK_IDENTITY } from './entry';
 import { RoundRobinPool } from './round-robin-pool';
-import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
+import { MAX_DEPTH, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { TargetTree } from './target-tree';
 
 /**
@@ -125,9 +125,14 @@ export async function removeLeftovers(tree: TargetTree, directories: Iterable<st
   return removal.finish();
 }
 
-/** Removes the directory `name` in the known directory `parent`, whole; a link or file there is unlinked, never followed. */
-export async function removeTree(tree: TargetTree, parent: string, name: string, concurrency = 16): Promise<void> {
-  const removal = new TreeRemoval(tree, concurrency, Infinity);
+/**
+ * Removes the directory `name` in the known directory `parent`, whole; a link or file there is
+ * unlinked, never followed. Past `deadline` nothing more starts, and nothing deeper than MAX_DEPTH
+ * below it is reached (no seed makes it: a chain planted 16,000 deep would cost minutes of system
+ * time), which stays, with the directories above it.
+ */
+export async function removeTree(tree: TargetTree, parent: string, name: string, deadline = Infinity, concurrency = 16): Promise<void> {
+  const removal = new TreeRemoval(tree, concurrency, deadline);
   await removal.remove(parent, name, true);
   await removal.finish();
 }
@@ -147,13 +152,19 @@ class TreeRemoval {
     });
   }
 
-  /** Removes `name` in the directory `parent` (a key the tree knows): a directory with all it holds. */
-  async remove(parent: string, name: string, isDirectory: boolean): Promise<void> {
+  /** Removes `name` in the directory `parent` (a key the tree knows), `depth` levels below where the removal started: a directory with all it holds. */
+  async remove(parent: string, name: string, isDirectory: boolean, depth = 0): Promise<void> {
     const unlink = () => this.tree.using(parent, (dir) => this.tree.calls.unlink(dir.at(name)));
     if (!isDirectory) {
       this.pool.enqueue(parent, unlink);
       return;
     }
+    if (Date.now() >= this.deadline) {
+      this.complete = false;
+      return;
+    }
+    // Left, as a directory that cannot be removed is (its parents' rmdir fails): no seed made it.
+    if (depth >= MAX_DEPTH) return;
     const key = parent === '' ? name : `${parent}/${name}`;
     const opened = await this.tree.adopt(key, parent, name).then(() => true, (err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOTDIR' || err.code === 'ELOOP') this.pool.enqueue(parent, unlink); // swapped for a link or a file: its name goes
@@ -161,7 +172,7 @@ class TreeRemoval {
     });
     if (!opened) return;
     const entries = await this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).catch(() => []);
-    await Promise.all(entries.map((d) => this.remove(key, d.name, d.isDirectory())));
+    await Promise.all(entries.map((d) => this.remove(key, d.name, d.isDirectory(), depth + 1)));
     await this.pool.drain();
     if (Date.now() >= this.deadline) {
       this.complete = false;
@@ -171,7 +182,7 @@ class TreeRemoval {
     this.tree.forget(key);
   }
 
-  /** True when everything asked for is gone (no deadline stopped it). */
+  /** True when no deadline stopped it. */
   async finish(): Promise<boolean> {
     await this.pool.drain();
     return this.complete && Date.now() < this.deadline;

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import { MiB } from '../shared/sizes';
 import { emptyManifest, Manifest, parseManifest, serializeManifest } from './manifest';
 import { removeTree } from './removal';
+import { openStateFile, StateFileError } from './state-file';
 import { LockOptions, TargetLock } from './target-lock';
 import { TargetTree } from './target-tree';
 
@@ -88,8 +89,9 @@ export class StateDirectory {
 
   /**
    * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES or one that is
-   * not JSON is ignored (and reported: every file is then checked and rewritten); one that belongs
-   * to another user than `owner` (the lock's) is refused.
+   * not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
+   * regular file (a FIFO, say: see openStateFile) or belongs to another user than `owner` (the lock's)
+   * is refused.
    */
   async readManifest(owner?: number): Promise<Manifest> {
     const { calls } = this.tree;
@@ -99,16 +101,15 @@ export class StateDirectory {
       return manifest;
     };
     return this.tree.using(STATE_DIR, async (dir) => {
-      const fd = await calls.open(dir.at(MANIFEST), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT' || err.code === 'ELOOP') return err.code;
+      const opened = await openStateFile(calls, dir.at(MANIFEST), `${this.tree.where}/${STATE_DIR}/${MANIFEST}`).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ELOOP') return 'ELOOP' as const;
         throw err;
       });
-      if (fd === 'ENOENT') return emptyManifest();
-      if (fd === 'ELOOP') return ignored('it is a symlink');
+      if (opened === undefined) return emptyManifest();
+      if (opened === 'ELOOP') return ignored('it is a symlink');
+      const { fd, stats } = opened;
       try {
-        const stats = await calls.fstat(fd);
         if (owner !== undefined && Number(stats.uid) !== owner) throw new StateOwnerError(this.tree.where, `/${MANIFEST}`, Number(stats.uid), owner);
-        if (!stats.isFile()) return ignored('it is not a file');
         if (stats.size > MAX_MANIFEST_BYTES) return ignored(`it is ${stats.size} bytes, more than the ${MAX_MANIFEST_BYTES} a seed reads`);
         const buffer = Buffer.allocUnsafe(Number(stats.size));
         let read = 0;
@@ -165,7 +166,10 @@ export class StateDirectory {
   async claimed(): Promise<PlaceClaim | undefined> {
     const { calls } = this.tree;
     return this.tree.using(STATE_DIR, async (dir) => {
-      const fd = await calls.open(dir.at(CLAIM), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      // A FIFO or someone else's file there is refused, not read (see openStateFile); anything else unreadable counts as no claim.
+      const opened = await openStateFile(calls, dir.at(CLAIM), `${this.tree.where}/${STATE_DIR}/${CLAIM}`, Number((await calls.fstat(dir.fd)).uid));
+      if (opened === undefined) return undefined;
+      const { fd } = opened;
       try {
         const buffer = Buffer.alloc(4096);
         const parsed = JSON.parse(buffer.toString('utf8', 0, await calls.read(fd, buffer, 0)));
@@ -174,7 +178,10 @@ export class StateDirectory {
       } finally {
         await calls.close(fd).catch(() => undefined);
       }
-    }).catch(() => undefined);
+    }).catch((err) => {
+      if (err instanceof StateFileError) throw err;
+      return undefined;
+    });
   }
 
   /** A private directory of the state directory (made if missing; never a link), known to the tree as `STATE_DIR/name`. */

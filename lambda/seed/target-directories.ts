@@ -167,9 +167,9 @@ export class DirectoryMaker {
   /**
    * Once the run is complete: renames each staged directory not yet published into place, then
    * removes staging directories an interrupted run left that this run did not adopt (the source no
-   * longer has them).
+   * longer has them), until `deadline`.
    */
-  async publish(): Promise<void> {
+  async publish(deadline = Infinity): Promise<void> {
     const staged = [...new Set(this.hidden.values())];
     await Promise.all(staged.map((u) => {
       if (u.withheld) {
@@ -181,7 +181,8 @@ export class DirectoryMaker {
     const adopted = new Set(staged.map((u) => `${u.parent}/${u.staged}`));
     await this.listings.settled();
     const leftovers = this.listings.staging.filter(([parent, name]) => !adopted.has(`${parent}/${name}`));
-    await Promise.all(leftovers.map(([parent, name]) => removeTree(this.tree, parent, name).catch(() => undefined)));
+    // Within the run's deadline: what is left then, the next run removes.
+    await Promise.all(leftovers.map(([parent, name]) => removeTree(this.tree, parent, name, deadline).catch(() => undefined)));
   }
 
   private async rename(u: Unpublished): Promise<void> {

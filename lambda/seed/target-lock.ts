@@ -1,6 +1,7 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
+import { openStateFile } from './state-file';
 import { Directory, TargetTree } from './target-tree';
 
 /**
@@ -36,20 +37,29 @@ export interface LockHolder {
   readonly process?: ProcessIdentity;
 }
 
-/** A process, told apart from any other: its kernel's boot, its pid namespace, its pid and its start time. */
+/**
+ * A process, told apart from any other: its kernel's boot, the /proc it is seen through (its device:
+ * each pid namespace's /proc is a mount of its own), its pid there and its start time. The pid is the
+ * one /proc numbers it with, not process.pid: under `unshare --pid` without a /proc of its own, /proc
+ * is the parent namespace's, and /proc/<process.pid> another process.
+ */
 interface ProcessIdentity {
   readonly boot: string;
-  readonly pidNamespace: string;
+  readonly proc: string;
+  readonly procPid: number;
   readonly start: string;
 }
 
-/** This process's identity (undefined where /proc does not tell). */
-function processIdentity(pid: number | 'self'): ProcessIdentity | undefined {
+/** A process's identity, read through /proc (undefined where /proc does not tell). */
+function processIdentity(procPid: number | 'self'): ProcessIdentity | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(`/proc/${procPid}/stat`, 'utf8');
     // The fields after the command name (which may hold spaces and parentheses); the start time is field 22.
     const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return { boot: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), pidNamespace: fs.readlinkSync(`/proc/${pid}/ns/pid`), start };
+    return {
+      boot: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), proc: String(fs.statSync('/proc').dev),
+      procPid: procPid === 'self' ? Number(fs.readlinkSync('/proc/self')) : procPid, start,
+    };
   } catch {
     return undefined;
   }
@@ -58,13 +68,13 @@ function processIdentity(pid: number | 'self'): ProcessIdentity | undefined {
 const OWN_PROCESS = processIdentity('self');
 
 /**
- * Whether the holder is a process of this machine and pid namespace that has ended (killed, say):
- * its lock is stale at once, not only after the lease. Anywhere else, only the lease tells.
+ * Whether the holder is a process of this machine, seen through the same /proc, that has ended
+ * (killed, say): its lock is stale at once, not only after the lease. Anywhere else, only the lease tells.
  */
 function holderGone(holder: Partial<LockHolder>): boolean {
   const theirs = holder.process;
-  if (!OWN_PROCESS || !theirs || theirs.boot !== OWN_PROCESS.boot || theirs.pidNamespace !== OWN_PROCESS.pidNamespace || typeof holder.pid !== 'number') return false;
-  return processIdentity(holder.pid)?.start !== theirs.start;
+  if (!OWN_PROCESS || !theirs || theirs.boot !== OWN_PROCESS.boot || theirs.proc !== OWN_PROCESS.proc || !Number.isSafeInteger(theirs.procPid) || theirs.procPid <= 0) return false;
+  return processIdentity(theirs.procPid)?.start !== theirs.start;
 }
 
 /** Another run holds the target's lock, and did not let go within the wait: not bad input, a run that could not go on. */
@@ -179,14 +189,14 @@ async function create(tree: TargetTree, state: Directory, holder: LockHolder): P
 /** Who holds the lock and when it was last kept alive; undefined when there is none. */
 async function readLock(tree: TargetTree, state: Directory): Promise<{ holder: Partial<LockHolder>; mtimeMs: number; ino: bigint } | undefined> {
   const { calls } = tree;
-  // Opened, not only stat'ed: an NFS client revalidates the attributes on open.
-  const fd = await calls.open(state.at(LOCK_NAME), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
+  // Opened, not only stat'ed: an NFS client revalidates the attributes on open. The lock must be a
+  // regular file of the state directory's owner: a FIFO there would block the open (and the whole run).
+  const opened = await openStateFile(calls, state.at(LOCK_NAME), `${tree.where}'s seed lock`, Number((await calls.fstat(state.fd)).uid)).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ELOOP' ? new Error(`${tree.where}'s seed lock is a symlink, which a seed never makes; remove it and run the seed again`) : err;
   });
-  if (fd === undefined) return undefined;
+  if (opened === undefined) return undefined;
+  const { fd, stats } = opened;
   try {
-    const stats = await calls.fstat(fd);
     const buffer = Buffer.alloc(4096);
     const n = await calls.read(fd, buffer, 0);
     let holder: Partial<LockHolder> = {};

@@ -7,7 +7,7 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
  * never through a link; and every create, write, rename, link, unlink and rmdir in a directory
- * addressed as /proc/<pid>/fd/<fd>/<name>, which Linux resolves inside the directory that descriptor
+ * addressed as /proc/self/fd/<fd>/<name>, which Linux resolves inside the directory that descriptor
  * holds, whatever has been renamed or swapped for a link since (Node has no openat). Once the seed
  * holds a directory, no change to the path that led to it can send the seed anywhere else.
  *
@@ -21,8 +21,12 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
 export const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
-/** Where this process's descriptors are reachable as paths (each worker thread shares them). */
-const FD_DIRECTORY = `/proc/${process.pid}/fd`;
+/**
+ * Where this process's descriptors are reachable as paths (each worker thread shares them): /proc/self,
+ * never /proc/<pid>, whose pid is this process's only in the pid namespace /proc belongs to (under
+ * `unshare --pid --fork` without a /proc of its own, /proc/1 is another process).
+ */
+const FD_DIRECTORY = '/proc/self/fd';
 
 /** An open directory: `at(name)` is a path that resolves `name` inside it, `path` the directory itself. */
 export class Directory {
@@ -64,7 +68,18 @@ interface Node {
  * of it made with 128); a higher limit (the CLI's, often) up to 4,096, so that none is opened twice.
  */
 export function idleDescriptorsFor(concurrency: number, openFiles = openFileLimit()): number {
-  return Math.max(64, Math.min(4096, openFiles / 2, openFiles - 256 - 3 * concurrency));
+  return Math.max(Math.min(64, Math.floor(openFiles / 4)), Math.min(4096, openFiles / 2, openFiles - 256 - 3 * concurrency));
+}
+
+/**
+ * The copies a run can have in flight under a limit of `openFiles` descriptors: each holds up to
+ * three, beside Node's own (about 20), each worker thread's (4), the run's own files and the
+ * directories kept open (see idleDescriptorsFor). Fewer than `requested` where the limit is low
+ * (`ulimit -n 64`), so that files wait for a slot rather than fail with EMFILE.
+ */
+export function concurrencyFor(requested: number, workers: number, openFiles = openFileLimit()): number {
+  const reserved = 40 + 4 * workers + Math.min(64, Math.floor(openFiles / 4));
+  return Math.max(1, Math.min(requested, Math.floor((openFiles - reserved) / 3)));
 }
 
 /** This process's limit on open descriptors (`ulimit -n`), as /proc tells it; Lambda's where it cannot be read. */
@@ -88,13 +103,13 @@ export class TargetTree {
    * Lambda mount, say). Undefined when `create` is false and a part is missing.
    */
   static async open(calls: FileSystemCalls, root: string, below = '', create = false, maxIdle = idleDescriptorsFor(DEFAULT_CONCURRENCY, LAMBDA_OPEN_FILES)): Promise<TargetTree | undefined> {
-    checkProcFd();
     let fd = await calls.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' && !create) return -1;
       throw err.code === 'ENOTDIR' ? new Error(`the target ${root} is not a directory`) : err;
     });
     if (fd < 0) return undefined;
     try {
+      await checkProcFd(calls, fd);
       for (const part of below.split('/').filter(Boolean)) {
         const parent = new Directory(fd);
         const child = await openOrMake(calls, parent, part, create).catch((err: NodeJS.ErrnoException) => {
@@ -357,11 +372,23 @@ async function openOrMake(calls: FileSystemCalls, parent: Directory, name: strin
 
 let procFdChecked = false;
 
-/** The seed needs Linux's /proc/<pid>/fd: without it no operation could be tied to a directory it holds. */
-function checkProcFd(): void {
+/**
+ * The seed needs Linux's /proc/self/fd to be this process's table: without it no operation could be
+ * tied to a directory it holds. Checked once, on the target root's descriptor: its path through
+ * /proc/self/fd must lead to what fstat says the descriptor holds.
+ */
+async function checkProcFd(calls: FileSystemCalls, fd: number): Promise<void> {
   if (procFdChecked) return;
-  if (!fs.existsSync(FD_DIRECTORY)) {
-    throw new Error(`the seed needs Linux's ${path.dirname(FD_DIRECTORY)} (it writes relative to directories it holds open, through /proc/<pid>/fd); run it on Linux with /proc mounted`);
+  const held = await calls.fstat(fd);
+  let seen: fs.BigIntStats | undefined;
+  try {
+    seen = fs.statSync(new Directory(fd).path, { bigint: true });
+  } catch {
+    // Missing, or another process's table (EACCES): refused below.
+  }
+  if (seen?.dev !== held.dev || seen.ino !== held.ino) {
+    throw new Error(`the seed needs Linux's /proc/self/fd to show its own descriptors (it writes relative to directories it holds open, through ${FD_DIRECTORY}), `
+      + 'and here it does not: /proc is missing or belongs to another pid namespace; run it with /proc mounted for its own (unshare --mount-proc, say)');
   }
   procFdChecked = true;
 }

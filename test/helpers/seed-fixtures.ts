@@ -99,11 +99,11 @@ export function lieAboutZipSizes(file: string, size: number): void {
 
 /**
  * A path the seed used, as the file system saw it: the seed names everything in the target as
- * /proc/<pid>/fd/<fd>/<name> (relative to a directory it holds open), which is resolved here, at the
+ * /proc/self/fd/<fd>/<name> (relative to a directory it holds open), which is resolved here, at the
  * time of the call (the descriptor may be closed and its number reused later).
  */
 export function realPathOf(file: string): string {
-  return file.replace(/^\/proc\/\d+\/fd\/(\d+)/, (_, fd) => fs.readlinkSync(`/proc/self/fd/${fd}`));
+  return file.replace(/^\/proc\/self\/fd\/(\d+)/, (_, fd) => fs.readlinkSync(`/proc/self/fd/${fd}`));
 }
 
 /** Records the calls of FileSystemCalls.prototype[method] (paths resolved with realPathOf at call time) and lets them through. */

@@ -24,11 +24,12 @@ enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CAL
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
-  napi_ref content_ref;  // keeps the content buffer alive while the job runs
   int dir_fd;
   char *name;
   char *source_path;     // read from here when there is no content buffer
-  const char *content;
+  // A copy of the content buffer's bytes: a reference to the Buffer keeps the object alive, not its
+  // memory, which an ArrayBuffer transferred or detached meanwhile would free under the job.
+  char *content;
   size_t content_bytes;
   mode_t mode;
   uid_t uid;
@@ -43,6 +44,7 @@ typedef struct {
 static void free_job(write_job *job) {
   free(job->name);
   free(job->source_path);
+  free(job->content);
   free(job);
 }
 
@@ -143,7 +145,6 @@ static void complete(napi_env env, napi_status status, void *data) {
     for (uint32_t i = 0; i < 6; i++) napi_set_element(env, result, i, number(env, fields[i]));
   }
   napi_resolve_deferred(env, job->deferred, result);
-  if (job->content_ref != NULL) napi_delete_reference(env, job->content_ref);
   napi_delete_async_work(env, job->work);
   free_job(job);
 }
@@ -189,7 +190,8 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   write_job *job = calloc(1, sizeof(write_job));
   if (job == NULL) return fail(env, "writeNewFile: out of memory");
   job->dir_fd = dir_fd;
-  job->mode = (mode_t)mode;
+  // Permission bits only, never setuid, setgid or sticky, whatever the caller passes (the umask still applies).
+  job->mode = (mode_t)mode & 0777;
   job->uid = (uid_t)uid;
   job->gid = (gid_t)gid;
   job->name = copy_string(env, argv[1]);
@@ -200,12 +202,20 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   }
   if (is_buffer) {
     void *content;
-    if (napi_get_buffer_info(env, argv[3], &content, &job->content_bytes) != napi_ok
-        || napi_create_reference(env, argv[3], 1, &job->content_ref) != napi_ok) {
+    napi_value array_buffer;
+    bool detached = true;
+    if (napi_get_typedarray_info(env, argv[3], NULL, NULL, NULL, &array_buffer, NULL) != napi_ok
+        || napi_is_detached_arraybuffer(env, array_buffer, &detached) != napi_ok || detached
+        || napi_get_buffer_info(env, argv[3], &content, &job->content_bytes) != napi_ok) {
       free_job(job);
-      return fail(env, "writeNewFile: the content buffer could not be read");
+      return fail(env, "writeNewFile: the content buffer could not be read (or its memory was detached)");
     }
-    job->content = content;
+    job->content = malloc(job->content_bytes > 0 ? job->content_bytes : 1);
+    if (job->content == NULL) {
+      free_job(job);
+      return fail(env, "writeNewFile: out of memory");
+    }
+    if (job->content_bytes > 0) memcpy(job->content, content, job->content_bytes);
   } else if ((job->source_path = copy_string(env, argv[3])) == NULL) {
     free_job(job);
     return fail(env, "writeNewFile: the source must be a non-empty path with no NUL");
@@ -218,7 +228,6 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
       || napi_queue_async_work(env, job->work) != napi_ok) {
     // Only reached before the job is queued: nothing else holds it.
     if (job->work != NULL) napi_delete_async_work(env, job->work);
-    if (job->content_ref != NULL) napi_delete_reference(env, job->content_ref);
     free_job(job);
     return fail(env, "writeNewFile: the job could not be queued");
   }

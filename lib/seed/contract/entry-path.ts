@@ -13,7 +13,8 @@ export class UnsafeEntryError extends Error {
 }
 
 const MAX_NAME_BYTES = 255; // EFS (and most file systems) limit a name to 255 bytes
-const MAX_DEPTH = 1000; // EFS's directory depth limit
+/** EFS's directory depth limit: no entry the seed writes is deeper. */
+export const MAX_DEPTH = 1000;
 /** Linux's PATH_MAX: no entry's path is longer (it bounds what judging links and removing can cost). */
 const MAX_PATH_BYTES = 4096;
 

@@ -46,8 +46,8 @@ export interface SeedResourceProperties {
   readonly MaxCompressionRatio?: string;
 }
 
-/** Lambda mounts a file system at /mnt/<name>, and nowhere else. */
-export const LAMBDA_MOUNT_PATH = /^\/mnt\/[A-Za-z0-9._-]+$/;
+/** Lambda mounts a file system at /mnt/<name>, and nowhere else: a name, never '.' or '..' (/mnt/.. is the root). */
+export const LAMBDA_MOUNT_PATH = /^\/mnt\/(?!\.\.?$)[A-Za-z0-9._-]+$/;
 /** How the seed reads its source: the values of SeedSourceFormat, and of the handler's SourceFormat beside a local directory. */
 export const SEED_FORMATS = ['s3-objects', 'zip', 'tar', 'tar.gz'] as const;
 export type SeedFormat = (typeof SEED_FORMATS)[number];

@@ -9,7 +9,7 @@ import { makeTree, tempDir, treeDigest } from '../../helpers/seed-fixtures';
 // The bundles as they ship, on Lambda's Node.js (22): once the target is slow (here
 // CDK_EFS_KIT_SYNC_CALLS=0, as on EFS), the seed makes each file of up to 1 MiB with the native
 // writer, whose create is an openat relative to the directory's descriptor, where Node's calls open
-// /proc/<pid>/fd/<descriptor>/<name>. strace shows which made each file.
+// /proc/self/fd/<descriptor>/<name>. strace shows which made each file.
 const root = path.join(__dirname, '..', '..', '..');
 const node22 = () => path.join(nodeBinDir(22), 'node');
 const CREATE = 'O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW';
@@ -29,7 +29,7 @@ afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 function creates(log: string): { native: number; node: number } {
   const seeded = new Set(Object.keys(treeDigest(source)).map((file) => path.basename(file)));
   const made = fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes(CREATE))
-    .map((line) => /openat\((\d+|AT_FDCWD), "(?:\/proc\/\d+\/fd\/\d+\/)?([^/"]+)", /.exec(line))
+    .map((line) => /openat\((\d+|AT_FDCWD), "(?:\/proc\/self\/fd\/\d+\/)?([^/"]+)", /.exec(line))
     .filter((match) => match && seeded.has(match[2]));
   return { native: made.filter((match) => match![1] !== 'AT_FDCWD').length, node: made.filter((match) => match![1] === 'AT_FDCWD').length };
 }

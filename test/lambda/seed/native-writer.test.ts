@@ -1,4 +1,4 @@
-import { execFileSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -51,6 +51,64 @@ test('acts in the directory it holds, even after that directory is renamed and a
   await builtNativeWriter().writeNewFile(dir, 'c.txt', 0o644, Buffer.from('held'));
   expect(fs.readFileSync(path.join(work, 'moved', 'c.txt'), 'utf8')).toBe('held');
   expect(fs.readdirSync(path.join(work, 'outside'))).toEqual([]);
+});
+
+describe('the content buffer\'s memory', () => {
+  test('writes the bytes the buffer held when called, though its memory is transferred and overwritten while the job waits', async () => {
+    const memory = new ArrayBuffer(4096);
+    const content = Buffer.from(memory).fill('a');
+    const written = builtNativeWriter().writeNewFile(dir, 'moved.txt', 0o644, content);
+    // Transferring detaches the buffer and hands its memory to another owner, who writes over it.
+    new Uint8Array(structuredClone(memory, { transfer: [memory] })).fill(0x62);
+    await written;
+    expect(fs.readFileSync(target('moved.txt'), 'utf8')).toBe('a'.repeat(4096));
+  });
+
+  test('fails when the buffer\'s memory was transferred before the call, writing nothing (not an empty file)', async () => {
+    const memory = new ArrayBuffer(16);
+    const content = Buffer.from(memory).fill('a');
+    structuredClone(memory, { transfer: [memory] });
+    await expect(builtNativeWriter().writeNewFile(dir, 'gone.txt', 0o644, content)).rejects.toThrow('writeNewFile: the content buffer could not be read (or its memory was detached)');
+    expect(fs.existsSync(target('gone.txt'))).toBe(false);
+  });
+});
+
+test('under AddressSanitizer and UBSan: no read of freed memory when a buffer\'s memory is transferred and collected while its job waits', () => {
+  // The writer built again with gcc's sanitizers, loaded by a Node that preloads their runtimes.
+  const runtime = (lib: string) => execFileSync('gcc', [`-print-file-name=${lib}`], { encoding: 'utf8' }).trim();
+  const addon = path.join(work, 'sanitized.node');
+  execFileSync('gcc', ['-std=c11', '-O1', '-g', '-fno-omit-frame-pointer', '-fsanitize=address,undefined', '-fno-sanitize-recover=undefined',
+    '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-I', path.join(__dirname, '..', '..', '..', 'node_modules', 'node-api-headers', 'include'),
+    '-o', addon, path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'native', 'write-new-file.c')]);
+  const driver = `
+    const fs = require('fs');
+    const { writeNewFile } = require(process.argv[1]);
+    const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    (async () => {
+      for (let i = 0; i < 100; i++) {
+        const memory = new ArrayBuffer(4096 + i);
+        const job = writeNewFile(dir, 'f' + i, 0o644, Buffer.from(memory).fill(97), -1, -1);
+        structuredClone(memory, { transfer: [memory] });
+        global.gc(); // the memory's new owner is collected: freed before the job writes
+        await job;
+      }
+      fs.writeFileSync(process.argv[3], 'x'.repeat(200000));
+      await writeNewFile(dir, 'copy', 0o644, process.argv[3], -1, -1);
+      await writeNewFile(dir, 'copy', 0o644, process.argv[3], -1, -1).catch(() => undefined);
+      console.log('clean');
+    })();`;
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', driver, addon, path.join(work, 'target'), path.join(work, 'source')], {
+    encoding: 'utf8', timeout: 120_000,
+    env: { ...process.env, LD_PRELOAD: `${runtime('libasan.so')}:${runtime('libubsan.so')}`, ASAN_OPTIONS: 'detect_leaks=0' },
+  });
+  expect({ status: run.status, output: `${run.stdout}${run.stderr}`.split('\n').filter((line) => /clean|ERROR|SUMMARY|runtime error/.test(line)) })
+    .toEqual({ status: 0, output: ['clean'] });
+  expect(fs.readFileSync(target('f99'), 'utf8')).toBe('a'.repeat(4195));
+});
+
+test('gives permission bits only: no setuid, setgid or sticky bit whatever mode it is passed', async () => {
+  await builtNativeWriter().writeNewFile(dir, 'plain', 0o7755, Buffer.from('x'));
+  expect((fs.statSync(target('plain')).mode & 0o7777).toString(8)).toBe('755');
 });
 
 describe('refuses, with an error as Node would give', () => {
