@@ -16,12 +16,13 @@ import { acknowledgeWildcard } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
+import { startAfterSeeds } from '../seed/seed-order';
 import { ValidationError } from '../core/validation-error';
 
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
- * system (the mount itself, port 2049, IAM scoped to the access point, the dependency on the
- * readiness gate). The class keeps the methods users call; the file system comes in as `files`.
+ * system (the mount itself, port 2049, IAM scoped to the access point, the dependencies on the
+ * readiness gate and on the seeds that fill what the client mounts). The class keeps the methods users call; the file system comes in as `files`.
  */
 
 /** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
@@ -63,6 +64,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, readWrite(options.readOnly), accessPoint);
   fn.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, fn, accessPoint);
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
@@ -88,6 +90,7 @@ export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.Tas
   warnAboutEcsOwner(container, accessPoint, options);
   // Whatever runs tasks of this definition (a service, a schedule, a state machine) comes after it.
   taskDefinition.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, taskDefinition, accessPoint);
   return volumeName;
 }
 
@@ -96,6 +99,7 @@ export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseSer
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
   allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, service, accessPoint);
   return volumeName;
 }
 
@@ -121,6 +125,7 @@ export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Hos
   if (ipv6) grantAddressFamilyLookup(files, host);
   warnAboutEc2Owner(host, mountPoint, options);
   host.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, host, options.accessPoint);
 }
 
 /** Refuses an access point of another file system in the same stack (one elsewhere cannot be told apart). */

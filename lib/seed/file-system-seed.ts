@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
+import { startClientsAfter } from './seed-order';
 import { claimSeedPlace } from './seed-places';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
@@ -137,7 +138,9 @@ const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: fa
 /**
  * Fills an EFS file system at deploy time, before anything that depends on it starts: from a local
  * directory or archive (as a CDK asset), an S3 prefix or an S3 archive; incremental, atomic per
- * file, and resumable. `service.node.addDependency(seed)` starts a service only once its content is there.
+ * file, and resumable. A client mounted with a SharedFileSystem mountOn* helper through an access
+ * point that sees the seed's place starts after the seed's resource, whichever was declared first
+ * (the helpers' `waitForSeeds: false` opts out); for any other resource, `x.node.addDependency(seed.resource)`.
  *
  * @example
  * // What files.addSeed('Release', { ... }) makes, built directly.
@@ -146,7 +149,8 @@ const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: fa
  *   accessPoint: web,
  *   source: SeedSource.archive(bucket, 'releases/site-1.4.2.tar.gz'),
  * });
- * service.node.addDependency(release);
+ * // A client mounted elsewhere than through the helpers waits with a dependency of its own.
+ * service.node.addDependency(release.resource);
  */
 export class FileSystemSeed extends Construct {
   /** Whether `x` is a FileSystemSeed, made by any copy of this package. */
@@ -215,6 +219,7 @@ export class FileSystemSeed extends Construct {
     this.resource = wiring.resource;
     this.failureMetrics = wiring.failureMetrics;
     this.dataSyncTaskId = wiring.dataSyncTaskId;
+    startClientsAfter(this, props.fileSystem);
   }
 
   /**

@@ -40,6 +40,18 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
   places.push(place);
 }
 
+/**
+ * The seeds recorded on `fileSystem` whose place a client mounting `accessPoint` sees (the whole
+ * file system where undefined): through the same access point, or through one whose root directory
+ * overlaps the seed's place. Where that cannot be told (an imported access point), the seed is left out.
+ */
+export function seedsSeenThrough(fileSystem: IConstruct, accessPoint: efs.IAccessPoint | undefined): IConstruct[] {
+  const places = placesByFileSystem.get(fileSystem) ?? [];
+  if (!accessPoint) return places.map((place) => place.seed);
+  const view: SeedPlace = { seed: fileSystem, fileSystem, accessPoint, targetSubPath: '' };
+  return places.filter((place) => { const overlap = overlapOf(view, place); return overlap === 'equal' || overlap === 'nested'; }).map((place) => place.seed);
+}
+
 type Overlap = 'apart' | 'equal' | 'nested' | 'unknown';
 
 function overlapOf(a: SeedPlace, b: SeedPlace): Overlap {
