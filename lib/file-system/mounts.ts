@@ -18,6 +18,7 @@ import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate'
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
 import { startAfterSeeds } from '../seed/seed-order';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
@@ -51,7 +52,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
   if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
-    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ${propName('ipv6AllowedForDualStack')}: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
   }
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
     checkGateSubnets(files, where, 'the function\'s vpcSubnets', knownSubnetsOf(cfn, files.vpc), true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
@@ -153,7 +154,7 @@ function allowNfsFrom(files: ISharedFileSystem, client: ec2.IConnectable & ICons
   // SecurityGroupBase has allowAllIpv6Outbound; ISecurityGroup does not declare it (an imported group: false unless told).
   const blocked = client.connections.securityGroups.filter((sg) => sg.allowAllOutbound && !(sg as Partial<ec2.SecurityGroup>).allowAllIpv6Outbound);
   if (blocked.length === 0) return;
-  const fix = 'give it allowAllIpv6Outbound: true, or allowAllOutbound: false (then the helper adds an egress rule on port 2049 to the mount targets\' security group)';
+  const fix = `give it ${propName('allowAllIpv6Outbound')}: true, or ${propName('allowAllOutbound')}: false (then the helper adds an egress rule on port 2049 to the mount targets' security group)`;
   const groups = blocked.map((sg) => sg.node.path).join(', ');
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
     throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, but security group ${groups} allows all outbound IPv4 and no IPv6: ${fix}.`, files);

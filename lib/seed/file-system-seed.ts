@@ -17,6 +17,7 @@ import { SeedSource, SeedSourceFormat } from './seed-source';
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -291,7 +292,7 @@ export class FileSystemSeed extends Construct {
       if (value === undefined || value === OPTION_DEFAULTS[option as keyof SeedOptions]) continue;
       const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
       const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
-      throw new ValidationError(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
+      throw new ValidationError(`${this.where}: ${propName(option)} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
     }
   }
 
@@ -299,7 +300,7 @@ export class FileSystemSeed extends Construct {
   private archiveLimitProperties(limits: SeedArchiveLimits | undefined, format: SeedSourceFormat): Partial<SeedResourceProperties> {
     if (!limits) return {};
     if (format === SeedSourceFormat.S3_OBJECTS) {
-      throw new ValidationError(`${this.where}: archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
+      throw new ValidationError(`${this.where}: ${propName('archiveLimits')} applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
     }
     const bytes = (name: string, size?: Size) => {
       if (size === undefined) return undefined;

@@ -1,6 +1,7 @@
 import { Annotations, CfnResource, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
+import { propName } from '../core/contract/prop-name';
 import { ValidationError } from '../core/validation-error';
 
 /**
@@ -35,7 +36,7 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
       continue;
     }
     throw new ValidationError(`${both} both write to ${describe(place)} on the same file system, ${overlap === 'equal' ? 'the same place' : 'one place inside the other'}: `
-      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).', place.seed);
+      + `a seed's prune and ${propName('removeOnDelete')} would take the other's files. Give each seed a place of its own (another ${propName('targetPath')}, or an access point with another root directory).`, place.seed);
   }
   places.push(place);
 }
