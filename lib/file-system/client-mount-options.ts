@@ -30,8 +30,8 @@ export interface MountOnLambdaOptions {
   /**
    * Start the function only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
    * through this access point, or through one whose root directory overlaps theirs), whether they
-   * are added before or after this call. False starts it without waiting: for a client that does
-   * not read the seeded content, or that the seed's source comes from.
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
    * @default true
    */
   readonly waitForSeeds?: boolean;
@@ -59,8 +59,8 @@ export interface MountOnEcsOptions {
   /**
    * Start the task definition (and the service, with mountOnEcsService) only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
    * through this access point, or through one whose root directory overlaps theirs), whether they
-   * are added before or after this call. False starts it without waiting: for a client that does
-   * not read the seeded content, or that the seed's source comes from.
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
    * @default true
    */
   readonly waitForSeeds?: boolean;
@@ -92,8 +92,8 @@ export interface MountOnEc2Options {
   /**
    * Start the instance or group (every seed of the file system where no access point is given) only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
    * through this access point, or through one whose root directory overlaps theirs), whether they
-   * are added before or after this call. False starts it without waiting: for a client that does
-   * not read the seeded content, or that the seed's source comes from.
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
    * @default true
    */
   readonly waitForSeeds?: boolean;

@@ -208,8 +208,9 @@ export interface SharedFileSystemProps {
  * });
  * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
  *
- * // Copy ./site onto /web at deploy time: the service, which mounts /web, starts after it.
- * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
+ * // Copy ./site onto /web at deploy time, before the service starts.
+ * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
+ * service.node.addDependency(content);
  *
  * // Latency as applications feel it every 15 minutes, a dashboard, and alarms.
  * files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
