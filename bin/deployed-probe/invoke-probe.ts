@@ -81,16 +81,20 @@ function send(url: URL, path: string, headers: Record<string, string>, body: str
   return new Promise((resolve, reject) => {
     // A probe runs for up to the function's timeout (15 minutes at most) before it answers: no
     // request timeout, and TCP keep-alive so that idle NAT paths do not drop the connection.
-    const req = transport.request({
-      method: 'POST', hostname: url.hostname, port: url.port || undefined, path, headers,
-      agent: new transport.Agent({ keepAlive: true, keepAliveMsecs: 30_000 }),
-    }, (res) => {
+    const agent = new transport.Agent({ keepAlive: true, keepAliveMsecs: 30_000 });
+    const req = transport.request({ method: 'POST', hostname: url.hostname, port: url.port || undefined, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        agent.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
       res.on('error', reject);
     });
-    req.on('error', (err) => reject(new InvokeError(`could not reach Lambda at ${url.origin}: ${err.message}`)));
+    req.on('error', (err) => {
+      agent.destroy();
+      reject(new InvokeError(`could not reach Lambda at ${url.origin}: ${err.message}`));
+    });
     req.end(body);
   });
 }

@@ -4,8 +4,9 @@ import { propName } from './contract/prop-name';
 import { ValidationError } from './validation-error';
 
 /**
- * Throws a ValidationError `${where}: ${prop} ${problem}, got ${value}` (the prop in both spellings, see propName), scoped to `scope` (the
- * construct given the prop), unless `value` is a token (resolved at deploy time).
+ * Throws a ValidationError `${where}: ${prop} ${problem}, got ${value}` (the prop in both
+ * spellings, see propName), scoped to `scope` (the construct given the prop), unless `value` is a
+ * token (resolved at deploy time).
  */
 export function check(ok: boolean, where: string, prop: string, value: unknown, problem: string, scope?: IConstruct): void {
   if (ok || Token.isUnresolved(value)) return;

@@ -23,7 +23,8 @@ import { propName } from '../core/contract/prop-name';
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
  * system (the mount itself, port 2049, IAM scoped to the access point, the dependencies on the
- * readiness gate and on the seeds that fill what the client mounts). The class keeps the methods users call; the file system comes in as `files`.
+ * readiness gate and on the seeds that fill what the client mounts). The class keeps the methods
+ * users call; the file system comes in as `files`.
  */
 
 /** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
