@@ -8,7 +8,8 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { AccessPointPreset, FileSystemSeed, SeedSource, SharedFileSystem } from '../../../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AccessPointPreset, FileSystemSeed, SeedEngine, SeedSource, SharedFileSystem } from '../../../lib';
 
 let app: App;
 let stack: Stack;
@@ -103,6 +104,15 @@ describe('clients start after the seeds that fill what they mount', () => {
     files.mountOnEcsService(newService(), other, { containerPath: '/data' });
     expect(dependsOnOfFn()).toContain(logicalIdOf(seed));
     expect(dependsOnOf('AWS::ECS::Service')).not.toContain(logicalIdOf(seed));
+  });
+
+  test('a seed the deploy does not wait for is still waited for as CloudFormation sees it: its resource, created once the copy has started', () => {
+    const data = files.addAccessPoint('Data', AccessPointPreset.applicationUser('/data'));
+    files.mountOnEc2(newGroup(), { accessPoint: data });
+    const seed = files.addSeed('Migration', {
+      accessPoint: data, source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'data/'), engine: SeedEngine.dataSync(), waitForCompletion: false,
+    });
+    expect(dependsOnOf('AWS::AutoScaling::AutoScalingGroup')).toContain(logicalIdOf(seed));
   });
 
   test('waitForSeeds: false starts the client without waiting', () => {
