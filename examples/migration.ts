@@ -46,7 +46,7 @@ export class MigrationStack extends Stack {
     const source = props.sourceKeyArn
       ? s3.Bucket.fromBucketAttributes(this, 'Source', { bucketName: props.sourceBucketName, encryptionKey: kms.Key.fromKeyArn(this, 'SourceKey', props.sourceKeyArn) })
       : s3.Bucket.fromBucketName(this, 'Source', props.sourceBucketName);
-    const seed = files.addSeed('Migration', {
+    files.addSeed('Migration', {
       accessPoint: data,
       source: SeedSource.s3(source, props.sourcePrefix, { version: props.sourceVersion }),
       engine: SeedEngine.dataSync({ scheduleExpression: 'rate(1 day)' }),
@@ -61,8 +61,8 @@ export class MigrationStack extends Stack {
       detailedMonitoring: true,
       blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(20, { encrypted: true }) }],
     });
+    // The mount helper makes the instance wait for the seed through the same access point.
     files.mountOnEc2(host, { accessPoint: data, mountPoint: '/mnt/data' });
-    host.node.addDependency(seed);
 
     Validations.of(host).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore]',

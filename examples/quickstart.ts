@@ -54,9 +54,8 @@ export class QuickstartStack extends Stack {
     });
     this.fileSystem.mountOnEcsService(service, webContent, { containerPath: '/usr/share/nginx/html', readOnly: true });
 
-    // The site's files are on the file system before the service starts.
-    const content = this.fileSystem.addSeed('Content', { accessPoint: webContent, source: SeedSource.asset(path.join(__dirname, 'site')) });
-    service.node.addDependency(content);
+    // The site's files are on the file system before the service (which mounts webContent) starts.
+    this.fileSystem.addSeed('Content', { accessPoint: webContent, source: SeedSource.asset(path.join(__dirname, 'site')) });
 
     // Watch it: a canary measuring small-file latency, a dashboard, and alarms (one connection per task
     // expected; throughput alarm at 90% instead of 80%; no PercentIOLimit alarm).

@@ -6,12 +6,11 @@
  * both probes with the same request and compare the results, as that benchmark did by hand:
  *
  *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
- *   REQUEST='{"scenarios":["write-sizes"],"rounds":5,"pauseSeconds":10,"label":"elastic"}'
- *   aws lambda invoke --function-name "$(jq -r '.EfsKitThroughputComparison.ElasticProbeName' out.json)" \
- *     --cli-binary-format raw-in-base64-out --cli-read-timeout 900 --payload "$REQUEST" elastic.json
- *   aws lambda invoke --function-name "$(jq -r '.EfsKitThroughputComparison.BurstingProbeName' out.json)" \
- *     --cli-binary-format raw-in-base64-out --cli-read-timeout 900 --payload "${REQUEST/elastic/bursting}" bursting.json
- *   npx cdk-efs-kit compare elastic.json bursting.json --html comparison.html
+ *   for mode in Elastic Bursting; do
+ *     npx cdk-efs-kit probe --function "$(jq -r ".EfsKitThroughputComparison.${mode}ProbeName" out.json)" \
+ *       --scenarios write-sizes --rounds 5 --pause 10 --label "$mode" --json "$mode.json"
+ *   done
+ *   npx cdk-efs-kit compare Elastic.json Bursting.json --html comparison.html
  */
 import { Annotations, App, CfnOutput, Duration, Stack, StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

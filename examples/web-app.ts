@@ -35,7 +35,7 @@ export class WebAppStack extends Stack {
     const source = props.siteArchive
       ? SeedSource.archive(s3.Bucket.fromBucketName(this, 'Releases', props.siteArchive.bucketName), props.siteArchive.key, { version: props.siteArchive.key })
       : SeedSource.asset(path.join(__dirname, 'site'));
-    const content = files.addSeed('Content', { accessPoint: web, source, targetPath: '/html', concurrency: 128 });
+    files.addSeed('Content', { accessPoint: web, source, targetPath: '/html', concurrency: 128 });
 
     const cluster = new ecs.Cluster(this, 'Cluster', { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
     const logBucket = new s3.Bucket(this, 'AccessLogs', {
@@ -54,8 +54,7 @@ export class WebAppStack extends Stack {
     });
     site.loadBalancer.logAccessLogs(logBucket, 'alb');
     files.mountOnEcsService(site.service, web, { containerPath: '/usr/share/nginx/html', readOnly: true, volumeName: 'web' });
-    // The tasks start only once the content is on the file system.
-    site.service.node.addDependency(content);
+    // The tasks start only once the content is on the file system (the helper waits for the seed).
 
     // The dashboard shows the seed's progress next to the file system; the alarms tell when the three
     // tasks lose their mounts or small-file latency (a canary every 5 minutes) climbs.

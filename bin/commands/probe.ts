@@ -2,17 +2,26 @@ import * as fs from 'fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
 import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
+import { CANARY_REQUEST } from '../../lib/probe/canary';
 import type { ProbeRequest } from '../../lib/probe/probe-request';
-import { isRejection } from '../../lambda/probe/result';
+import { isRejection, ProbeRejection, ProbeResult } from '../../lambda/probe/result';
 import type { ProbeProgress } from '../../lambda/probe/runner';
 import { packageVersion } from '../../lib/core/package-root';
 import { terminalBar } from '../terminal-bar';
 
-/** `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount. */
+/**
+ * `cdk-efs-kit probe --dir <path>`: the scenarios the BenchmarkProbe Lambda runs, on any mount;
+ * `--function <name or ARN>`: the same request run by a deployed BenchmarkProbe, rendered the same.
+ */
 export function register(program: Command): void {
   program.command('probe')
     .description('measure what applications feel on a mounted file system: latency percentiles and throughput of the experiments published EFS benchmarks ran (--list names them)')
     .option('--dir <path>', 'the directory to probe, e.g. /mnt/efs (scratch files go in a subdirectory, removed afterwards)')
+    .option('--function <name or ARN>', 'instead of --dir: invoke a deployed BenchmarkProbe\'s function and show its result as a local run\'s')
+    .option('--canary', 'with --function: send the light request the probe\'s canary runs on its schedule')
+    .option('--region <region>', 'with --function: the function\'s Region (default: AWS_REGION, or the profile\'s)')
+    .option('--profile <name>', 'with --function: named profile of the AWS config files (default: AWS_PROFILE)')
+    .option('--endpoint <url>', 'with --function: endpoint for the Lambda call, e.g. a local stand-in')
     .option('--scenarios <names>', `comma-separated scenarios (default: all): ${SCENARIOS.map((s) => s.name).join(', ')}`, (v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
     .option('--rounds <n>', 'times every scenario runs (the Elastic vs Bursting benchmark ran 5)', integer)
@@ -27,11 +36,17 @@ export function register(program: Command): void {
 Examples:
   $ cdk-efs-kit probe --dir /mnt/efs --scenarios write-sizes --rounds 5 --pause 10 --label elastic --json elastic.json
   $ cdk-efs-kit probe --dir /mnt/efs --scenarios create-files,metadata --set create-files.files=4096
-  $ cdk-efs-kit probe --dir /mnt/efs --set write-sizes.sizesBytes=1KiB,1MiB --html report.html`)
+  $ cdk-efs-kit probe --dir /mnt/efs --set write-sizes.sizesBytes=1KiB,1MiB --html report.html
+  $ cdk-efs-kit probe --function MyStack-FilesProbeFunction1A2B3C4D --scenarios metadata --region eu-west-1
+  $ cdk-efs-kit probe --function arn:aws:lambda:eu-west-1:123456789012:function:probe --canary --json canary.json`)
     .action(async (opts: ProbeCliOptions) => {
       if (opts.list) return printScenarios();
-      if (!opts.dir) throw new Error('--dir is required: the directory to probe');
-      process.exitCode = await runFromCli(opts.dir, opts);
+      if (opts.dir && opts.function) throw new Error('--dir and --function: give one, the directory to probe or the deployed probe to invoke');
+      if (!opts.dir && !opts.function) throw new Error('--dir or --function is required: the directory to probe, or the deployed probe to invoke');
+      const remoteOnly = (['canary', 'region', 'profile', 'endpoint'] as const).filter((o) => opts[o] !== undefined);
+      if (opts.dir && remoteOnly.length) throw new Error(`--${remoteOnly[0]} applies to --function only`);
+      const request = requestOf(opts);
+      process.exitCode = await render(opts.function ? await runDeployed(opts.function, request, opts) : await runLocal(opts.dir!, request, opts), opts);
     });
 }
 
@@ -47,32 +62,59 @@ interface ProbeCliOptions {
   json?: string;
   html?: string;
   list?: boolean;
+  function?: string;
+  canary?: boolean;
+  region?: string;
+  profile?: string;
+  endpoint?: string;
 }
 
-async function runFromCli(dir: string, opts: ProbeCliOptions): Promise<number> {
+/** The request the flags describe: what a local run runs and what a deployed probe is sent. */
+function requestOf(opts: ProbeCliOptions): ProbeRequest {
+  if (opts.canary) {
+    const given = (['scenarios', 'rounds', 'pause'] as const).filter((o) => opts[o] !== undefined);
+    if (given.length || Object.keys(opts.set).length) throw new Error(`--canary sends the canary's own request: leave out ${given.length ? `--${given[0]}` : '--set'}`);
+    return { ...CANARY_REQUEST, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label ?? CANARY_REQUEST.label };
+  }
   const names = opts.scenarios ?? (Object.keys(opts.set).length ? Object.keys(opts.set) : SCENARIOS.map((s) => s.name));
-  const request: ProbeRequest = {
-    scenarios: Object.fromEntries(names.map((n) => [n, opts.set[n] ?? {}])),
-    rounds: opts.rounds, pauseSeconds: opts.pause, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label,
-  };
   for (const name of Object.keys(opts.set)) {
     if (!names.includes(name)) throw new Error(`--set ${name}.…: '${name}' is not among --scenarios ${names.join(',')}`);
   }
-  // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
+  return {
+    scenarios: Object.fromEntries(names.map((n) => [n, opts.set[n] ?? {}])),
+    rounds: opts.rounds, pauseSeconds: opts.pause, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label,
+  };
+}
+
+async function runLocal(dir: string, request: ProbeRequest, opts: ProbeCliOptions): Promise<ProbeResult | ProbeRejection> {
+  // Loaded here, not at start: every `cdk-efs-kit` command would pay for it.
   const { runProbe } = await import('../../lambda/probe/runner');
-  const { renderResultTables } = await import('../report/result-table');
-  const { renderHtmlReport } = await import('../report/html-report');
   const progress = await progressReporter();
   const outcome = await runProbe(request, {
     target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
   });
   progress.stop();
+  return outcome;
+}
+
+async function runDeployed(functionName: string, request: ProbeRequest, opts: ProbeCliOptions): Promise<ProbeResult | ProbeRejection> {
+  const { invokeProbe } = await import('../deployed-probe/invoke-probe');
+  // The function answers once the run is over: no progress to show until then.
+  console.error(`probe: invoking ${functionName}; it answers when the run is over (at most the function's timeout)`);
+  return invokeProbe({ functionName, region: opts.region, profile: opts.profile, endpoint: opts.endpoint }, request);
+}
+
+/** The outcome as tables (and --json, --html), the same for a local run and a deployed probe's; the exit code. */
+async function render(outcome: ProbeResult | ProbeRejection, opts: ProbeCliOptions): Promise<number> {
   if (isRejection(outcome)) {
     console.error(`cdk-efs-kit probe: the request is ${outcome.status}:`);
     for (const e of outcome.errors) console.error(`  ${e}`);
     console.error('Run `cdk-efs-kit probe --list` for the scenarios and their parameters.');
     return 2;
   }
+  // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
+  const { renderResultTables } = await import('../report/result-table');
+  const { renderHtmlReport } = await import('../report/html-report');
   console.log(renderResultTables(outcome));
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(outcome, null, 2));
   if (opts.html) fs.writeFileSync(opts.html, renderHtmlReport([outcome]));

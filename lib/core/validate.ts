@@ -1,14 +1,16 @@
 import { Token } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
+import { propName } from './contract/prop-name';
 import { ValidationError } from './validation-error';
 
 /**
- * Throws a ValidationError `${where}: ${prop} ${problem}, got ${value}`, scoped to `scope` (the
- * construct given the prop), unless `value` is a token (resolved at deploy time).
+ * Throws a ValidationError `${where}: ${prop} ${problem}, got ${value}` (the prop in both
+ * spellings, see propName), scoped to `scope` (the construct given the prop), unless `value` is a
+ * token (resolved at deploy time).
  */
 export function check(ok: boolean, where: string, prop: string, value: unknown, problem: string, scope?: IConstruct): void {
   if (ok || Token.isUnresolved(value)) return;
-  throw new ValidationError(`${where}: ${prop} ${problem}, got ${JSON.stringify(value)}.`, scope);
+  throw new ValidationError(`${where}: ${propName(prop)} ${problem}, got ${JSON.stringify(value)}.`, scope);
 }
 
 /** A POSIX uid or gid: an integer 0..4294967295, as a string or number. */

@@ -1,4 +1,5 @@
-// Imports nothing: the CLI and the probe's Lambda use the prices without pulling in aws-cdk-lib.
+// Imports only a contract: the CLI and the probe's Lambda use the prices without pulling in aws-cdk-lib.
+import { propName } from '../core/contract/prop-name';
 
 /**
  * The Amazon EFS prices that decide what a file system costs, in US dollars. A GB is 2^30 bytes,
@@ -137,7 +138,7 @@ export class EfsPricing {
     const price = (name: keyof EfsPricingProps): number => {
       const value = props[name];
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new Error(`EfsPricing: ${name} must be a price in US dollars, 0 or more; got ${JSON.stringify(value)}`);
+        throw new Error(`EfsPricing: ${propName(name)} must be a price in US dollars, 0 or more; got ${JSON.stringify(value)}`);
       }
       return value;
     };

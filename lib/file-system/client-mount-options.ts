@@ -27,6 +27,14 @@ export interface MountOnLambdaOptions {
    * @default 64
    */
   readonly threadPoolSize?: number;
+  /**
+   * Start the function only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
+   * through this access point, or through one whose root directory overlaps theirs), whether they
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
+   * @default true
+   */
+  readonly waitForSeeds?: boolean;
 }
 
 /** Options for [SharedFileSystem.mountOnEcsTask](#cdk-efs-kit.SharedFileSystem.mountOnEcsTask) and [SharedFileSystem.mountOnEcsService](#cdk-efs-kit.SharedFileSystem.mountOnEcsService). */
@@ -48,6 +56,14 @@ export interface MountOnEcsOptions {
    * @default - 'efs-' followed by the access point's construct id
    */
   readonly volumeName?: string;
+  /**
+   * Start the task definition (and the service, with mountOnEcsService) only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
+   * through this access point, or through one whose root directory overlaps theirs), whether they
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
+   * @default true
+   */
+  readonly waitForSeeds?: boolean;
 }
 
 /** An EC2 instance or Auto Scaling group: something with user data, a role and security groups. */
@@ -73,6 +89,14 @@ export interface MountOnEc2Options {
    * @default false
    */
   readonly readOnly?: boolean;
+  /**
+   * Start the instance or group (every seed of the file system where no access point is given) only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
+   * through this access point, or through one whose root directory overlaps theirs), whether they
+   * are added before or after this call. False starts it at once: for a client that does not read
+   * the seeded content, or one the seed's source depends on (waiting would make a cycle).
+   * @default true
+   */
+  readonly waitForSeeds?: boolean;
 }
 
 /** @deprecated use MountOnLambdaOptions (renamed after the helper, to tell it apart from NfsMountOptions) */

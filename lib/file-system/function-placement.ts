@@ -5,6 +5,7 @@ import { MountTargetIpAddressType } from './mount-targets-ready';
 import { isSharedFileSystem } from './shared-file-system-brand';
 import { ValidationError } from '../core/validation-error';
 import type { ISharedFileSystem } from './shared-file-system-base';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * Refuses the placement of a helper's function (the probe's; the seed's can use it too) from which
@@ -15,8 +16,8 @@ import type { ISharedFileSystem } from './shared-file-system-base';
  */
 export function checkIpv6Placement(scope: IConstruct, where: string, files: ISharedFileSystem, vpc: ec2.IVpc, vpcSubnets: ec2.SubnetSelection | undefined): void {
   if (!vpcSubnets && isSharedFileSystem(files) && files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
-    throw new ValidationError(`${where}: vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); `
-      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.', scope);
+    throw new ValidationError(`${where}: ${propName('vpcSubnets')} is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); `
+      + `give dual-stack subnets of the file system's VPC in zones with a mount target (those of ${propName('readinessGateSubnets')} fit), got undefined.`, scope);
   }
   const subnets = vpc.selectSubnets(vpcSubnets ?? { subnets: files.mountTargetSubnets.subnets }).subnets;
   checkGateSubnets(scope, where, 'vpcSubnets', subnets, true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));

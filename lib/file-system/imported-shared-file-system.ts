@@ -11,6 +11,7 @@ import { cfnMountTargetsOf, gateOf, mountTargetsOf } from './shared-file-system-
 import { defaultPrivateSubnets } from '../core/subnets';
 import { ValidationError } from '../core/validation-error';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * A file system made elsewhere (another stack, the console, an efs.FileSystem of this app) with
@@ -78,7 +79,7 @@ export class ImportedSharedFileSystem extends SharedFileSystemBase {
     const oneZone = this.options.oneZone ?? this.declared.oneZone;
     const missing = [throughputMode === undefined ? 'throughputMode' : undefined, oneZone === undefined ? 'oneZone' : undefined].filter((m) => m);
     if (missing.length > 0) {
-      throw new ValidationError(`${where}: monitoring an imported file system needs ${missing.join(' and ')} (the widgets, alarms and spend row depend on them); `
+      throw new ValidationError(`${where}: monitoring an imported file system needs ${missing.map((m) => propName(m!)).join(' and ')} (the widgets, alarms and spend row depend on them); `
         + `give ${missing.length === 1 ? 'it' : 'them'} to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.`, this);
     }
     return new FileSystemMonitoring(this, id, {

@@ -5,6 +5,7 @@ import { MountTargetIpAddressType } from './mount-targets-ready';
 import { cfnMountTargetsOf } from './shared-file-system-gate';
 import { ValidationError } from '../core/validation-error';
 import { subnetFamilies } from '../core/subnets';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * Sets `AWS::EFS::MountTarget`'s IpAddressType (aws-efs's L2 has no prop for it) on every mount
@@ -18,7 +19,7 @@ export function applyIpAddressType(scope: IConstruct, fileSystem: efs.FileSystem
   const where = `SharedFileSystem(${scope.node.path})`;
   for (const subnet of subnets) {
     const problem = subnetProblem(subnet, type);
-    if (problem) throw new ValidationError(`${where}: ipAddressType ${type} needs ${NEEDS[type]}, but subnet ${subnet.node.path} ${problem}; pick other vpcSubnets or another ipAddressType, got ipAddressType ${type}.`, scope);
+    if (problem) throw new ValidationError(`${where}: ${propName('ipAddressType')} ${type} needs ${NEEDS[type]}, but subnet ${subnet.node.path} ${problem}; pick other ${propName('vpcSubnets')} or another ipAddressType, got ipAddressType ${type}.`, scope);
   }
   for (const mountTarget of cfnMountTargetsOf(fileSystem)) mountTarget.ipAddressType = type;
 }

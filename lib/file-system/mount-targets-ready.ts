@@ -14,6 +14,7 @@ import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** How a mount target takes addresses, as `AWS::EFS::MountTarget`'s `IpAddressType`. */
 export enum MountTargetIpAddressType {
@@ -126,7 +127,7 @@ export class MountTargetsReady extends Construct {
     const limitSeconds = props.timeLimit?.toSeconds() ?? DEFAULT_READINESS_TIME_LIMIT_SECONDS;
     check(Number.isInteger(limitSeconds) && limitSeconds >= 1 && limitSeconds <= MAX_READINESS_TIME_LIMIT_SECONDS, where, 'timeLimit (seconds)', limitSeconds,
       `must be whole seconds from 1 to ${MAX_READINESS_TIME_LIMIT_SECONDS} (the gate waits within one Lambda invocation, which the Provider framework's 15-minute function must outlive)`, this);
-    if (props.mountTargets?.length === 0) throw new ValidationError(`${where}: mountTargets must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`, this);
+    if (props.mountTargets?.length === 0) throw new ValidationError(`${where}: ${propName('mountTargets')} must list at least one mount target, or be left out (then every mount target is read from DescribeMountTargets), got [].`, this);
     const mountTargets = props.mountTargets?.map((t, i) => mountTargetProperties(this, t, `${where}: mountTargets[${i}]`));
     const describes = mountTargets === undefined || mountTargets.some(isIncomplete);
     const types = [...(props.mountTargets ?? []).map((t) => t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY), props.mountTargetIpAddressType];
@@ -190,10 +191,10 @@ function mountTargetProperties(scope: IConstruct, t: MountTargetEndpoint, where:
   const type = t.ipAddressType ?? MountTargetIpAddressType.IPV4_ONLY;
   const known = (value: string | undefined) => value !== undefined && !Token.isUnresolved(value);
   if (type === MountTargetIpAddressType.IPV6_ONLY && t.ipAddress !== undefined) {
-    throw new ValidationError(`${where}: ipAddress does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`, scope);
+    throw new ValidationError(`${where}: ${propName('ipAddress')} does not apply to an IPV6_ONLY mount target; leave it out, got ${JSON.stringify(t.ipAddress)}.`, scope);
   }
   if (type === MountTargetIpAddressType.IPV4_ONLY && t.ipv6Address !== undefined) {
-    throw new ValidationError(`${where}: ipv6Address does not apply to an IPV4_ONLY mount target; set ipAddressType DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`, scope);
+    throw new ValidationError(`${where}: ${propName('ipv6Address')} does not apply to an IPV4_ONLY mount target; set ${propName('ipAddressType')} DUAL_STACK or leave it out, got ${JSON.stringify(t.ipv6Address)}.`, scope);
   }
   check(!known(t.mountTargetId) || /^fsmt-[0-9a-f]{8,40}$/.test(t.mountTargetId), where, 'mountTargetId', t.mountTargetId, 'must be a mount target id (fsmt- and 8 to 40 hex digits)', scope);
   return {

@@ -16,12 +16,15 @@ import { acknowledgeWildcard } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
+import { startAfterSeeds } from '../seed/seed-order';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * The bodies of SharedFileSystem's mountOn* helpers: each wires one kind of client to the file
- * system (the mount itself, port 2049, IAM scoped to the access point, the dependency on the
- * readiness gate). The class keeps the methods users call; the file system comes in as `files`.
+ * system (the mount itself, port 2049, IAM scoped to the access point, the dependencies on the
+ * readiness gate and on the seeds that fill what the client mounts). The class keeps the methods
+ * users call; the file system comes in as `files`.
  */
 
 /** How messages name the file system a helper was called on: its construct path, as a ValidationError does. */
@@ -50,7 +53,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   const cfn = fn.node.defaultChild as lambda.CfnFunction;
   if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
-    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ${propName('ipv6AllowedForDualStack')}: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
   }
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
     checkGateSubnets(files, where, 'the function\'s vpcSubnets', knownSubnetsOf(cfn, files.vpc), true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
@@ -63,6 +66,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, readWrite(options.readOnly), accessPoint);
   fn.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, fn, accessPoint);
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
@@ -88,6 +92,7 @@ export function mountOnEcsTask(files: ISharedFileSystem, taskDefinition: ecs.Tas
   warnAboutEcsOwner(container, accessPoint, options);
   // Whatever runs tasks of this definition (a service, a schedule, a state machine) comes after it.
   taskDefinition.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, taskDefinition, accessPoint);
   return volumeName;
 }
 
@@ -96,6 +101,7 @@ export function mountOnEcsService(files: ISharedFileSystem, service: ecs.BaseSer
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
   allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, service, accessPoint);
   return volumeName;
 }
 
@@ -121,6 +127,7 @@ export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Hos
   if (ipv6) grantAddressFamilyLookup(files, host);
   warnAboutEc2Owner(host, mountPoint, options);
   host.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterSeeds(files, host, options.accessPoint);
 }
 
 /** Refuses an access point of another file system in the same stack (one elsewhere cannot be told apart). */
@@ -148,7 +155,7 @@ function allowNfsFrom(files: ISharedFileSystem, client: ec2.IConnectable & ICons
   // SecurityGroupBase has allowAllIpv6Outbound; ISecurityGroup does not declare it (an imported group: false unless told).
   const blocked = client.connections.securityGroups.filter((sg) => sg.allowAllOutbound && !(sg as Partial<ec2.SecurityGroup>).allowAllIpv6Outbound);
   if (blocked.length === 0) return;
-  const fix = 'give it allowAllIpv6Outbound: true, or allowAllOutbound: false (then the helper adds an egress rule on port 2049 to the mount targets\' security group)';
+  const fix = `give it ${propName('allowAllIpv6Outbound')}: true, or ${propName('allowAllOutbound')}: false (then the helper adds an egress rule on port 2049 to the mount targets' security group)`;
   const groups = blocked.map((sg) => sg.node.path).join(', ');
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
     throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, but security group ${groups} allows all outbound IPv4 and no IPv6: ${fix}.`, files);

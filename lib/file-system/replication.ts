@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { acknowledgeWildcard, nagResource } from '../core/nag';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * A SharedFileSystem's `replicationConfiguration` turned into CloudFormation's replication
@@ -80,7 +81,7 @@ export function planReplication(source: Construct, config: efs.ReplicationConfig
   const place = placeOf(source, where, destination);
   const protection = declaredOverwriteProtection(destination);
   if (protection !== undefined && protection !== efs.ReplicationOverwriteProtection.DISABLED) {
-    throw new ValidationError(`${where}: the destination file system ${destination.node.path} must have replicationOverwriteProtection DISABLED (EFS replicates only into an unprotected file system, which then becomes read-only), got ${protection}.`, source);
+    throw new ValidationError(`${where}: the destination file system ${destination.node.path} must have ${propName('replicationOverwriteProtection')} DISABLED (EFS replicates only into an unprotected file system, which then becomes read-only), got ${protection}.`, source);
   }
   const accountsKnown = !Token.isUnresolved(place.account) && !Token.isUnresolved(stack.account);
   if (!Token.isUnresolved(place.account) && Token.isUnresolved(stack.account)) {

@@ -228,11 +228,12 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
 
   /**
    * Fill the file system at deploy time through `options.accessPoint` (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)).
-   * Make consumers depend on the returned seed to start them once the content is in place.
+   * Clients mounted with the mountOn* helpers through an access point that sees the seed's place
+   * start once the content is in place, whichever was declared first (`waitForSeeds: false` opts one out).
    *
    * @example
-   * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
-   * service.node.addDependency(content); // the service starts once the files are there
+   * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
+   * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html' }); // starts once the files are there
    */
   public addSeed(id: string, options: SeedOptions): FileSystemSeed {
     return new FileSystemSeed(this, id, { ...options, fileSystem: this });

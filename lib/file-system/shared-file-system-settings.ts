@@ -5,6 +5,7 @@ import { IConstruct } from 'constructs';
 import type { SharedFileSystemProps } from './shared-file-system';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * A SharedFileSystem's props read once: the secure defaults filled in, the combinations EFS refuses
@@ -66,25 +67,25 @@ export function validateProps(scope: IConstruct, props: SharedFileSystemProps, s
   const { throughputMode, performanceMode, encrypted } = settings;
   const provisioned = throughputMode === efs.ThroughputMode.PROVISIONED;
   if (provisioned && !props.provisionedThroughputPerSecond) {
-    throw new ValidationError(`${WHERE}: throughputMode PROVISIONED needs provisionedThroughputPerSecond (e.g. Size.mebibytes(100)), got undefined.`, scope);
+    throw new ValidationError(`${WHERE}: ${propName('throughputMode')} PROVISIONED needs ${propName('provisionedThroughputPerSecond')} (e.g. Size.mebibytes(100)), got undefined.`, scope);
   }
   if (!provisioned && props.provisionedThroughputPerSecond) {
-    throw new ValidationError(`${WHERE}: provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode ${throughputMode}.`, scope);
+    throw new ValidationError(`${WHERE}: ${propName('provisionedThroughputPerSecond')} is only allowed with ${propName('throughputMode')} PROVISIONED, got throughputMode ${throughputMode}.`, scope);
   }
   const mibps = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
   if (mibps !== undefined) check(mibps >= 1, WHERE, 'provisionedThroughputPerSecond (MiB/s)', mibps, 'must be at least 1', scope);
   if (performanceMode === efs.PerformanceMode.MAX_IO) {
     if (throughputMode === efs.ThroughputMode.ELASTIC) {
-      throw new ValidationError(`${WHERE}: performanceMode MAX_IO does not support throughputMode ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`, scope);
+      throw new ValidationError(`${WHERE}: ${propName('performanceMode')} MAX_IO does not support ${propName('throughputMode')} ELASTIC (the default); use GENERAL_PURPOSE, or set throughputMode to BURSTING or PROVISIONED, got performanceMode maxIO.`, scope);
     }
-    if (props.oneZone) throw new ValidationError(`${WHERE}: performanceMode MAX_IO is not available for One Zone file systems (oneZone true), got performanceMode maxIO.`, scope);
+    if (props.oneZone) throw new ValidationError(`${WHERE}: ${propName('performanceMode')} MAX_IO is not available for One Zone file systems (${propName('oneZone')} true), got performanceMode maxIO.`, scope);
   }
   if (props.replicationConfiguration && props.replicationOverwriteProtection === efs.ReplicationOverwriteProtection.DISABLED) {
-    throw new ValidationError(`${WHERE}: replicationOverwriteProtection DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of replicationConfiguration and replicationOverwriteProtection.`, scope);
+    throw new ValidationError(`${WHERE}: ${propName('replicationOverwriteProtection')} DISABLED makes a file system a replication destination, which cannot replicate itself; drop one of ${propName('replicationConfiguration')} and replicationOverwriteProtection.`, scope);
   }
-  if (!encrypted && props.kmsKey) throw new ValidationError(`${WHERE}: kmsKey is given but encrypted is false; drop one of them.`, scope);
+  if (!encrypted && props.kmsKey) throw new ValidationError(`${WHERE}: ${propName('kmsKey')} is given but encrypted is false; drop one of them.`, scope);
   if (!props.vpcSubnets && props.vpc.privateSubnets.length === 0 && props.vpc.isolatedSubnets.length === 0) {
-    throw new ValidationError(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass vpcSubnets explicitly.`, scope);
+    throw new ValidationError(`${WHERE}: vpc has no private or isolated subnets for the mount targets; add some, or pass ${propName('vpcSubnets')} explicitly.`, scope);
   }
 }
 

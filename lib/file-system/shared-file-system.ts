@@ -20,6 +20,7 @@ import { StorageLifecycle } from './storage-lifecycle';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import { brand } from '../core/type-brand';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** Properties of a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem). */
 export interface SharedFileSystemProps {
@@ -395,7 +396,7 @@ export class SharedFileSystem extends SharedFileSystemBase {
     const cfn = this.fileSystem.node.defaultChild as efs.CfnFileSystem;
     const protection = (cfn.fileSystemProtection as efs.CfnFileSystem.FileSystemProtectionProperty | undefined)?.replicationOverwriteProtection;
     if (protection !== efs.ReplicationOverwriteProtection.DISABLED) {
-      throw new ValidationError(`SharedFileSystem(${this.node.path}).acceptReplicationFrom: EFS replicates only into a file system whose replicationOverwriteProtection is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`, this);
+      throw new ValidationError(`SharedFileSystem(${this.node.path}).acceptReplicationFrom: EFS replicates only into a file system whose ${propName('replicationOverwriteProtection')} is DISABLED, got ${protection ?? 'ENABLED (the default)'}.`, this);
     }
     this.fileSystem.addToResourcePolicy(acceptReplicationStatement(this, sourceAccount));
   }

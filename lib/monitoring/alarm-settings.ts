@@ -6,6 +6,7 @@ import { AlarmThreshold } from './alarm-threshold';
 import { SpendAlarmSettings } from './spend-row';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** The alarm settings with their defaults applied and checked: undefined is off. */
 export interface AlarmSettings extends SpendAlarmSettings {
@@ -25,21 +26,21 @@ export interface AlarmSettings extends SpendAlarmSettings {
  * alarm the file system's modes do not have is an error, not ignored.
  */
 export function alarmSettings(scope: IConstruct, where: string, o: FileSystemAlarmOptions, throughputMode: efs.ThroughputMode, performanceMode: efs.PerformanceMode, replicates: boolean): AlarmSettings {
-  const prop = (name: string) => `alarms.${name}`;
+  const prop = (name: string) => propName(`alarms.${name}`);
   const given = (threshold?: AlarmThreshold) => threshold !== undefined && threshold._isOn();
   for (const name of ['creditsRunOutWithin', 'burstCreditFloor'] as const) {
     if (given(o[name]) && throughputMode !== efs.ThroughputMode.BURSTING) {
-      throw new ValidationError(`${where}: ${prop(name)} applies to throughputMode BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`, scope);
+      throw new ValidationError(`${where}: ${prop(name)} applies to ${propName('throughputMode')} BURSTING only (burst credits), got ${o[name]} with throughputMode ${throughputMode}.`, scope);
     }
   }
   if (given(o.dataAccessAnomaly) && throughputMode !== efs.ThroughputMode.ELASTIC) {
-    throw new ValidationError(`${where}: ${prop('dataAccessAnomaly')} applies to throughputMode ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`, scope);
+    throw new ValidationError(`${where}: ${prop('dataAccessAnomaly')} applies to ${propName('throughputMode')} ELASTIC only (data access billed per GB), got ${o.dataAccessAnomaly} with throughputMode ${throughputMode}.`, scope);
   }
   if (given(o.percentIOLimit) && performanceMode !== efs.PerformanceMode.GENERAL_PURPOSE) {
-    throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to performanceMode GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
+    throw new ValidationError(`${where}: ${prop('percentIOLimit')} applies to ${propName('performanceMode')} GENERAL_PURPOSE only (PercentIOLimit), got ${o.percentIOLimit} with performanceMode ${performanceMode}.`, scope);
   }
   if (given(o.replicationLag) && !replicates) {
-    throw new ValidationError(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got ${o.replicationLag}.`, scope);
+    throw new ValidationError(`${where}: ${prop('replicationLag')} applies to a replicating file system only; pass ${propName('replicationDestinationFileSystemId')} for one not defined in this app, got ${o.replicationLag}.`, scope);
   }
   const replicationLag = (o.replicationLag ?? (replicates ? AlarmThreshold.duration(Duration.hours(1)) : AlarmThreshold.off()))._duration(where, prop('replicationLag'));
   if (replicationLag) check(replicationLag.toSeconds() >= 300, where, prop('replicationLag'), replicationLag.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)', scope);

@@ -1,5 +1,6 @@
 import { Duration, Size } from 'aws-cdk-lib';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** What an [AlarmThreshold](#cdk-efs-kit.AlarmThreshold) measures in. */
 enum ThresholdUnit {
@@ -109,7 +110,7 @@ export class AlarmThreshold {
 
   private valueIn(unit: ThresholdUnit, where: string, prop: string) {
     if (this.unit !== undefined && this.unit !== unit) {
-      throw new ValidationError(`${where}: ${prop} takes AlarmThreshold.${unit}(...) or AlarmThreshold.off(), got ${this}.`);
+      throw new ValidationError(`${where}: ${propName(prop)} takes AlarmThreshold.${unit}(...) or AlarmThreshold.off(), got ${this}.`);
     }
     return this.value;
   }

@@ -20,6 +20,7 @@ import { declaredSettings, DeclaredSettings } from './declared-settings';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
 import { brand, hasBrand } from '../core/type-brand';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** What [SharedFileSystem.addMonitoring](#cdk-efs-kit.SharedFileSystem.addMonitoring) takes: a [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)'s settings, the file system aside. */
 export interface MonitoringOptions {
@@ -146,7 +147,7 @@ export class FileSystemMonitoring extends Construct {
     const declared = declaredSettings(props.fileSystem);
     const throughputMode = props.throughputMode ?? declared.throughputMode;
     if (!throughputMode) {
-      throw new ValidationError(`${where}: throughputMode is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`, this);
+      throw new ValidationError(`${where}: ${propName('throughputMode')} is required for a file system not defined in this app (it decides the burst credit widgets and alarms), got undefined.`, this);
     }
     this.throughputMode = throughputMode;
     this.performanceMode = props.performanceMode ?? declared.performanceMode ?? efs.PerformanceMode.GENERAL_PURPOSE;
@@ -196,11 +197,11 @@ export class FileSystemMonitoring extends Construct {
     const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
     const given = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (given !== undefined && !provisioned) {
-      throw new ValidationError(`${where}: provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`, this);
+      throw new ValidationError(`${where}: ${propName('provisionedThroughputPerSecond')} applies to ${propName('throughputMode')} PROVISIONED only, got ${given} MiB/s with throughputMode ${this.throughputMode}.`, this);
     }
     const provisionedMibps = given ?? (provisioned ? declared.provisionedMibps : undefined);
     if (provisioned && provisionedMibps === undefined) {
-      throw new ValidationError(`${where}: provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`, this);
+      throw new ValidationError(`${where}: ${propName('provisionedThroughputPerSecond')} is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`, this);
     }
     const region = Stack.of(this).region;
     if (!props.pricing && !Token.isUnresolved(region) && region !== 'us-east-1') {

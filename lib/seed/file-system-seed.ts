@@ -8,6 +8,7 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
 import { enterSeedLane } from './seed-lanes';
+import { startClientsAfter } from './seed-order';
 import { claimSeedPlace } from './seed-places';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
@@ -17,6 +18,7 @@ import { SeedSource, SeedSourceFormat } from './seed-source';
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
+import { propName } from '../core/contract/prop-name';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -138,7 +140,9 @@ const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: fa
 /**
  * Fills an EFS file system at deploy time, before anything that depends on it starts: from a local
  * directory or archive (as a CDK asset), an S3 prefix or an S3 archive; incremental, atomic per
- * file, and resumable. `service.node.addDependency(seed)` starts a service only once its content is there.
+ * file, and resumable. A client mounted with a SharedFileSystem mountOn* helper through an access
+ * point that sees the seed's place starts after the seed's resource, whichever was declared first
+ * (the helpers' `waitForSeeds: false` opts out); for any other resource, `x.node.addDependency(seed.resource)`.
  *
  * @example
  * // What files.addSeed('Release', { ... }) makes, built directly.
@@ -147,7 +151,8 @@ const OPTION_DEFAULTS: Partial<Record<keyof SeedOptions, unknown>> = { prune: fa
  *   accessPoint: web,
  *   source: SeedSource.archive(bucket, 'releases/site-1.4.2.tar.gz'),
  * });
- * service.node.addDependency(release);
+ * // A client mounted elsewhere than through the helpers waits with a dependency of its own.
+ * service.node.addDependency(release.resource);
  */
 export class FileSystemSeed extends Construct {
   /** Whether `x` is a FileSystemSeed, made by any copy of this package. */
@@ -217,6 +222,7 @@ export class FileSystemSeed extends Construct {
     enterSeedLane(this.resource);
     this.failureMetrics = wiring.failureMetrics;
     this.dataSyncTaskId = wiring.dataSyncTaskId;
+    startClientsAfter(this, props.fileSystem);
   }
 
   /**
@@ -288,7 +294,7 @@ export class FileSystemSeed extends Construct {
       if (value === undefined || value === OPTION_DEFAULTS[option as keyof SeedOptions]) continue;
       const given = typeof value === 'object' ? `{ ${Object.keys(value).join(', ')} }` : JSON.stringify(value);
       const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
-      throw new ValidationError(`${this.where}: ${option} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
+      throw new ValidationError(`${this.where}: ${propName(option)} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
     }
   }
 
@@ -296,7 +302,7 @@ export class FileSystemSeed extends Construct {
   private archiveLimitProperties(limits: SeedArchiveLimits | undefined, format: SeedSourceFormat): Partial<SeedResourceProperties> {
     if (!limits) return {};
     if (format === SeedSourceFormat.S3_OBJECTS) {
-      throw new ValidationError(`${this.where}: archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
+      throw new ValidationError(`${this.where}: ${propName('archiveLimits')} applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
     }
     const bytes = (name: string, size?: Size) => {
       if (size === undefined) return undefined;

@@ -1,6 +1,7 @@
 import { Annotations, CfnResource, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
+import { propName } from '../core/contract/prop-name';
 import { ValidationError } from '../core/validation-error';
 import { isSharedFileSystem } from '../file-system/shared-file-system-brand';
 
@@ -41,9 +42,22 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
       continue;
     }
     throw new ValidationError(`${both} both write to ${describe(place)} on the same file system, ${overlap === 'equal' ? 'the same place' : 'one place inside the other'}: `
-      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).', place.seed);
+      + `a seed's prune and ${propName('removeOnDelete')} would take the other's files. Give each seed a place of its own (another ${propName('targetPath')}, or an access point with another root directory).`, place.seed);
   }
   places.push(place);
+}
+
+/**
+ * The seeds recorded on `fileSystem` whose place a client mounting `accessPoint` sees (the whole
+ * file system where undefined): through the same access point, or through one whose root directory
+ * overlaps the seed's place. Where that cannot be told (an imported access point), the seed is left out.
+ */
+export function seedsSeenThrough(fileSystem: SeedPlace['fileSystem'], accessPoint: efs.IAccessPoint | undefined): IConstruct[] {
+  // The seeds on this very construct: a client of one stack never waits for another stack's seeds.
+  const places = placesOn(fileSystem).filter((place) => place.fileSystem === fileSystem);
+  if (!accessPoint) return places.map((place) => place.seed);
+  const view: SeedPlace = { seed: fileSystem, fileSystem, accessPoint, targetSubPath: '' };
+  return places.filter((place) => { const overlap = overlapOf(view, place); return overlap === 'equal' || overlap === 'nested'; }).map((place) => place.seed);
 }
 
 /**

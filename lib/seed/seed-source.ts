@@ -3,6 +3,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { ValidationError } from '../core/validation-error';
+import { propName } from '../core/contract/prop-name';
 
 /** How the seed reads a source. */
 export enum SeedSourceFormat {
@@ -90,7 +91,7 @@ class AssetSource extends SeedSource {
   public bind(scope: Construct): SeedSourceConfig {
     const asset = new s3assets.Asset(scope, 'SourceAsset', { path: this.localPath });
     // A directory arrives zipped; a single file arrives as it is and must be an archive.
-    const format = asset.isZipArchive ? SeedSourceFormat.ZIP : archiveFormatOf(path.basename(this.localPath), 'SeedSource.asset: localPath');
+    const format = asset.isZipArchive ? SeedSourceFormat.ZIP : archiveFormatOf(path.basename(this.localPath), `SeedSource.asset: ${propName('localPath')}`);
     return { bucket: asset.bucket, key: asset.s3ObjectKey, format, fingerprint: asset.assetHash };
   }
 }

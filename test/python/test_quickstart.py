@@ -203,7 +203,7 @@ def test_spend_alarms_a_daily_budget_and_an_anomaly_band():
 def test_an_anomaly_band_on_bursting_fails_with_the_prop_name():
     stack = Stack(App(), "NoAnomaly")
     files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2), throughput_mode=efs.ThroughputMode.BURSTING)
-    with pytest.raises(Exception, match=r"alarms.dataAccessAnomaly applies to throughputMode ELASTIC only"):
+    with pytest.raises(Exception, match=r"alarms.dataAccessAnomaly \(alarms.data_access_anomaly\) applies to throughputMode \(throughput_mode\) ELASTIC only"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(data_access_anomaly=AlarmThreshold.standard_deviations(3)))
 
 
@@ -299,7 +299,7 @@ def test_replication_to_a_new_one_zone_file_system_in_the_zone_given():
 
 def test_replication_to_a_one_zone_file_system_in_a_zone_of_another_region_fails_naming_it():
     stack, vpc = source_stack("WrongZone")
-    with pytest.raises(Exception, match=r"replicationConfiguration: availabilityZone must be a zone of the destination Region us-west-2, got \"eu-west-1a\""):
+    with pytest.raises(Exception, match=r"replicationConfiguration: availabilityZone \(availability_zone\) must be a zone of the destination Region us-west-2, got \"eu-west-1a\""):
         SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.one_zone_file_system("us-west-2", "eu-west-1a"))
 
 
@@ -364,7 +364,7 @@ def test_replication_across_accounts_the_destinations_policy():
     assert policy[1]["Sid"] == f"AllowReplicationFrom{SOURCE_ACCOUNT}"
     assert policy[1]["Action"] == DESTINATION_ACTIONS
     assert f":iam::{SOURCE_ACCOUNT}:root" in json.dumps(policy[1]["Principal"])
-    with pytest.raises(Exception, match=r"acceptReplicationFrom: sourceAccount must be a 12-digit AWS account id, got \"prod\""):
+    with pytest.raises(Exception, match=r"acceptReplicationFrom: sourceAccount \(source_account\) must be a 12-digit AWS account id, got \"prod\""):
         replica.accept_replication_from("prod")
 
 
@@ -399,5 +399,5 @@ def test_the_replication_lag_alarm_of_a_new_destination_queries_this_source():
 def test_a_replication_lag_alarm_without_replication_fails_naming_it():
     stack, vpc = source_stack("NoReplication")
     files = SharedFileSystem(stack, "Files", vpc=vpc)
-    with pytest.raises(Exception, match=r"alarms.replicationLag applies to a replicating file system only"):
+    with pytest.raises(Exception, match=r"alarms.replicationLag \(alarms.replication_lag\) applies to a replicating file system only"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(replication_lag=AlarmThreshold.duration(Duration.hours(2))))

@@ -5,6 +5,7 @@ import { EngineWiring, SeedWiringContext, targetOf } from './seed-wiring';
 import { MountTargetIpAddressType } from '../../file-system/mount-targets-ready';
 import type { DataSyncEngineOptions } from '../seed-engine-options';
 import { ValidationError } from '../../core/validation-error';
+import { propName } from '../../core/contract/prop-name';
 
 /** SeedEngine.dataSync(): an AWS DataSync task from the S3 prefix to the access point. */
 export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
@@ -23,7 +24,7 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       if (options.transferAll && removeDeletedFiles) {
         // https://docs.aws.amazon.com/datasync/latest/userguide/API_Options.html, PreserveDeletedFiles:
         // "If you set this parameter to REMOVE, you can't set TransferMode to ALL."
-        throw new ValidationError(`${where}: transferAll cannot be combined with ${options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune'} in ${engine}: `
+        throw new ValidationError(`${where}: ${propName('transferAll')} cannot be combined with ${propName(options.removeDeletedFiles ? 'removeDeletedFiles' : 'prune')} in ${engine}: `
           + 'DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE (transferring everything, it does not scan the destination, '
           + 'so it cannot know what to delete); drop one of them, got transferAll true.', context.seed);
       }
@@ -63,5 +64,5 @@ function refuseIpv6Only(context: SeedWiringContext): void {
   if (context.props.fileSystem.mountTargetIpAddressType !== MountTargetIpAddressType.IPV6_ONLY) return;
   throw new ValidationError(`${context.where}: ${context.engine} cannot seed a file system whose mount targets are IPV6_ONLY: its EFS location runs in the file system's `
     + 'first mount target subnet and reaches the mount targets over IPv6 only, which DataSync does not document for EFS locations; use SeedEngine.singleFunction() '
-    + 'or SeedEngine.distributedMap() with the seed\'s vpcSubnets (dual-stack subnets in zones with a mount target), got mountTargetIpAddressType IPV6_ONLY.', context.seed);
+    + `or SeedEngine.distributedMap() with the seed's ${propName('vpcSubnets')} (dual-stack subnets in zones with a mount target), got ${propName('mountTargetIpAddressType')} IPV6_ONLY.`, context.seed);
 }

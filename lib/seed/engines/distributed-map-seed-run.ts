@@ -80,7 +80,8 @@ export class DistributedMapSeedRun extends Construct {
       ...seedFunctionNetwork(this, 'WorkerSecurityGroup', props.fileSystem.vpc, props.workerPlacement, description),
       description,
     });
-    props.fileSystem.mountOnLambda(this.worker, props.accessPoint, { mountPath: props.mountPath, threadPoolSize: props.concurrency });
+    // The seed's own worker: it writes the content, so it cannot wait for it.
+    props.fileSystem.mountOnLambda(this.worker, props.accessPoint, { mountPath: props.mountPath, threadPoolSize: props.concurrency, waitForSeeds: false });
     grantPrefixRead(this.worker, props.bucket, props.prefix);
     acknowledgeFunction(this.worker);
 

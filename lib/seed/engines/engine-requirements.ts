@@ -9,6 +9,7 @@ import { check } from '../../core/validate';
 import { isImportedVpc, subnetsWithoutS3 } from '../s3-route';
 import { SeedSourceFormat } from '../seed-source';
 import { ValidationError } from '../../core/validation-error';
+import { propName } from '../../core/contract/prop-name';
 
 /** What more than one engine asks of the seed's props, its source and its network. */
 
@@ -59,7 +60,7 @@ export function requireNonRootUser(context: SeedWiringContext): void {
   if (Token.isUnresolved(uid) || Token.isUnresolved(gid)) return;
   const problem = user === undefined ? 'enforces no POSIX user' : uid === '0' || gid === '0' ? `enforces uid ${uid} and gid ${gid} (root)` : undefined;
   if (!problem) return;
-  throw new ValidationError(`${context.where}: accessPoint ${accessPoint.node.path} ${problem}; ${context.engine} writes through the access point as its POSIX user `
+  throw new ValidationError(`${context.where}: ${propName('accessPoint')} ${accessPoint.node.path} ${problem}; ${context.engine} writes through the access point as its POSIX user `
     + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, '
     + 'e.g. AccessPointPreset.applicationUser(path).', context.seed);
 }
@@ -80,7 +81,7 @@ export function functionSize(context: SeedWiringContext, options: { readonly mem
   const { where, engine } = context;
   let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
   if (options.vcpus !== undefined) {
-    if (options.memorySize !== undefined) throw new ValidationError(`${where}: ${engine} takes memorySize or vcpus, not both (vcpus sizes the memory).`, context.seed);
+    if (options.memorySize !== undefined) throw new ValidationError(`${where}: ${engine} takes ${propName('memorySize')} or vcpus, not both (vcpus sizes the memory).`, context.seed);
     check(Number.isInteger(options.vcpus) && options.vcpus >= 1 && options.vcpus <= LAMBDA_MAX_VCPUS, where, 'vcpus', options.vcpus, `must be an integer from 1 to ${LAMBDA_MAX_VCPUS} (Lambda's most)`, context.seed);
     memorySize = Math.min(LAMBDA_MAX_MEMORY_MIB, options.vcpus * LAMBDA_MIB_PER_VCPU);
   }

@@ -60,7 +60,8 @@ function seedHandlers(context: SeedWiringContext, options: SingleFunctionEngineO
         ...seedFunctionNetwork(scope, `${id}SecurityGroup`, props.fileSystem.vpc, placement, description),
         description,
       });
-      props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: settings.MountPath, threadPoolSize: Number(settings.Concurrency) });
+      // The seed's own function: it writes the content, so it cannot wait for it.
+      props.fileSystem.mountOnLambda(fn, props.accessPoint, { mountPath: settings.MountPath, threadPoolSize: Number(settings.Concurrency), waitForSeeds: false });
       return fn;
     },
     onEventId: 'Function',

@@ -231,7 +231,7 @@ describe('bad input: one line naming the problem, exit code 2', () => {
   test('fails when the price list has a bad price', () => {
     const file = path.join(work, 'bad-prices.json');
     fs.writeFileSync(file, JSON.stringify({ ...TEST_PRICES, elasticWritePerGb: -1 }));
-    return fails(['advise', 'fs-0123456789abcdef0', '--prices', file], `--prices ${file}: EfsPricing: elasticWritePerGb must be a price in US dollars, 0 or more; got -1`);
+    return fails(['advise', 'fs-0123456789abcdef0', '--prices', file], `--prices ${file}: EfsPricing: elasticWritePerGb (elastic_write_per_gb) must be a price in US dollars, 0 or more; got -1`);
   });
   test('fails when no Region is given or configured', () => fails(['advise', 'fs-0123456789abcdef0', '--endpoint', moto.endpoint],
     'no AWS Region: give --region, or set AWS_REGION or a region in the profile'));

@@ -97,7 +97,7 @@ test('fails with exit code 2 when the run does not fit the byte budget', () => {
 });
 
 test('fails with a clear message when --dir is missing or a setting is malformed', () => {
-  expect(cli('probe').stderr).toBe('cdk-efs-kit: --dir is required: the directory to probe\n');
+  expect(cli('probe').stderr).toBe('cdk-efs-kit: --dir or --function is required: the directory to probe, or the deployed probe to invoke\n');
   const r = cli('probe', '--dir', work, '--set', 'write-sizes.files=ten');
   expect(r.code).not.toBe(0);
   expect(r.stderr).toContain("'ten' is not a number, a size like 64KiB, or true/false");

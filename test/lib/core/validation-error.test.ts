@@ -29,7 +29,7 @@ test('a SharedFileSystem refusing its props throws a ValidationError scoped to i
   const err = thrown(() => new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.PROVISIONED }));
   expect(isValidationError(err)).toBe(true);
   expect(err).toMatchObject({ name: 'ValidationError', constructPath: 'Test/Files' });
-  expect((err as Error).message).toMatch(/^SharedFileSystem\(Test\/Files\): throughputMode PROVISIONED needs provisionedThroughputPerSecond/);
+  expect((err as Error).message).toMatch(/^SharedFileSystem\(Test\/Files\): throughputMode \(throughput_mode\) PROVISIONED needs provisionedThroughputPerSecond \(provisioned_throughput_per_second\)/);
 });
 
 test('a mount helper refusing its arguments names the file system and the client', () => {
@@ -39,7 +39,7 @@ test('a mount helper refusing its arguments names the file system and the client
   });
   const err = thrown(() => files.mountOnEc2(host, { mountPoint: 'relative' }));
   expect(err).toMatchObject({ constructPath: 'Test/Files' });
-  expect((err as Error).message).toBe('SharedFileSystem(Test/Files).mountOnEc2(Test/Host): mountPoint must be an absolute path other than /, got "relative".');
+  expect((err as Error).message).toBe('SharedFileSystem(Test/Files).mountOnEc2(Test/Host): mountPoint (mount_point) must be an absolute path other than /, got "relative".');
 });
 
 test('a seed refusing its props throws one scoped to the seed', () => {

@@ -26,12 +26,12 @@ test('custom takes another price list whole', () => {
 
 test('fails when a price is negative, not a number or missing, naming it', () => {
   expect(() => EfsPricing.custom({ ...TEST_PRICES, elasticWritePerGb: -0.06 }))
-    .toThrow('EfsPricing: elasticWritePerGb must be a price in US dollars, 0 or more; got -0.06');
+    .toThrow('EfsPricing: elasticWritePerGb (elastic_write_per_gb) must be a price in US dollars, 0 or more; got -0.06');
   expect(() => EfsPricing.custom({ ...TEST_PRICES, iaTieringPerGb: '0.01' as unknown as number }))
-    .toThrow('EfsPricing: iaTieringPerGb must be a price in US dollars, 0 or more; got "0.01"');
+    .toThrow('EfsPricing: iaTieringPerGb (ia_tiering_per_gb) must be a price in US dollars, 0 or more; got "0.01"');
   const { archiveReadPerGb: _, ...missing } = TEST_PRICES;
-  expect(() => EfsPricing.custom(missing as EfsPricingProps)).toThrow('EfsPricing: archiveReadPerGb must be a price in US dollars, 0 or more; got undefined');
-  expect(() => EfsPricing.custom({ ...TEST_PRICES, provisionedPerMibpsMonth: NaN })).toThrow('provisionedPerMibpsMonth must be a price');
+  expect(() => EfsPricing.custom(missing as EfsPricingProps)).toThrow('EfsPricing: archiveReadPerGb (archive_read_per_gb) must be a price in US dollars, 0 or more; got undefined');
+  expect(() => EfsPricing.custom({ ...TEST_PRICES, provisionedPerMibpsMonth: NaN })).toThrow('provisionedPerMibpsMonth (provisioned_per_mibps_month) must be a price');
 });
 
 test('fails when a price is misspelt', () => {

@@ -128,12 +128,12 @@ describe('what cannot be known of an imported file system', () => {
   test('fails when addMonitoring lacks the throughput mode and One Zone', () => {
     const files = importById();
     expect(() => files.addMonitoring('Monitoring')).toThrow(
-      "SharedFileSystem(Test/Legacy).addMonitoring('Monitoring'): monitoring an imported file system needs throughputMode and oneZone (the widgets, alarms and spend row depend on them); give them to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.");
+      "SharedFileSystem(Test/Legacy).addMonitoring('Monitoring'): monitoring an imported file system needs throughputMode (throughput_mode) and oneZone (one_zone) (the widgets, alarms and spend row depend on them); give them to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.");
   });
 
   test('fails when addMonitoring lacks One Zone only', () => {
     const files = importById({ throughputMode: efs.ThroughputMode.ELASTIC });
-    expect(() => files.addMonitoring('Monitoring')).toThrow(/needs oneZone .*give it to/);
+    expect(() => files.addMonitoring('Monitoring')).toThrow(/needs oneZone \(one_zone\) .*give it to/);
   });
 
   test('falls back to plain NFS on EC2 only when told the policy allows it', () => {

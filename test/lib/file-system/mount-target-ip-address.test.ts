@@ -115,14 +115,14 @@ describe('IPv6-only mount targets', () => {
   test('fails when a Lambda client lacks ipv6AllowedForDualStack', () => {
     const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
     expect(() => files.mountOnLambda(newFunction(vpc, { vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC }, allowPublicSubnet: true }), ap)).toThrow(
-      'SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack: true; give the function both, got ipv6AllowedForDualStack undefined.');
+      'SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ipv6AllowedForDualStack (ipv6_allowed_for_dual_stack): true; give the function both, got ipv6AllowedForDualStack undefined.');
   });
 
   test('fails when a client group allows all outbound IPv4 but no IPv6', () => {
     const host = new ec2.Instance(stack, 'Host', {
       vpc, vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC }, instanceType: new ec2.InstanceType('t3.micro'), machineImage: ec2.MachineImage.latestAmazonLinux2023(),
     });
-    expect(() => files.mountOnEc2(host)).toThrow(/the mount targets are IPV6_ONLY, but security group Test\/Host\/InstanceSecurityGroup allows all outbound IPv4 and no IPv6: give it allowAllIpv6Outbound: true/);
+    expect(() => files.mountOnEc2(host)).toThrow(/the mount targets are IPV6_ONLY, but security group Test\/Host\/InstanceSecurityGroup allows all outbound IPv4 and no IPv6: give it allowAllIpv6Outbound \(allow_all_ipv6_outbound\): true/);
   });
 
   test('fails at the readiness gate, whose function cannot run in the mount targets\' IPv6-only subnets, naming readinessGateSubnets', () => {
@@ -130,7 +130,7 @@ describe('IPv6-only mount targets', () => {
       vpc, vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC }, instanceType: new ec2.InstanceType('t3.micro'),
       machineImage: ec2.MachineImage.latestAmazonLinux2023(), allowAllIpv6Outbound: true,
     });
-    expect(() => files.mountOnEc2(host)).toThrow('SharedFileSystem(Test/Files) readiness gate (every mount helper, seed and probe waits for it): readinessGateSubnets must be dual-stack subnets '
+    expect(() => files.mountOnEc2(host)).toThrow('SharedFileSystem(Test/Files) readiness gate (every mount helper, seed and probe waits for it): readinessGateSubnets (readiness_gate_subnets) must be dual-stack subnets '
       + 'of the mount targets\' VPC (Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/IsolatedSubnet1 is IPv6-only, Test/Vpc/IsolatedSubnet2 is IPv6-only, '
       + 'got ["Test/Vpc/IsolatedSubnet1","Test/Vpc/IsolatedSubnet2"].');
   });
@@ -169,7 +169,7 @@ describe('IPv6-only mount targets with the readiness gate in dual-stack subnets'
     const files = newFiles({ subnetGroupName: 'DualStack' });
     const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
     const fn = newFunction(vpc, { vpcSubnets: { subnetGroupName: 'Ipv6Only' }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
-    expect(() => files.mountOnLambda(fn, ap)).toThrow('SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the function\'s vpcSubnets must be dual-stack subnets of the mount targets\' VPC '
+    expect(() => files.mountOnLambda(fn, ap)).toThrow('SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): the function\'s vpcSubnets (vpc_subnets) must be dual-stack subnets of the mount targets\' VPC '
       + '(Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/Ipv6OnlySubnet1 is IPv6-only, Test/Vpc/Ipv6OnlySubnet2 is IPv6-only, '
       + 'got ["Test/Vpc/Ipv6OnlySubnet1","Test/Vpc/Ipv6OnlySubnet2"].');
   });
@@ -178,7 +178,7 @@ describe('IPv6-only mount targets with the readiness gate in dual-stack subnets'
     const files = newFiles({ subnetGroupName: 'DualStack' });
     const ap = files.addAccessPoint('Jobs', AccessPointPreset.applicationUser('/jobs'));
     const fn = newFunction(vpc, { vpcSubnets: { subnetGroupName: 'Ipv4Only' }, allowAllIpv6Outbound: true, ipv6AllowedForDualStack: true });
-    expect(() => files.mountOnLambda(fn, ap)).toThrow(/mountOnLambda\(Test\/Fn\): the function's vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR, Test\/Vpc\/Ipv4OnlySubnet2 has no IPv6 CIDR/);
+    expect(() => files.mountOnLambda(fn, ap)).toThrow(/mountOnLambda\(Test\/Fn\): the function's vpcSubnets \(vpc_subnets\) must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR, Test\/Vpc\/Ipv4OnlySubnet2 has no IPv6 CIDR/);
   });
 
   test('does not check a Lambda client\'s subnets the app does not know (imported by id)', () => {
@@ -192,7 +192,7 @@ describe('IPv6-only mount targets with the readiness gate in dual-stack subnets'
 
   test('fails when readinessGateSubnets are IPv6-only too, naming them', () => {
     const files = newFiles({ subnetGroupName: 'Ipv6Only' });
-    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv6OnlySubnet1 is IPv6-only/);
+    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets \(readiness_gate_subnets\) must be dual-stack subnets .* but Test\/Vpc\/Ipv6OnlySubnet1 is IPv6-only/);
   });
 
   test('fails when readinessGateSubnets are in a zone without a mount target, where the file system\'s name does not resolve', () => {
@@ -202,7 +202,7 @@ describe('IPv6-only mount targets with the readiness gate in dual-stack subnets'
       subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
     });
     const files = new SharedFileSystem(zonal, 'Files', { vpc: zonalVpc, vpcSubnets: { availabilityZones: ['us-east-1a'] }, readinessGateSubnets: { availabilityZones: ['us-east-1b'] } });
-    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/IsolatedSubnet2 is in us-east-1b/);
+    expect(() => files.mountTargetsReady).toThrow(/readinessGateSubnets \(readiness_gate_subnets\) must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/IsolatedSubnet2 is in us-east-1b/);
   });
 });
 
@@ -210,7 +210,7 @@ describe('subnets checked against the address type', () => {
   test('fails when DUAL_STACK mount targets would go to subnets without an IPv6 CIDR', () => {
     const vpc = ipv4Vpc();
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, ipAddressType: MountTargetIpAddressType.DUAL_STACK })).toThrow(
-      /^SharedFileSystem\(Test\/Files\): ipAddressType DUAL_STACK needs dual-stack subnets \(an IPv4 and an IPv6 CIDR\), but subnet Test\/Vpc\/PrivateSubnet1 has no IPv6 CIDR; pick other vpcSubnets or another ipAddressType, got ipAddressType DUAL_STACK\.$/);
+      /^SharedFileSystem\(Test\/Files\): ipAddressType \(ip_address_type\) DUAL_STACK needs dual-stack subnets \(an IPv4 and an IPv6 CIDR\), but subnet Test\/Vpc\/PrivateSubnet1 has no IPv6 CIDR; pick other vpcSubnets \(vpc_subnets\) or another ipAddressType, got ipAddressType DUAL_STACK\.$/);
   });
 
   test('fails when IPV6_ONLY mount targets would go to dual-stack subnets (EFS refuses them there)', () => {

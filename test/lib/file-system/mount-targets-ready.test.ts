@@ -248,7 +248,7 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
 
   test('fails when a dual-stack mount target\'s gate would run in subnets without IPv6, naming vpcSubnets', () => {
     expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, mountTargets: [dualStackMountTarget] })).toThrow(
-      'MountTargetsReady(Test/Ready): vpcSubnets must be dual-stack subnets of the mount targets\' VPC (Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), '
+      'MountTargetsReady(Test/Ready): vpcSubnets (vpc_subnets) must be dual-stack subnets of the mount targets\' VPC (Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), '
       + 'but Test/Vpc/PrivateSubnet1 has no IPv6 CIDR, Test/Vpc/PrivateSubnet2 has no IPv6 CIDR, got ["Test/Vpc/PrivateSubnet1","Test/Vpc/PrivateSubnet2"].');
   });
 
@@ -277,22 +277,22 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
 
   test('fails when the time limit is past 13 minutes (the wait fits one invocation)', () => {
     expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, timeLimit: Duration.minutes(14) }))
-      .toThrow(/MountTargetsReady\(Test\/Ready\): timeLimit \(seconds\) must be whole seconds from 1 to 780 .*got 840/);
+      .toThrow(/MountTargetsReady\(Test\/Ready\): timeLimit \(time_limit\) \(seconds\) must be whole seconds from 1 to 780 .*got 840/);
   });
 
   test('fails when mountTargets is empty', () => {
-    expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, mountTargets: [] })).toThrow(/mountTargets must list at least one mount target, or be left out/);
+    expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, mountTargets: [] })).toThrow(/mountTargets \(mount_targets\) must list at least one mount target, or be left out/);
   });
 
   test('fails when a mount target id is not one', () => {
     expect(() => new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, mountTargets: [{ mountTargetId: 'fs-0123456789abcdef0' }] }))
-      .toThrow(/mountTargets\[0\]: mountTargetId must be a mount target id \(fsmt- and 8 to 40 hex digits\), got "fs-0123456789abcdef0"/);
+      .toThrow(/mountTargets\[0\]: mountTargetId \(mount_target_id\) must be a mount target id \(fsmt- and 8 to 40 hex digits\), got "fs-0123456789abcdef0"/);
   });
 
   test('fails when an IPv6-only mount target is given an IPv4 address', () => {
     expect(() => new MountTargetsReady(stack, 'Ready', {
       fileSystem: imported, vpc, mountTargets: [{ mountTargetId: 'fsmt-0123456789abcdef0', ipAddressType: MountTargetIpAddressType.IPV6_ONLY, ipAddress: '10.0.1.25' }],
-    })).toThrow(/ipAddress does not apply to an IPV6_ONLY mount target/);
+    })).toThrow(/ipAddress \(ip_address\) does not apply to an IPV6_ONLY mount target/);
   });
 });
 

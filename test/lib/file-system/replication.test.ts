@@ -54,7 +54,7 @@ describe('to a new file system', () => {
   test('fails when the One Zone destination\'s zone is not in its Region', () => {
     expect(() => new SharedFileSystem(stack, 'Files', {
       vpc, replicationConfiguration: efs.ReplicationConfiguration.oneZoneFileSystem('us-west-2', 'eu-west-1a'),
-    })).toThrow('SharedFileSystem(Source/Files): replicationConfiguration: availabilityZone must be a zone of the destination Region us-west-2, got "eu-west-1a".');
+    })).toThrow('SharedFileSystem(Source/Files): replicationConfiguration: availabilityZone (availability_zone) must be a zone of the destination Region us-west-2, got "eu-west-1a".');
   });
 
   test('no role and no extra policy statement within one account', () => {
@@ -84,7 +84,7 @@ describe('to an existing file system', () => {
   test('fails when the destination in this app keeps its overwrite protection', () => {
     const replica = new SharedFileSystem(stack, 'Replica', { vpc });
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, replicationConfiguration: efs.ReplicationConfiguration.existingFileSystem(replica) }))
-      .toThrow(/the destination file system Source\/Replica must have replicationOverwriteProtection DISABLED .*, got ENABLED\./);
+      .toThrow(/the destination file system Source\/Replica must have replicationOverwriteProtection \(replication_overwrite_protection\) DISABLED .*, got ENABLED\./);
   });
 });
 
@@ -171,12 +171,12 @@ describe('the destination\'s side', () => {
 
   test('fails when the file system keeps its overwrite protection', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
-    expect(() => files.acceptReplicationFrom(DESTINATION_ACCOUNT)).toThrow(/replicationOverwriteProtection is DISABLED, got ENABLED \(the default\)/);
+    expect(() => files.acceptReplicationFrom(DESTINATION_ACCOUNT)).toThrow(/replicationOverwriteProtection \(replication_overwrite_protection\) is DISABLED, got ENABLED \(the default\)/);
   });
 
   test('fails when the source account is not an account id', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc, replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED });
-    expect(() => files.acceptReplicationFrom('prod')).toThrow('SharedFileSystem(Source/Files).acceptReplicationFrom: sourceAccount must be a 12-digit AWS account id, got "prod".');
+    expect(() => files.acceptReplicationFrom('prod')).toThrow('SharedFileSystem(Source/Files).acceptReplicationFrom: sourceAccount (source_account) must be a 12-digit AWS account id, got "prod".');
   });
 });
 
@@ -185,5 +185,5 @@ test('fails when a file system both replicates and gives up its overwrite protec
     vpc,
     replicationConfiguration: efs.ReplicationConfiguration.regionalFileSystem(),
     replicationOverwriteProtection: efs.ReplicationOverwriteProtection.DISABLED,
-  })).toThrow(/replicationOverwriteProtection DISABLED makes a file system a replication destination/);
+  })).toThrow(/replicationOverwriteProtection \(replication_overwrite_protection\) DISABLED makes a file system a replication destination/);
 });

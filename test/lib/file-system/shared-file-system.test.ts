@@ -215,23 +215,23 @@ describe('overrides', () => {
 describe('validation', () => {
   test('fails when PROVISIONED has no provisionedThroughputPerSecond', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, throughputMode: efs.ThroughputMode.PROVISIONED }))
-      .toThrow(/throughputMode PROVISIONED needs provisionedThroughputPerSecond/);
+      .toThrow(/throughputMode \(throughput_mode\) PROVISIONED needs provisionedThroughputPerSecond \(provisioned_throughput_per_second\)/);
   });
 
   test('fails when provisionedThroughputPerSecond is given without PROVISIONED', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, provisionedThroughputPerSecond: Size.mebibytes(10) }))
-      .toThrow(/provisionedThroughputPerSecond is only allowed with throughputMode PROVISIONED, got throughputMode elastic/);
+      .toThrow(/provisionedThroughputPerSecond \(provisioned_throughput_per_second\) is only allowed with throughputMode \(throughput_mode\) PROVISIONED, got throughputMode elastic/);
   });
 
   test('fails when provisioned throughput is below 1 MiB/s', () => {
     expect(() => new SharedFileSystem(stack, 'Files', {
       vpc, throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.kibibytes(512),
-    })).toThrow(/provisionedThroughputPerSecond \(MiB\/s\) must be at least 1, got 0.5/);
+    })).toThrow(/provisionedThroughputPerSecond \(provisioned_throughput_per_second\) \(MiB\/s\) must be at least 1, got 0.5/);
   });
 
   test('fails when MAX_IO is combined with Elastic throughput', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, performanceMode: efs.PerformanceMode.MAX_IO }))
-      .toThrow(/performanceMode MAX_IO does not support throughputMode ELASTIC/);
+      .toThrow(/performanceMode \(performance_mode\) MAX_IO does not support throughputMode \(throughput_mode\) ELASTIC/);
   });
 
   test('fails when MAX_IO is combined with One Zone', () => {
@@ -243,7 +243,7 @@ describe('validation', () => {
   test('fails when a KMS key is given for an unencrypted file system', () => {
     const key = new kms.Key(stack, 'Key');
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, encrypted: false, kmsKey: key }))
-      .toThrow(/kmsKey is given but encrypted is false/);
+      .toThrow(/kmsKey \(kms_key\) is given but encrypted is false/);
   });
 
   test('fails when the VPC has only public subnets and no vpcSubnets is given', () => {
@@ -269,17 +269,17 @@ describe('validation', () => {
 
     test('fails when a POSIX uid is not an integer', () => {
       expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/a', posixUser: { uid: 'app', gid: '1000' } })))
-        .toThrow(`posixUser.uid must be an integer from 0 to 4294967295, got "app".`);
+        .toThrow(`posixUser.uid (posix_user.uid) must be an integer from 0 to 4294967295, got "app".`);
     });
 
     test('fails when a gid is out of range', () => {
       expect(() => files.addAccessPoint('Ap', AccessPointPreset.custom({ path: '/a', posixUser: { uid: '1', gid: '4294967296' } })))
-        .toThrow(/posixUser.gid must be an integer/);
+        .toThrow(/posixUser.gid \(posix_user\.gid\) must be an integer/);
     });
 
     test('fails when createAcl permissions are not octal', () => {
       expect(() => files.addAccessPoint('Ap', AccessPointPreset.applicationUser('/a', { permissions: '789' })))
-        .toThrow(`createAcl.permissions must be an octal mode such as '750', got "789".`);
+        .toThrow(`createAcl.permissions (create_acl.permissions) must be an octal mode such as '750', got "789".`);
     });
 
     test('skips validation of tokens', () => {
@@ -354,11 +354,11 @@ describe('mountOnLambda', () => {
 
   test('fails when the mount path is outside /mnt/', () => {
     expect(() => files.mountOnLambda(newFunction(), ap, { mountPath: '/data' }))
-      .toThrow(`SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): mountPath must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
+      .toThrow(`SharedFileSystem(Test/Files).mountOnLambda(Test/Fn): mountPath (mount_path) must match /mnt/<name> (letters, digits, - _ .), as Lambda requires, got "/data".`);
   });
 
   test('fails when the thread pool size is above libuv\'s 1024', () => {
-    expect(() => files.mountOnLambda(newFunction(), ap, { threadPoolSize: 2048 })).toThrow(/threadPoolSize must be an integer from 1 to 1024/);
+    expect(() => files.mountOnLambda(newFunction(), ap, { threadPoolSize: 2048 })).toThrow(/threadPoolSize \(thread_pool_size\) must be an integer from 1 to 1024/);
   });
 
   test('fails when the function is not in a VPC', () => {
@@ -415,7 +415,7 @@ describe('mountOnEcsService', () => {
   test('fails when the container path is relative', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     const ap = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
-    expect(() => files.mountOnEcsService(newService(), ap, { containerPath: 'data' })).toThrow(/containerPath must be an absolute path other than \/, got "data"/);
+    expect(() => files.mountOnEcsService(newService(), ap, { containerPath: 'data' })).toThrow(/containerPath \(container_path\) must be an absolute path other than \/, got "data"/);
   });
 });
 
@@ -458,7 +458,7 @@ describe('mountOnEc2', () => {
     const instance = new ec2.Instance(stack, 'Host', {
       vpc, instanceType: new ec2.InstanceType('t3.micro'), machineImage: ec2.MachineImage.latestAmazonLinux2023(),
     });
-    expect(() => files.mountOnEc2(instance, { mountPoint: '/' })).toThrow(/mountPoint must be an absolute path other than \//);
+    expect(() => files.mountOnEc2(instance, { mountPoint: '/' })).toThrow(/mountPoint \(mount_point\) must be an absolute path other than \//);
   });
 });
 
@@ -485,22 +485,22 @@ describe('One Zone\'s Availability Zone', () => {
 
   test('fails when availabilityZone is given without oneZone', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, availabilityZone: 'us-east-1b' }))
-      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone applies to One Zone file systems only (oneZone true), got availabilityZone "us-east-1b" without oneZone.');
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone (availability_zone) applies to One Zone file systems only (oneZone (one_zone) true), got availabilityZone "us-east-1b" without oneZone.');
   });
 
   test('fails when vpcSubnets names two zones', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, vpcSubnets: { availabilityZones: ['us-east-1a', 'us-east-1b'] } }))
-      .toThrow(/vpcSubnets.availabilityZones must name exactly one, got \["us-east-1a","us-east-1b"\]/);
+      .toThrow(/vpcSubnets.availabilityZones \(vpc_subnets\.availability_zones\) must name exactly one, got \["us-east-1a","us-east-1b"\]/);
   });
 
   test('fails when availabilityZone and vpcSubnets disagree', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-east-1a', vpcSubnets: { availabilityZones: ['us-east-1b'] } }))
-      .toThrow(/availabilityZone "us-east-1a" and vpcSubnets.availabilityZones \["us-east-1b"\] disagree/);
+      .toThrow(/availabilityZone \(availability_zone\) "us-east-1a" and vpcSubnets.availabilityZones \(vpc_subnets\.availability_zones\) \["us-east-1b"\] disagree/);
   });
 
   test('fails when the zone is not one of the VPC\'s', () => {
     expect(() => new SharedFileSystem(stack, 'Files', { vpc, oneZone: true, availabilityZone: 'us-west-2a' }))
-      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone must be one of the VPC\'s zones (us-east-1a, us-east-1b, us-east-1c), got "us-west-2a".');
+      .toThrow('SharedFileSystem(Zoned/Files): availabilityZone (availability_zone) must be one of the VPC\'s zones (us-east-1a, us-east-1b, us-east-1c), got "us-west-2a".');
   });
 });
 

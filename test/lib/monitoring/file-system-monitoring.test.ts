@@ -134,7 +134,7 @@ describe('dashboard', () => {
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
     });
     expect(() => new FileSystemMonitoring(stack, 'Bad', { fileSystem: imported }))
-      .toThrow('FileSystemMonitoring(Test/Bad): throughputMode is required for a file system not defined in this app');
+      .toThrow('FileSystemMonitoring(Test/Bad): throughputMode (throughput_mode) is required for a file system not defined in this app');
     new FileSystemMonitoring(stack, 'Good', { fileSystem: imported, throughputMode: efs.ThroughputMode.BURSTING });
     expect(JSON.stringify(widgets())).toContain('fs-0123456789abcdef0');
     expect(titles()).toContain('BurstCreditBalance (bytes)');
@@ -149,21 +149,21 @@ describe('dashboard', () => {
   test('bad alarm settings are refused at synth time', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => files.addMonitoring('A', { alarms: { throughputUtilization: AlarmThreshold.percent(180) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilization must be a percentage above 0 and at most 100, got 180.');
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.throughputUtilization (alarms.throughput_utilization) must be a percentage above 0 and at most 100, got 180.');
     expect(() => files.addMonitoring('B', { alarms: { minimumClientConnections: AlarmThreshold.count(1.5) } }))
-      .toThrow(/alarms.minimumClientConnections must be an integer from 1 to 25,000/);
+      .toThrow(/alarms.minimumClientConnections \(alarms\.minimum_client_connections\) must be an integer from 1 to 25,000/);
     const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
     expect(() => bursting.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.duration(Duration.minutes(5)) } }))
-      .toThrow(/alarms.creditsRunOutWithin must be from 1 hour to under 30 days, got "5 minutes"/);
+      .toThrow(/alarms.creditsRunOutWithin \(alarms\.credits_run_out_within\) must be from 1 hour to under 30 days, got "5 minutes"/);
   });
 
   test('fails when given a threshold for an alarm the file system\'s modes do not have', () => {
     const elastic = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => elastic.addMonitoring('A', { alarms: { burstCreditFloor: AlarmThreshold.size(Size.gibibytes(1)) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.burstCreditFloor applies to throughputMode BURSTING only (burst credits), got AlarmThreshold.size(1073741824 bytes) with throughputMode elastic.');
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.burstCreditFloor (alarms.burst_credit_floor) applies to throughputMode (throughput_mode) BURSTING only (burst credits), got AlarmThreshold.size(1073741824 bytes) with throughputMode elastic.');
     const maxIo = new SharedFileSystem(stack, 'MaxIo', { vpc, performanceMode: efs.PerformanceMode.MAX_IO, throughputMode: efs.ThroughputMode.BURSTING });
     expect(() => maxIo.addMonitoring('B', { alarms: { percentIOLimit: AlarmThreshold.percent(90) } }))
-      .toThrow(/alarms.percentIOLimit applies to performanceMode GENERAL_PURPOSE only \(PercentIOLimit\), got AlarmThreshold.percent\(90\) with performanceMode maxIO/);
+      .toThrow(/alarms.percentIOLimit \(alarms\.percent_io_limit\) applies to performanceMode \(performance_mode\) GENERAL_PURPOSE only \(PercentIOLimit\), got AlarmThreshold.percent\(90\) with performanceMode maxIO/);
     // Turning such an alarm off asks for nothing the file system lacks.
     elastic.addMonitoring('C', { alarms: { creditsRunOutWithin: AlarmThreshold.off() } });
   });
@@ -171,9 +171,9 @@ describe('dashboard', () => {
   test('fails when an alarm gets a threshold in another unit than its own', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => files.addMonitoring('A', { alarms: { probeLatencyP99: AlarmThreshold.percent(20) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.probeLatencyP99 takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.percent(20).');
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.probeLatencyP99 (alarms.probe_latency_p99) takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.percent(20).');
     expect(() => files.addMonitoring('B', { alarms: { probeLatencyP99: AlarmThreshold.count(0) } }))
-      .toThrow(/alarms.probeLatencyP99 takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
+      .toThrow(/alarms.probeLatencyP99 \(alarms\.probe_latency_p99\) takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(0\)/);
   });
 });
 
@@ -423,9 +423,9 @@ describe('spend', () => {
       securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
     });
     expect(() => new FileSystemMonitoring(stack, 'Bad', { fileSystem: imported, throughputMode: efs.ThroughputMode.PROVISIONED }))
-      .toThrow('FileSystemMonitoring(Test/Bad): provisionedThroughputPerSecond is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.');
+      .toThrow('FileSystemMonitoring(Test/Bad): provisionedThroughputPerSecond (provisioned_throughput_per_second) is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.');
     expect(() => new FileSystemMonitoring(stack, 'Elastic', { fileSystem: imported, throughputMode: efs.ThroughputMode.ELASTIC, provisionedThroughputPerSecond: Size.mebibytes(10) }))
-      .toThrow('FileSystemMonitoring(Test/Elastic): provisionedThroughputPerSecond applies to throughputMode PROVISIONED only, got 10 MiB/s with throughputMode elastic.');
+      .toThrow('FileSystemMonitoring(Test/Elastic): provisionedThroughputPerSecond (provisioned_throughput_per_second) applies to throughputMode (throughput_mode) PROVISIONED only, got 10 MiB/s with throughputMode elastic.');
     new FileSystemMonitoring(stack, 'Good', { fileSystem: imported, throughputMode: efs.ThroughputMode.PROVISIONED, provisionedThroughputPerSecond: Size.mebibytes(10), pricing: prices });
     // 10 MiB/s on an empty file system: 10 x $2.40.
     expect(line('Spend per day (USD/day)', 'Provisioned throughput (USD/day)', { standard_bytes: [0] })[0]).toBeCloseTo(24, 8);
@@ -486,14 +486,14 @@ describe('spend', () => {
   test('fails when a spend alarm gets a bad value, another unit, or a mode that does not bill access', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc });
     expect(() => files.addMonitoring('A', { alarms: { dailySpendLimit: AlarmThreshold.usd(0) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.dailySpendLimit must be a budget in US dollars above 0, got 0.');
+      .toThrow('FileSystemMonitoring(Test/Files/A): alarms.dailySpendLimit (alarms.daily_spend_limit) must be a budget in US dollars above 0, got 0.');
     expect(() => files.addMonitoring('B', { alarms: { dailySpendLimit: AlarmThreshold.percent(50) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/B): alarms.dailySpendLimit takes AlarmThreshold.usd(...) or AlarmThreshold.off(), got AlarmThreshold.percent(50).');
+      .toThrow('FileSystemMonitoring(Test/Files/B): alarms.dailySpendLimit (alarms.daily_spend_limit) takes AlarmThreshold.usd(...) or AlarmThreshold.off(), got AlarmThreshold.percent(50).');
     expect(() => files.addMonitoring('C', { alarms: { dataAccessAnomaly: AlarmThreshold.standardDeviations(-1) } }))
-      .toThrow('FileSystemMonitoring(Test/Files/C): alarms.dataAccessAnomaly must be a band width above 0 standard deviations, got -1.');
+      .toThrow('FileSystemMonitoring(Test/Files/C): alarms.dataAccessAnomaly (alarms.data_access_anomaly) must be a band width above 0 standard deviations, got -1.');
     const bursting = new SharedFileSystem(stack, 'Bursting', { vpc, throughputMode: efs.ThroughputMode.BURSTING });
     expect(() => bursting.addMonitoring('D', { alarms: { dataAccessAnomaly: AlarmThreshold.standardDeviations(3) } }))
-      .toThrow('FileSystemMonitoring(Test/Bursting/D): alarms.dataAccessAnomaly applies to throughputMode ELASTIC only (data access billed per GB), got AlarmThreshold.standardDeviations(3) with throughputMode bursting.');
+      .toThrow('FileSystemMonitoring(Test/Bursting/D): alarms.dataAccessAnomaly (alarms.data_access_anomaly) applies to throughputMode (throughput_mode) ELASTIC only (data access billed per GB), got AlarmThreshold.standardDeviations(3) with throughputMode bursting.');
     bursting.addMonitoring('E', { alarms: { dataAccessAnomaly: AlarmThreshold.off() } });
   });
 });
@@ -762,17 +762,17 @@ describe('replication', () => {
 
   test('fails when replicationLag is set for a file system that does not replicate', () => {
     expect(() => monitored(efs.ThroughputMode.ELASTIC, { replicationLag: AlarmThreshold.duration(Duration.hours(2)) }))
-      .toThrow(/alarms.replicationLag applies to a replicating file system only; pass replicationDestinationFileSystemId for one not defined in this app, got AlarmThreshold.duration\(2 hours\)\./);
+      .toThrow(/alarms.replicationLag \(alarms\.replication_lag\) applies to a replicating file system only; pass replicationDestinationFileSystemId \(replication_destination_file_system_id\) for one not defined in this app, got AlarmThreshold.duration\(2 hours\)\./);
   });
 
   test('fails when replicationLag is shorter than the alarm\'s period', () => {
     expect(() => replicating(efs.ReplicationConfiguration.regionalFileSystem(), { replicationLag: AlarmThreshold.duration(Duration.minutes(2)) }))
-      .toThrow(/alarms.replicationLag must be at least 5 minutes \(the alarm's period\), got "2 minutes"\./);
+      .toThrow(/alarms.replicationLag \(alarms\.replication_lag\) must be at least 5 minutes \(the alarm's period\), got "2 minutes"\./);
   });
 
   test('fails when replicationLag is not a duration', () => {
     expect(() => replicating(efs.ReplicationConfiguration.regionalFileSystem(), { replicationLag: AlarmThreshold.percent(50) }))
-      .toThrow(/alarms.replicationLag takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.percent\(50\)\./);
+      .toThrow(/alarms.replicationLag \(alarms\.replication_lag\) takes AlarmThreshold.duration\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.percent\(50\)\./);
   });
 
   test('is cdk-nag and cfn-lint clean', () => {

@@ -148,20 +148,20 @@ describe('on mount targets with IPv6 addresses', () => {
 
   test('fails when the file system is IPV6_ONLY and vpcSubnets is left out (the default is the mount targets\' IPv6-only subnets)', () => {
     const files = ipv6Only();
-    expect(() => files.addProbe('Probe')).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); '
-      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.');
+    expect(() => files.addProbe('Probe')).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets (vpc_subnets) is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); '
+      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets (readiness_gate_subnets) fit), got undefined.');
   });
 
   test('fails when vpcSubnets are IPv6-only, naming them', () => {
     const files = ipv6Only();
-    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv6Only' } })).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets must be dual-stack subnets of the mount targets\' VPC '
+    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv6Only' } })).toThrow('BenchmarkProbe(Test/Files/Probe): vpcSubnets (vpc_subnets) must be dual-stack subnets of the mount targets\' VPC '
       + '(Lambda cannot run in IPv6-only subnets, and reaches IPv6 mount targets only from dual-stack ones), but Test/Vpc/Ipv6OnlySubnet1 is IPv6-only, Test/Vpc/Ipv6OnlySubnet2 is IPv6-only, '
       + 'got ["Test/Vpc/Ipv6OnlySubnet1","Test/Vpc/Ipv6OnlySubnet2"].');
   });
 
   test('fails when vpcSubnets have no IPv6 CIDR', () => {
     const files = ipv6Only();
-    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv4Only' } })).toThrow(/vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR/);
+    expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'Ipv4Only' } })).toThrow(/vpcSubnets \(vpc_subnets\) must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR/);
   });
 
   test('fails when vpcSubnets are in a zone without a mount target', () => {
@@ -172,7 +172,7 @@ describe('on mount targets with IPv6 addresses', () => {
       readinessGateSubnets: { subnetGroupName: 'DualStack', availabilityZones: ['us-east-1a'] },
     });
     expect(() => files.addProbe('Probe', { vpcSubnets: { subnetGroupName: 'DualStack' } })).toThrow(
-      /BenchmarkProbe\(Zonal\/Files\/Probe\): vpcSubnets must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/DualStackSubnet2 is in us-east-1b/);
+      /BenchmarkProbe\(Zonal\/Files\/Probe\): vpcSubnets \(vpc_subnets\) must be in zones with a mount target \(us-east-1a\), where the file system's name resolves, but Zonal\/Vpc\/DualStackSubnet2 is in us-east-1b/);
   });
 
   test('DUAL_STACK: runs in the mount targets\' dual-stack subnets by default, sending IPv6, without the egress warning', () => {
@@ -275,7 +275,7 @@ describe('on any efs.IFileSystem', () => {
 
 describe('validation', () => {
   test('fails when reserved concurrency is below 1', () => {
-    expect(() => files.addProbe('Probe', { reservedConcurrentExecutions: 0 })).toThrow('BenchmarkProbe(Test/Files/Probe): reservedConcurrentExecutions must be an integer of at least 1, got 0');
+    expect(() => files.addProbe('Probe', { reservedConcurrentExecutions: 0 })).toThrow('BenchmarkProbe(Test/Files/Probe): reservedConcurrentExecutions (reserved_concurrent_executions) must be an integer of at least 1, got 0');
   });
 
   test('fails when the timeout leaves no margin', () => {

@@ -8,6 +8,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { AccessPointPreset, SeedEngine, SeedSource, SeedSourceConfig, SeedSourceFormat, SharedFileSystem } from '../../../lib';
+import { propName } from '../../../lib/core/contract/prop-name';
 import { nagErrors } from '../../helpers/checks';
 import { definitionOf } from '../../helpers/state-machines';
 
@@ -78,11 +79,11 @@ describe('single-function engine (default)', () => {
   });
 
   test.each([
-    ['a relative targetPath', { targetPath: 'www' }, /targetPath must be an absolute path under the access point's root, without empty, '\.' or '\.\.' parts or names starting with \.cdk-efs-kit, got "www"/],
-    ['a targetPath with ..', { targetPath: '/www/../..' }, /targetPath must be an absolute path/],
-    ['a targetPath in the seed\'s own state', { targetPath: '/www/.cdk-efs-kit' }, /targetPath must be an absolute path/],
+    ['a relative targetPath', { targetPath: 'www' }, /targetPath \(target_path\) must be an absolute path under the access point's root, without empty, '\.' or '\.\.' parts or names starting with \.cdk-efs-kit, got "www"/],
+    ['a targetPath with ..', { targetPath: '/www/../..' }, /targetPath \(target_path\) must be an absolute path/],
+    ['a targetPath in the seed\'s own state', { targetPath: '/www/.cdk-efs-kit' }, /targetPath \(target_path\) must be an absolute path/],
     ['a concurrency above 1024', { concurrency: 4096 }, /concurrency must be an integer from 1 to 1024, got 4096/],
-    ['archive limits of zero', { archiveLimits: { maxEntries: 0 } }, /archiveLimits.maxEntries must be a positive integer, got 0/],
+    ['archive limits of zero', { archiveLimits: { maxEntries: 0 } }, /archiveLimits.maxEntries \(archive_limits\.max_entries\) must be a positive integer, got 0/],
   ])('fails when given %s', (_, props, message) => {
     expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), ...props })).toThrow(message);
   });
@@ -100,13 +101,13 @@ describe('single-function engine (default)', () => {
   test('fails when given archive limits for a source of S3 objects', () => {
     const bucket = new s3.Bucket(stack, 'Lake');
     expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), archiveLimits: { maxEntries: 10 } }))
-      .toThrow(/archiveLimits applies to archive sources \(SeedSource.asset, SeedSource.archive\), not to the S3 objects of SeedSource.s3/);
+      .toThrow(/archiveLimits \(archive_limits\) applies to archive sources \(SeedSource.asset, SeedSource.archive\), not to the S3 objects of SeedSource.s3/);
   });
 
   test('fails when an asset file is not an archive', () => {
     const file = path.join(siteDir, 'index.html');
     expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(file) }))
-      .toThrow('SeedSource.asset: localPath must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "index.html".');
+      .toThrow('SeedSource.asset: localPath (local_path) must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "index.html".');
   });
 });
 
@@ -134,7 +135,7 @@ describe('vCPUs for the seed functions', () => {
   });
 
   test.each([
-    ['vcpus and memorySize together', { vcpus: 2, memorySize: Size.gibibytes(4) }, /SeedEngine.singleFunction\(\) takes memorySize or vcpus, not both/],
+    ['vcpus and memorySize together', { vcpus: 2, memorySize: Size.gibibytes(4) }, /SeedEngine.singleFunction\(\) takes memorySize \(memory_size\) or vcpus, not both/],
     ['7 vCPUs', { vcpus: 7 }, /vcpus must be an integer from 1 to 6 \(Lambda's most\), got 7/],
     ['half a vCPU', { vcpus: 0.5 }, /vcpus must be an integer from 1 to 6/],
   ])('fails with %s', (_name, options, message) => {
@@ -261,7 +262,7 @@ test('warns when the Distributed Map concurrency exceeds the EFS connection burs
 test('fails when the Distributed Map concurrency is above 10,000', () => {
   const bucket = new s3.Bucket(stack, 'Lake');
   expect(() => files.addSeed('Bulk', { accessPoint: web(), source: SeedSource.s3(bucket), engine: SeedEngine.distributedMap({ maxConcurrency: 20000 }) }))
-    .toThrow(/maxConcurrency must be an integer from 1 to 10,000 \(the Distributed Map limit\), got 20000/);
+    .toThrow(/maxConcurrency \(max_concurrency\) must be an integer from 1 to 10,000 \(the Distributed Map limit\), got 20000/);
 });
 
 describe('options an engine cannot honour fail synth, naming the option and the engine', () => {
@@ -285,7 +286,7 @@ describe('options an engine cannot honour fail synth, naming the option and the 
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).toContain(`FileSystemSeed(Test/Files/Bulk): ${option} is not supported by ${engineName}: `);
+    expect(message).toContain(`FileSystemSeed(Test/Files/Bulk): ${propName(option)} is not supported by ${engineName}: `);
     expect(message).toMatch(why);
     expect(message).toMatch(/, got (true|32|\{ maxEntries \}|\{ maxMemberSize \})\.$/);
   });
@@ -302,7 +303,7 @@ describe('options an engine cannot honour fail synth, naming the option and the 
 
   test('fails when archiveLimits is given for the S3 objects of SeedSource.s3', () => {
     expect(() => files.addSeed('Objects', { accessPoint: web(), source: SeedSource.s3(bucket, 'data/'), archiveLimits: { maxEntries: 10 } }))
-      .toThrow('FileSystemSeed(Test/Files/Objects): archiveLimits applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.');
+      .toThrow('FileSystemSeed(Test/Files/Objects): archiveLimits (archive_limits) applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.');
   });
 });
 
@@ -365,7 +366,7 @@ describe('deploy time: no waiter polls past CloudFormation\'s hour', () => {
 
   test('fails when the single-function engine is not to wait: its copy runs inside the deploy', () => {
     expect(() => files.addSeed('Content', { accessPoint: web(), source: SeedSource.asset(siteDir), waitForCompletion: false })).toThrow(
-      'FileSystemSeed(Test/Files/Content): waitForCompletion is not supported by SeedEngine.singleFunction(): its copy runs inside the deploy\'s custom resource, '
+      'FileSystemSeed(Test/Files/Content): waitForCompletion (wait_for_completion) is not supported by SeedEngine.singleFunction(): its copy runs inside the deploy\'s custom resource, '
       + 'and must finish within the deploy\'s time limit of 50 minutes; to copy S3 objects for longer, use SeedEngine.distributedMap() or SeedEngine.dataSync(); leave it out, got false.');
   });
 
@@ -471,7 +472,7 @@ describe('each seed owns a place: two on one place fail synth, naming both', () 
     files.addSeed('First', { accessPoint, source: source(), targetPath: first });
     expect(() => files.addSeed('Second', { accessPoint, source: source(), targetPath: second })).toThrow(
       `FileSystemSeed(Test/Files/Second) and FileSystemSeed(Test/Files/First) both write to /web${second === '/' ? '' : second} on the same file system, ${overlap}: `
-      + 'a seed\'s prune and removeOnDelete would take the other\'s files. Give each seed a place of its own (another targetPath, or an access point with another root directory).');
+      + 'a seed\'s prune and removeOnDelete (remove_on_delete) would take the other\'s files. Give each seed a place of its own (another targetPath (target_path), or an access point with another root directory).');
   });
 
   test('fails for two access points whose roots make the places nested', () => {

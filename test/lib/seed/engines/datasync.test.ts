@@ -4,6 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AccessPointPreset, DataSyncEngineOptions, DataSyncVerifyMode, SeedEngine, SeedOptions, SeedSource, SharedFileSystem } from '../../../../lib';
+import { propName } from '../../../../lib/core/contract/prop-name';
 import { nagErrors } from '../../../helpers/checks';
 
 let stack: Stack;
@@ -137,7 +138,7 @@ test.each([
   ['prune', { transferAll: true }, { prune: true }],
 ])('fails when transferAll is combined with %s: DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE', (option, options, seed) => {
   expect(() => seedWithDataSync(options, seed)).toThrow(
-    `FileSystemSeed(Test/Files/Seed): transferAll cannot be combined with ${option} in SeedEngine.dataSync(): DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE`);
+    `FileSystemSeed(Test/Files/Seed): transferAll (transfer_all) cannot be combined with ${propName(option)} in SeedEngine.dataSync(): DataSync refuses TransferMode ALL with PreserveDeletedFiles REMOVE`);
 });
 
 test('transferAll alone is accepted', () => {
@@ -159,7 +160,7 @@ describe('the access point\'s POSIX user: DataSync writes as it, without ClientR
   ])('fails when the access point %s', (problem, preset) => {
     const ap = files.addAccessPoint('Root', preset);
     expect(() => files.addSeed('Seed', { accessPoint: ap, source: SeedSource.s3(bucket, 'site/'), engine: SeedEngine.dataSync() })).toThrow(
-      `FileSystemSeed(Test/Files/Seed): accessPoint Test/Files/Root ${problem}; SeedEngine.dataSync() writes through the access point as its POSIX user `
+      `FileSystemSeed(Test/Files/Seed): accessPoint (access_point) Test/Files/Root ${problem}; SeedEngine.dataSync() writes through the access point as its POSIX user `
       + 'and is not granted ClientRootAccess, so that user must not be root: give the access point a non-root posixUser, e.g. AccessPointPreset.applicationUser(path).');
   });
 });

@@ -78,19 +78,19 @@ describe('single-function seed', () => {
 
   test('fails when the file system is IPV6_ONLY and vpcSubnets is left out, naming the seed\'s prop', () => {
     const { files, content } = ipv6Only();
-    expect(() => seed(files, content)).toThrow('FileSystemSeed(Test/Files/Seed): vpcSubnets is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); '
-      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets fit), got undefined.');
+    expect(() => seed(files, content)).toThrow('FileSystemSeed(Test/Files/Seed): vpcSubnets (vpc_subnets) is required when the mount targets are IPV6_ONLY: Lambda cannot run in their IPv6-only subnets (the default); '
+      + 'give dual-stack subnets of the file system\'s VPC in zones with a mount target (those of readinessGateSubnets (readiness_gate_subnets) fit), got undefined.');
   });
 
   test('fails when vpcSubnets are IPv6-only', () => {
     const { files, content } = ipv6Only();
     expect(() => seed(files, content, { vpcSubnets: { subnetGroupName: 'Ipv6Only' } })).toThrow(
-      /^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv6OnlySubnet1 is IPv6-only/);
+      /^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets \(vpc_subnets\) must be dual-stack subnets .* but Test\/Vpc\/Ipv6OnlySubnet1 is IPv6-only/);
   });
 
   test('fails when vpcSubnets have no IPv6 CIDR', () => {
     const { files, content } = ipv6Only();
-    expect(() => seed(files, content, { vpcSubnets: { subnetGroupName: 'Ipv4Only' } })).toThrow(/vpcSubnets must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR/);
+    expect(() => seed(files, content, { vpcSubnets: { subnetGroupName: 'Ipv4Only' } })).toThrow(/vpcSubnets \(vpc_subnets\) must be dual-stack subnets .* but Test\/Vpc\/Ipv4OnlySubnet1 has no IPv6 CIDR/);
   });
 
   test('DUAL_STACK: runs in the mount targets\' dual-stack subnets by default, sending IPv6, without the egress warning', () => {
@@ -120,7 +120,7 @@ describe('single-function seed', () => {
     const files = new SharedFileSystem(stack, 'Files', { vpc, vpcSubnets: { subnetGroupName: 'Ipv4Only', availabilityZones: ['us-east-1a'] } });
     const content = files.addAccessPoint('Content', AccessPointPreset.applicationUser('/data'));
     expect(() => seed(files, content, { vpcSubnets: { subnetGroupName: 'DualStack' } })).toThrow(
-      /FileSystemSeed\(Zonal\/Files\/Seed\): vpcSubnets must be in zones with a mount target \(us-east-1a\), .* but Zonal\/Vpc\/DualStackSubnet2 is in us-east-1b/);
+      /FileSystemSeed\(Zonal\/Files\/Seed\): vpcSubnets \(vpc_subnets\) must be in zones with a mount target \(us-east-1a\), .* but Zonal\/Vpc\/DualStackSubnet2 is in us-east-1b/);
   });
 
   test('fails at synth when the seed\'s vpcSubnets have no route to S3, naming them', () => {
@@ -164,7 +164,7 @@ describe('Distributed Map engine', () => {
 
   test('fails when the file system is IPV6_ONLY and vpcSubnets is left out', () => {
     const { files, content } = ipv6Only();
-    expect(() => seed(files, content, { engine: SeedEngine.distributedMap() })).toThrow(/^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets is required when the mount targets are IPV6_ONLY/);
+    expect(() => seed(files, content, { engine: SeedEngine.distributedMap() })).toThrow(/^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets \(vpc_subnets\) is required when the mount targets are IPV6_ONLY/);
   });
 });
 
@@ -173,13 +173,13 @@ describe('DataSync engine', () => {
     const { files, content } = ipv6Only();
     expect(() => seed(files, content, { engine: SeedEngine.dataSync() })).toThrow('FileSystemSeed(Test/Files/Seed): SeedEngine.dataSync() cannot seed a file system whose mount targets are IPV6_ONLY: '
       + 'its EFS location runs in the file system\'s first mount target subnet and reaches the mount targets over IPv6 only, which DataSync does not document for EFS locations; '
-      + 'use SeedEngine.singleFunction() or SeedEngine.distributedMap() with the seed\'s vpcSubnets (dual-stack subnets in zones with a mount target), got mountTargetIpAddressType IPV6_ONLY.');
+      + 'use SeedEngine.singleFunction() or SeedEngine.distributedMap() with the seed\'s vpcSubnets (vpc_subnets) (dual-stack subnets in zones with a mount target), got mountTargetIpAddressType (mount_target_ip_address_type) IPV6_ONLY.');
   });
 
   test('fails when vpcSubnets is given: DataSync runs no function in the VPC', () => {
     const { files, content } = fileSystem(MountTargetIpAddressType.IPV4_ONLY, 'Ipv4Only');
     expect(() => seed(files, content, { engine: SeedEngine.dataSync(), vpcSubnets: { subnetGroupName: 'DualStack' } })).toThrow(
-      /^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets is not supported by SeedEngine.dataSync\(\): DataSync runs no function in the VPC.*got \{ subnetGroupName \}\./);
+      /^FileSystemSeed\(Test\/Files\/Seed\): vpcSubnets \(vpc_subnets\) is not supported by SeedEngine.dataSync\(\): DataSync runs no function in the VPC.*got \{ subnetGroupName \}\./);
   });
 
   test('DUAL_STACK: still seeds', () => {
