@@ -415,6 +415,7 @@ describe('spend', () => {
     new SharedFileSystem(stack, 'Files', { vpc, oneZone: true }).addMonitoring('Monitoring', { pricing: prices });
     // $36.50 a GB-month is $1.20 a day.
     expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(12, 8);
+    expect(spendNote()).toContain('Storage at One Zone prices.');
   });
 
   test('an imported Provisioned file system needs its provisioned throughput; others refuse it', () => {
@@ -431,19 +432,94 @@ describe('spend', () => {
     expect(line('Spend per day (USD/day)', 'Provisioned throughput (USD/day)', { standard_bytes: [0] })[0]).toBeCloseTo(24, 8);
   });
 
-  test('prices default to us-east-1, with a warning in another Region unless given', () => {
+  /** A fresh stack in `region` (none: environment-agnostic) with a VPC. */
+  function stackIn(region?: string): void {
+    stack = new Stack(new App(), 'Elsewhere', region ? { env: { account: '123456789012', region } } : {});
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  }
+  const spendNote = () => widgets().map((w) => w.properties.markdown ?? '').find((m) => m.startsWith('**Spend**'))!;
+  /** What `cdk synth --strict` fails on: any warning or error annotation. */
+  function expectNothingStrictFailsOn(): void {
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    Annotations.fromStack(stack).hasNoError('*', Match.anyValue());
+  }
+
+  test('a stack in a Region with shipped prices uses them, without an annotation (us-east-1)', () => {
     monitored(efs.ThroughputMode.ELASTIC);
     expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] })[0]).toBeCloseTo(24 * EfsPricing.US_EAST_1.standardStoragePerGbMonth, 8);
-    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    expect(spendNote()).toContain('estimated at us-east-1 list prices, Regional, checked 2026-11-24. ');
+    expectNothingStrictFailsOn();
+    expect(Annotations.fromStack(stack).findInfo('*', Match.anyValue())).toEqual([]);
+  });
 
-    stack = new Stack(new App(), 'Ireland', { env: { account: '123456789012', region: 'eu-west-1' } });
-    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-    const files = new SharedFileSystem(stack, 'Files', { vpc });
-    files.addMonitoring('UsEast1');
-    files.addMonitoring('Priced', { pricing: prices });
-    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('us-east-1 prices'));
-    expect(warnings.map((w) => w.id)).toEqual(['/Ireland/Files/UsEast1']);
-    expect(warnings[0].entry.data).toMatch(/but the stack is in eu-west-1: pass pricing: EfsPricing.custom/);
+  test('a stack in eu-west-1 with monitoring and no typed prices: nothing --strict fails on, and the spend row shows what is billed without dollars', () => {
+    stackIn('eu-west-1');
+    monitored(efs.ThroughputMode.ELASTIC);
+    expectNothingStrictFailsOn();
+    const infos = Annotations.fromStack(stack).findInfo('*', Match.stringLikeRegexp('no EFS list prices are known for eu-west-1'));
+    expect(infos.map((i) => i.id)).toEqual(['/Elsewhere/Files/Monitoring']);
+    expect(spendNote()).toMatch(/^\*\*Spend\*\*: no EFS list prices are known for eu-west-1, so this row shows what is billed, without dollars\./);
+    // No dollars anywhere: no USD graph, no us-east-1 price in any expression, no budget alarm.
+    expect(titles().filter((t) => /Spend|Data access|Storage billed|MeteredIOBytes/.test(t!)))
+      .toEqual(['Data access billed (GB/hour)', 'Storage billed by class (GB)', 'MeteredIOBytes per hour and band']);
+    expect(JSON.stringify(widgets())).not.toMatch(/USD|\*0\.3\*|\*0\.06\//);
+    expect(Object.keys(alarms()).filter((id) => id.includes('DailySpend'))).toEqual([]);
+    // In 5 minutes: 0.25 GiB of data and 0.05 GiB of metadata read is 0.3 GB, 3.6 GB an hour; 0.5 + 0.1 GiB written, 7.2 GB an hour.
+    const fiveMinutes = { dataread_bytes: [0.25 * GiB], metadataread_bytes: [0.05 * GiB], datawrite_bytes: [0.5 * GiB], metadatawrite_bytes: [0.1 * GiB] };
+    expect(line('Data access billed (GB/hour)', 'Reads, data and metadata (GB/hour)', fiveMinutes)[0]).toBeCloseTo(3.6, 10);
+    expect(line('Data access billed (GB/hour)', 'Writes, data and metadata (GB/hour)', fiveMinutes)[0]).toBeCloseTo(7.2, 10);
+    // IA bills each file as 128 KiB at least: its size overhead counts.
+    const stored = { standard_bytes: [10 * GiB], ia_bytes: [90 * GiB], iasizeoverhead_bytes: [10 * GiB], archive_bytes: [NaN], archivesizeoverhead_bytes: [NaN] };
+    expect(line('Storage billed by class (GB)', 'Standard storage (GB)', stored)[0]).toBeCloseTo(10, 10);
+    expect(line('Storage billed by class (GB)', 'IA storage (GB)', stored)[0]).toBeCloseTo(100, 10);
+    expect(line('Storage billed by class (GB)', 'Archive storage (GB)', stored)[0]).toBe(0);
+  });
+
+  test('without prices, Provisioned shows the MiB/s it is billed for and Bursting only storage', () => {
+    stackIn('ap-southeast-3');
+    monitored(efs.ThroughputMode.PROVISIONED);
+    // 100 MiB/s provisioned; 1024 GiB of Standard includes 50 MiB/s.
+    expect(line('Provisioned throughput billed (MiB/s)', 'Provisioned above the included baseline (MiB/s)', { standard_bytes: [1024 * GiB] })[0]).toBeCloseTo(50, 10);
+    stackIn('ap-southeast-3');
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(titles().filter((t) => /billed/.test(t!))).toEqual(['Storage billed by class (GB)']);
+    // (SharedFileSystem warns about Bursting itself; the monitoring adds nothing --strict fails on.)
+    expect(Annotations.fromStack(stack).findWarning('/Elsewhere/Files/Monitoring', Match.anyValue())).toEqual([]);
+  });
+
+  test('prices given are used in any Region, without an annotation', () => {
+    stackIn('eu-west-1');
+    monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(250) }, { pricing: prices });
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(24, 8);
+    expect(spendNote()).toContain('estimated at test prices. ');
+    expect(Annotations.fromStack(stack).findInfo('*', Match.anyValue())).toEqual([]);
+    expectNothingStrictFailsOn();
+  });
+
+  test('fails when a daily spend limit is set in a Region without known prices and no pricing is given', () => {
+    stackIn('eu-west-1');
+    expect(() => monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(25) })).toThrow(
+      "FileSystemMonitoring(Elsewhere/Files/Monitoring): dailySpendLimit needs prices, and this library has no EFS list prices for eu-west-1: give pricing: EfsPricing.custom({...}) with eu-west-1's, got dailySpendLimit $25 and no pricing.");
+  });
+
+  test('an environment-agnostic stack keeps us-east-1 prices, says so in the row, and has nothing --strict fails on', () => {
+    stackIn(undefined);
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] })[0]).toBeCloseTo(24 * EfsPricing.US_EAST_1.standardStoragePerGbMonth, 8);
+    expect(spendNote()).toContain("estimated at us-east-1 list prices, Regional, checked 2026-11-24 (the stack's Region is not known at synth).");
+    expectNothingStrictFailsOn();
+  });
+
+  test('an imported file system without oneZone is priced as Regional, and the row says it assumed so', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    new FileSystemMonitoring(stack, 'Legacy', { fileSystem: imported, throughputMode: efs.ThroughputMode.ELASTIC, pricing: prices });
+    // Regional Standard: $73 a GB-month, $2.40 a day (One Zone's would be $1.20).
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(24, 8);
+    expect(spendNote()).toContain('Storage at Regional prices: oneZone was not given, so the file system is taken as Regional (the common case); give oneZone: true for a One Zone one.');
+    expectNothingStrictFailsOn();
   });
 
   test('alarms by throughput mode: the anomaly alarm on by default for Elastic only, the budget off until given, both in the spend composite and not in the unhealthy one', () => {
