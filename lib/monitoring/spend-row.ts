@@ -28,10 +28,9 @@ const BILLING_NOTE: Record<efs.ThroughputMode, string> = {
  */
 export function addSpendRow(scope: Construct, dashboard: cloudwatch.Dashboard, model: SpendModel, settings: SpendAlarmSettings): Record<string, cloudwatch.Alarm> {
   const stdDevs = settings.dataAccessAnomalyStdDevs;
-  const alarms: Record<string, cloudwatch.Alarm> = {};
-  const widgets = model.pricing
-    ? pricedWidgets(scope, model, model.pricing, settings.dailySpendLimitUsd, alarms)
-    : usageWidgets(model);
+  const priced = model.pricing && pricedWidgets(scope, model, model.pricing, settings.dailySpendLimitUsd);
+  const widgets = priced?.widgets ?? usageWidgets(model);
+  const alarms: Record<string, cloudwatch.Alarm> = priced?.dailySpend ? { dailySpend: priced.dailySpend } : {};
   if (stdDevs !== undefined) {
     const hour = Duration.hours(1);
     const metered = EfsMetrics.metric(model.fileSystemId, EfsMetricName.METERED_IO_BYTES, { period: hour, label: 'MeteredIOBytes per hour' });
@@ -59,7 +58,7 @@ function storageNote(model: SpendModel): string {
 }
 
 /** Spend in dollars: data access per hour (Elastic), the day projected, and the daily spend alarm. */
-function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricing, limit: number | undefined, alarms: Record<string, cloudwatch.Alarm>): cloudwatch.IWidget[] {
+function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricing, limit: number | undefined): { widgets: cloudwatch.IWidget[]; dailySpend?: cloudwatch.Alarm } {
   const daily = dailySpendUsd(model, pricing);
   const widgets: cloudwatch.IWidget[] = [note(`**Spend**, estimated at ${model.pricesNote}. ${BILLING_NOTE[model.throughputMode]} ${storageNote(model)}`
     + 'Per day: the last hour\'s traffic and stored bytes for 24 hours, storage by class (IA and Archive bill each file as 128 KiB at least). '
@@ -71,15 +70,13 @@ function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricing,
   widgets.push(graph('Spend per day (USD/day)', perDay, {
     stacked: true, label: 'USD/day', line: limit === undefined ? undefined : { value: limit, label: 'dailySpendLimit' },
   }));
-  if (limit !== undefined) {
-    alarms.dailySpend = daily.total.createAlarm(scope, 'DailySpend', {
-      alarmDescription: `Projected daily spend above $${limit} in 2 of the last 3 hours (the last hour's rate, storage included, at ${pricing.label}).`,
-      threshold: limit, evaluationPeriods: 3, datapointsToAlarm: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-  }
-  return widgets;
+  const dailySpend = limit === undefined ? undefined : daily.total.createAlarm(scope, 'DailySpend', {
+    alarmDescription: `Projected daily spend above $${limit} in 2 of the last 3 hours (the last hour's rate, storage included, at ${pricing.label}).`,
+    threshold: limit, evaluationPeriods: 3, datapointsToAlarm: 2,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+  return { widgets, dailySpend };
 }
 
 /** No prices known: what the file system is billed for, in the units AWS bills it, without dollars. */
