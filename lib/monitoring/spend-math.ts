@@ -1,7 +1,7 @@
 import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import type { EfsPricing } from '../cost/efs-pricing';
+import type { EfsPricingProps } from '../cost/efs-pricing';
 import { EfsMetricName, EfsMetrics, StorageClass } from './efs-metrics';
 import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth } from '../cost/efs-cost';
 
@@ -19,15 +19,25 @@ import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePrice
 export interface SpendModel {
   readonly fileSystemId: string;
   /** Undefined when none are known for the stack's Region: the row shows what is billed, without dollars. */
-  readonly pricing?: EfsPricing;
+  readonly pricing?: EfsPricingProps;
   /** Which prices, and why these, for the row's note (their label, or that none are known for the Region). */
   readonly pricesNote: string;
+  /** Set when `pricing` holds deploy-time tokens from the Price List lookup: what it did not find, and its date. */
+  readonly lookedUp?: LookedUpPrices;
   readonly throughputMode: efs.ThroughputMode;
   readonly oneZone: boolean;
   /** Nothing said whether it is One Zone: its storage is taken as Regional, and the note says so. */
   readonly oneZoneAssumed: boolean;
   /** Provisioned mode's throughput, MiB/s. */
   readonly provisionedMibps?: number;
+}
+
+/** What the deploy-time lookup says about its prices, as tokens (lib/monitoring/efs-price-lookup.ts). */
+export interface LookedUpPrices {
+  /** The prices the Price List did not have, comma-separated, or "none". */
+  readonly missing: string;
+  /** The latest effective date of the prices found. */
+  readonly effectiveDate: string;
 }
 
 /** The data-access lines are per hour at 5-minute resolution; the per-day lines hourly (StorageBytes comes every 15 minutes). */
@@ -44,7 +54,7 @@ interface Term {
 }
 
 /** Elastic's data-access spend per hour, by data reads, data writes and metadata (reads at the read price, writes at the write price). */
-export function dataAccessUsdPerHour(model: SpendModel, pricing: EfsPricing): cloudwatch.MathExpression[] {
+export function dataAccessUsdPerHour(model: SpendModel, pricing: EfsPricingProps): cloudwatch.MathExpression[] {
   const { elasticReadPerGb: read, elasticWritePerGb: write } = pricing;
   const perHour = (id: string) => `*3600/PERIOD(${id})`;
   const lines: Array<[string, string, string[]]> = [
@@ -73,7 +83,7 @@ export interface DailySpend {
   readonly total: cloudwatch.MathExpression;
 }
 
-export function dailySpendUsd(model: SpendModel, pricing: EfsPricing): DailySpend {
+export function dailySpendUsd(model: SpendModel, pricing: EfsPricingProps): DailySpend {
   const access = model.throughputMode === efs.ThroughputMode.ELASTIC ? dataAccessPerDay(model, pricing) : undefined;
   const provisioned = model.throughputMode === efs.ThroughputMode.PROVISIONED ? provisionedPerDay(model, pricing) : undefined;
   const storage = storagePerDay(model, pricing);
@@ -91,7 +101,7 @@ export function dailySpendUsd(model: SpendModel, pricing: EfsPricing): DailySpen
   };
 }
 
-function dataAccessPerDay(model: SpendModel, pricing: EfsPricing): Term {
+function dataAccessPerDay(model: SpendModel, pricing: EfsPricingProps): Term {
   const { elasticReadPerGb: read, elasticWritePerGb: write } = pricing;
   const ids = ['dataread_bytes', 'metadataread_bytes', 'datawrite_bytes', 'metadatawrite_bytes'];
   return {
@@ -102,7 +112,7 @@ function dataAccessPerDay(model: SpendModel, pricing: EfsPricing): Term {
 }
 
 /** Provisioned bills the throughput above the 50 KiB/s per GiB of Standard storage that Bursting would give for free. */
-function provisionedPerDay(model: SpendModel, pricing: EfsPricing): Term {
+function provisionedPerDay(model: SpendModel, pricing: EfsPricingProps): Term {
   const billed = billedProvisionedMibps(model);
   return { ...billed, expression: `${billed.expression}*${literal(pricing.provisionedPerMibpsMonth)}*24/${HOURS_PER_MONTH}` };
 }
@@ -140,7 +150,7 @@ function storedGb(model: SpendModel): Array<[string, Term]> {
 }
 
 /** Storage for a day at each class's price. */
-function storagePerDay(model: SpendModel, pricing: EfsPricing): Array<[string, Term]> {
+function storagePerDay(model: SpendModel, pricing: EfsPricingProps): Array<[string, Term]> {
   const prices = storagePricesPerGbMonth(pricing, model.throughputMode, model.oneZone);
   const perClass = [prices.standard, prices.ia, prices.archive];
   return storedGb(model).map(([label, gb], i) => [label, { ...gb, expression: `${gb.expression}*${literal(perClass[i])}*24/${HOURS_PER_MONTH}` }]);

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { EfsMetricName, EfsMetrics } from './efs-metrics';
 import { graph, note } from './dashboard-widgets';
 import { billedUsage, dailySpendUsd, dataAccessUsdPerHour, SpendModel } from './spend-math';
-import type { EfsPricing } from '../cost/efs-pricing';
+import type { EfsPricingProps } from '../cost/efs-pricing';
 
 /** The spend alarms' settings, checked: undefined is off. */
 export interface SpendAlarmSettings {
@@ -29,7 +29,8 @@ const BILLING_NOTE: Record<efs.ThroughputMode, string> = {
 export function addSpendRow(scope: Construct, dashboard: cloudwatch.Dashboard, model: SpendModel, settings: SpendAlarmSettings): Record<string, cloudwatch.Alarm> {
   const stdDevs = settings.dataAccessAnomalyStdDevs;
   const priced = model.pricing && pricedWidgets(scope, model, model.pricing, settings.dailySpendLimitUsd);
-  const widgets = priced?.widgets ?? usageWidgets(model);
+  // Looked-up prices may miss some: the billed usage stays beside the dollars.
+  const widgets = priced ? [...priced.widgets, ...(model.lookedUp ? usageGraphs(model) : [])] : usageWidgets(model);
   const alarms: Record<string, cloudwatch.Alarm> = priced?.dailySpend ? { dailySpend: priced.dailySpend } : {};
   if (stdDevs !== undefined) {
     const hour = Duration.hours(1);
@@ -58,9 +59,9 @@ function storageNote(model: SpendModel): string {
 }
 
 /** Spend in dollars: data access per hour (Elastic), the day projected, and the daily spend alarm. */
-function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricing, limit: number | undefined): { widgets: cloudwatch.IWidget[]; dailySpend?: cloudwatch.Alarm } {
+function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricingProps, limit: number | undefined): { widgets: cloudwatch.IWidget[]; dailySpend?: cloudwatch.Alarm } {
   const daily = dailySpendUsd(model, pricing);
-  const widgets: cloudwatch.IWidget[] = [note(`**Spend**, estimated at ${model.pricesNote}. ${BILLING_NOTE[model.throughputMode]} ${storageNote(model)}`
+  const widgets: cloudwatch.IWidget[] = [note(`**Spend**, estimated at ${model.pricesNote}. ${lookupNote(model)}${BILLING_NOTE[model.throughputMode]} ${storageNote(model)}`
     + 'Per day: the last hour\'s traffic and stored bytes for 24 hours, storage by class (IA and Archive bill each file as 128 KiB at least). '
     + 'Not included: IA and Archive read and tiering charges, backups, data transfer.')];
   if (model.throughputMode === efs.ThroughputMode.ELASTIC) {
@@ -79,12 +80,23 @@ function pricedWidgets(scope: Construct, model: SpendModel, pricing: EfsPricing,
   return { widgets, dailySpend };
 }
 
+/** For prices looked up at deploy time: their date, and those the Price List did not have. */
+function lookupNote(model: SpendModel): string {
+  if (!model.lookedUp) return '';
+  return `Effective ${model.lookedUp.effectiveDate}. Not in the Price List for the Region, so counted as $0 (the billed usage graphs show their part): ${model.lookedUp.missing}. `;
+}
+
 /** No prices known: what the file system is billed for, in the units AWS bills it, without dollars. */
 function usageWidgets(model: SpendModel): cloudwatch.IWidget[] {
-  const usage = billedUsage(model);
-  const widgets: cloudwatch.IWidget[] = [note(`**Spend**: ${model.pricesNote}, so this row shows what is billed, without dollars. `
+  return [note(`**Spend**: ${model.pricesNote}, so this row shows what is billed, without dollars. `
     + `${BILLING_NOTE[model.throughputMode]} ${storageNote(model)}`
-    + 'Give pricing: EfsPricing.custom({...}) with your Region\'s prices to see dollars and set a dailySpendLimit.')];
+    + 'Give pricing: EfsPricing.custom({...}) with your Region\'s prices to see dollars and set a dailySpendLimit.'), ...usageGraphs(model)];
+}
+
+/** What the file system is billed for, in the units AWS bills it. */
+function usageGraphs(model: SpendModel): cloudwatch.IWidget[] {
+  const usage = billedUsage(model);
+  const widgets: cloudwatch.IWidget[] = [];
   if (usage.dataAccess) widgets.push(graph('Data access billed (GB/hour)', usage.dataAccess, { stacked: true, label: 'GB/hour' }));
   if (usage.provisioned) widgets.push(graph('Provisioned throughput billed (MiB/s)', [usage.provisioned], { label: 'MiB/s' }));
   widgets.push(graph('Storage billed by class (GB)', usage.storage, { stacked: true, label: 'GB' }));
