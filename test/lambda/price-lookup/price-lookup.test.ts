@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import { onEvent, PriceLookupEvent } from '../../../lambda/price-lookup/custom-resource';
 import { getProducts } from '../../../lambda/price-lookup/get-products';
 import { FILTERS_VERSION, PRICE_FILTERS } from '../../../lib/cost/contract/efs-price-lookup';
@@ -20,6 +22,17 @@ const deps = (url: string) => ({ getProducts: (attributes: Record<string, string
 
 test('the filters cover every EfsPricing price', () => {
   expect(Object.keys(PRICE_FILTERS).sort()).toEqual(Object.keys(TEST_PRICES).filter((k) => k !== 'label').sort());
+});
+
+test('docs/cost.md gives every filter as the lookup uses it', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'cost.md'), 'utf8');
+  for (const [field, filter] of Object.entries(PRICE_FILTERS)) {
+    const row = doc.split('\n').find((l) => l.startsWith(`| \`${field}\``));
+    expect(row).toBeDefined();
+    for (const [name, value] of Object.entries(filter.attributes)) expect(row).toContain(`\`${name}\` = \`${value}\``);
+    expect(row).toContain(`| \`${filter.usageType}\``);
+    expect(row).toMatch(new RegExp(`\\| ${filter.unit} \\|$`));
+  }
 });
 
 test('looks up every price of the Region, each in its own product among those beside it, following every page', async () => {
