@@ -1,9 +1,12 @@
+import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import { promisify } from 'util';
 import { onEvent, PriceLookupEvent } from '../../../lambda/price-lookup/custom-resource';
 import { getProducts } from '../../../lambda/price-lookup/get-products';
 import { FILTERS_VERSION, PRICE_FILTERS } from '../../../lib/cost/contract/efs-price-lookup';
 import { TEST_PRICES } from '../../helpers/test-prices';
+import { ProviderFramework } from '../../helpers/provider-framework';
 import { CATALOG_PRICES, efsCatalog, PricingStandIn, startPricingStandIn } from '../../helpers/pricing-api-stand-in';
 
 // The price lookup's handler, its signed GetProducts calls included, against a loopback stand-in
@@ -104,4 +107,42 @@ test('fails when the properties are not a Region and EfsPricing fields', async (
     .rejects.toThrow('price lookup: Region must be a Region code such as eu-west-1, got "eu-west-1\\""');
   await expect(onEvent({ ...event('Create'), ResourceProperties: { Region: 'eu-west-1', Fields: 'standardStoragePerGbMonth,toString', FiltersVersion: '1' } }, none))
     .rejects.toThrow('price lookup: Fields must list EfsPricing prices, got "standardStoragePerGbMonth,toString"');
+});
+
+describe('through aws-cdk\'s Provider framework, with events as it delivers them', () => {
+  test('Create answers the prices; a new Region is a new physical id; the old one\'s Delete calls nothing', async () => {
+    standIn = await startPricingStandIn([...efsCatalog('eu-west-1', 'EU'), ...efsCatalog('eu-central-1', 'EUC1')]);
+    const calls = { n: 0 };
+    const live = deps(standIn.url);
+    const provider = new ProviderFramework({ onEvent: (e) => onEvent(e, { getProducts: (a) => { calls.n++; return live.getProducts(a); } }) }, 'Prices');
+    const properties = (Region: string) => ({ ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:framework-onEvent', Region, Fields: FIELDS, FiltersVersion: FILTERS_VERSION });
+    const created = await provider.deliver({ RequestType: 'Create', RequestId: '1', ResourceProperties: properties('eu-west-1') });
+    expect(created).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'efs-prices:eu-west-1', Data: { ...CATALOG_PRICES, Missing: 'none' } });
+    const moved = await provider.deliver({
+      RequestType: 'Update', RequestId: '2', PhysicalResourceId: 'efs-prices:eu-west-1',
+      ResourceProperties: properties('eu-central-1'), OldResourceProperties: properties('eu-west-1'),
+    });
+    expect(moved).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'efs-prices:eu-central-1' });
+    const before = calls.n;
+    const deleted = await provider.deliver({ RequestType: 'Delete', RequestId: '3', PhysicalResourceId: 'efs-prices:eu-west-1', ResourceProperties: properties('eu-west-1') });
+    expect(deleted).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: 'efs-prices:eu-west-1' });
+    expect(calls.n).toBe(before);
+  });
+
+  test('a Create with bad properties fails with the handler\'s message', async () => {
+    const provider = new ProviderFramework({ onEvent: (e) => onEvent(e, { getProducts: async () => [] }) }, 'Prices');
+    const failed = await provider.deliver({ RequestType: 'Create', RequestId: '1', ResourceProperties: { Region: 'Ireland', Fields: FIELDS, FiltersVersion: '1' } });
+    expect(failed.Status).toBe('FAILED');
+    expect(failed.Reason).toContain('price lookup: Region must be a Region code such as eu-west-1, got "Ireland"');
+  });
+});
+
+test('the bundled handler (dist/handlers/price-lookup) signs its calls and finds the prices, its endpoint set as the AWS SDKs read it', async () => {
+  standIn = await startPricingStandIn(efsCatalog('eu-west-1', 'EU'));
+  const bundle = path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'price-lookup', 'index.js');
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e',
+    `require(${JSON.stringify(bundle)}).onEvent(${JSON.stringify(event('Create'))}).then((r) => process.stdout.write(JSON.stringify(r)))`], {
+    env: { PATH: process.env.PATH, AWS_ENDPOINT_URL_PRICING: standIn.url, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' },
+  });
+  expect(JSON.parse(stdout.split('\n').pop()!)).toEqual({ PhysicalResourceId: 'efs-prices:eu-west-1', Data: { ...CATALOG_PRICES, Missing: 'none', EffectiveDate: '2026-11-01' } });
 });
