@@ -39,7 +39,7 @@ export async function onEvent(event: PriceLookupEvent, deps: PriceLookupDeps): P
 }
 
 /** Each field's price, `Missing` and `EffectiveDate`. */
-export async function lookUpPrices(region: string, fields: string[], deps: PriceLookupDeps): Promise<Record<string, string>> {
+async function lookUpPrices(region: string, fields: string[], deps: PriceLookupDeps): Promise<Record<string, string>> {
   const data: Record<string, string> = {};
   const missing: string[] = [];
   const dates: string[] = [];

@@ -25,7 +25,7 @@ export function pickPrice(priceList: unknown[], filter: PriceFilter): FoundPrice
       // The first tier is what the first unit costs (EFS prices are flat: one tier from 0).
       const first = dimensions.sort((a, b) => Number(a?.beginRange ?? 0) - Number(b?.beginRange ?? 0))[0];
       const usd = Number(first?.pricePerUnit?.USD);
-      if (!first || typeof first.pricePerUnit.USD !== 'string' || !Number.isFinite(usd) || usd < 0) continue;
+      if (typeof first?.pricePerUnit?.USD !== 'string' || !Number.isFinite(usd) || usd < 0) continue;
       found.push({ usd: decimal(usd), effectiveDate: day(term?.effectiveDate) });
     }
   }

@@ -63,9 +63,8 @@ export class EfsPriceLookup extends Construct {
       properties: { ...properties },
     });
     const price = (field: string) => Token.asNumber(this.resource.getAtt(field));
-    const label = Token.isUnresolved(region) ? 'the stack\'s Region' : region;
     this.prices = {
-      label: `${label} list prices from the AWS Price List, looked up at deploy time`,
+      label: `${region} list prices from the AWS Price List, looked up at deploy time`,
       source: 'AWS Price List Query API, GetProducts (AmazonEFS)',
       ...Object.fromEntries(fields.map((f) => [f, price(f)])) as Omit<EfsPricingProps, 'label' | 'source'>,
     };

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { promisify } from 'util';
 import { onEvent, PriceLookupEvent } from '../../../lambda/price-lookup/custom-resource';
 import { getProducts } from '../../../lambda/price-lookup/get-products';
+import { pickPrice } from '../../../lambda/price-lookup/pick-price';
 import { FILTERS_VERSION, PRICE_FILTERS } from '../../../lib/cost/contract/efs-price-lookup';
 import { TEST_PRICES } from '../../helpers/test-prices';
 import { ProviderFramework } from '../../helpers/provider-framework';
@@ -83,6 +84,15 @@ test('throttling and server errors are retried', async () => {
   const result = await onEvent(event('Update', 'eu-west-1', 'efs-prices:eu-west-1'), deps(standIn.url));
   expect(result.Data!.Missing).toBe('none');
   expect(standIn.requests).toHaveLength(15);
+});
+
+test('malformed entries are skipped, not trusted', async () => {
+  const found = pickPrice([
+    'not json', 42, JSON.stringify({ product: { attributes: { usagetype: 'EU-TimedStorage-ByteHrs' } }, terms: { OnDemand: { t: { priceDimensions: { d: { unit: 'GB-Mo' } } } } } }),
+    JSON.stringify({ product: { attributes: { usagetype: 'EU-TimedStorage-ByteHrs' } }, terms: { OnDemand: { t: { priceDimensions: { d: { unit: 'GB-Mo', pricePerUnit: { USD: '-1' } } } } } } }),
+    JSON.stringify({ product: { attributes: { usagetype: 'EU-TimedStorage-ByteHrs' } }, terms: { OnDemand: { t: { effectiveDate: '2026-10-01T00:00:00Z', priceDimensions: { d: { unit: 'GB-Mo', beginRange: '0', pricePerUnit: { USD: '0.3300000000' } } } } } } }),
+  ], PRICE_FILTERS.standardStoragePerGbMonth);
+  expect(found).toEqual({ usd: '0.33', effectiveDate: '2026-10-01' });
 });
 
 test('products that disagree on a price are not guessed between', async () => {
