@@ -9,7 +9,8 @@ import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePrice
  * Metric math for what an EFS file system costs, from the metrics AWS publishes and an EfsPricing:
  * the dashboard's spend row and the daily spend alarm; without prices, what is billed (GB read and
  * written, GB stored, MiB/s provisioned) without dollars. The billing rules are efs-cost.ts's; the
- * prices enter the expressions as literals read from the EfsPricing, so the console shows them.
+ * prices enter the expressions as literals read from the EfsPricing (or, looked up at deploy time, as the
+ * lookup's attributes), so the console shows them.
  *
  * Input ids name the metric and its unit (`dataread_bytes`, `standard_bytes`); every expression
  * rescales by PERIOD() or by a per-day factor, so its unit (USD/hour, USD/day) holds at any period.
