@@ -35,7 +35,7 @@ export class ThroughputComparisonStack extends Stack {
       const probe = files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
       files.addMonitoring('Monitoring', {
         dashboard, title: `${name} throughput`,
-        // The spend row's prices (the default); EfsPricing.custom({...}) for another Region.
+        // The spend row's prices, named outright; EfsPricing.custom({...}) for a Region without shipped prices.
         pricing: EfsPricing.US_EAST_1,
         alarms: { dailySpendLimit: AlarmThreshold.usd(10) },
       });

@@ -1,4 +1,4 @@
-import type { EfsPricing } from './efs-pricing';
+import type { EfsPricing, EfsPricingProps } from './efs-pricing';
 
 /**
  * What EFS throughput modes and storage cost: pure formulas over an EfsPricing, shared by
@@ -102,7 +102,7 @@ export function provisionedUsd(provisionedMibps: number, standardBytes: number, 
 }
 
 /** Per GB-month of each storage class, for a throughput mode (Infrequent Access costs more beside Bursting or Provisioned). */
-export function storagePricesPerGbMonth(pricing: EfsPricing, mode: ThroughputMode, oneZone: boolean): StoredBytes {
+export function storagePricesPerGbMonth(pricing: EfsPricingProps, mode: ThroughputMode, oneZone: boolean): StoredBytes {
   if (oneZone) return { standard: pricing.oneZoneStoragePerGbMonth, ia: pricing.oneZoneIaStoragePerGbMonth, archive: pricing.archiveStoragePerGbMonth };
   return {
     standard: pricing.standardStoragePerGbMonth,

@@ -1,5 +1,6 @@
-// Imports only a contract: the CLI and the probe's Lambda use the prices without pulling in aws-cdk-lib.
+// Imports only contracts and its own price list: the CLI and the probe's Lambda use the prices without pulling in aws-cdk-lib.
 import { propName } from '../core/contract/prop-name';
+import { LISTED_REGION_PRICES } from './efs-list-prices';
 
 /**
  * The Amazon EFS prices that decide what a file system costs, in US dollars. A GB is 2^30 bytes,
@@ -43,32 +44,28 @@ export interface EfsPricingProps {
 
 /**
  * A price list for Amazon EFS, as data: every estimate of this library (`cdk-efs-kit advise`, the
- * probe's cost columns, FileSystemMonitoring's spend row) takes its prices from one. Use `EfsPricing.US_EAST_1`, or
- * `EfsPricing.custom({...})` for another Region or negotiated rates.
+ * probe's cost columns, FileSystemMonitoring's spend row) takes its prices from one. Use
+ * `EfsPricing.forRegion(region)` for the list prices this library ships, or `EfsPricing.custom({...})`
+ * for a Region it has none for, or negotiated rates.
  */
 export class EfsPricing {
   /**
    * us-east-1 (N. Virginia) list prices for Regional file systems, checked 2026-11-24: the figures of
    * the AWS pricing page (https://aws.amazon.com/efs/pricing/) as published in November 2023 and
-   * quoted by later sources; the README names them and which figures are inferred.
+   * quoted by later sources; docs/cost.md names them and which figures are inferred.
    */
-  public static readonly US_EAST_1 = new EfsPricing({
-    label: 'us-east-1 list prices, Regional, checked 2026-11-24',
-    source: 'https://aws.amazon.com/efs/pricing/ (figures as quoted by secondary sources; see the cdk-efs-kit README)',
-    elasticReadPerGb: 0.03,
-    elasticWritePerGb: 0.06,
-    provisionedPerMibpsMonth: 6.0,
-    standardStoragePerGbMonth: 0.3,
-    iaStoragePerGbMonth: 0.016,
-    iaStorageWithBurstingOrProvisionedPerGbMonth: 0.025,
-    archiveStoragePerGbMonth: 0.008,
-    oneZoneStoragePerGbMonth: 0.16,
-    oneZoneIaStoragePerGbMonth: 0.0133,
-    iaReadPerGb: 0.01,
-    iaTieringPerGb: 0.01,
-    archiveReadPerGb: 0.03,
-    archiveTieringPerGb: 0.03,
-  });
+  public static readonly US_EAST_1 = new EfsPricing(LISTED_REGION_PRICES['us-east-1'].prices);
+
+  /**
+   * The list prices this library ships for `region` (e.g. `us-east-1`), with the date they were
+   * checked in their label and where they come from in their source; undefined when it has none
+   * for that Region (docs/cost.md lists the Regions it has). Pass another Region's prices with
+   * `EfsPricing.custom`.
+   */
+  public static forRegion(region: string): EfsPricing | undefined {
+    const listed = Object.prototype.hasOwnProperty.call(LISTED_REGION_PRICES, region) ? LISTED_REGION_PRICES[region] : undefined;
+    return listed && new EfsPricing(listed.prices);
+  }
 
   /**
    * Prices of your own: another Region's, or negotiated rates. Every price is in US dollars, 0 or more.

@@ -70,24 +70,21 @@ export class ImportedSharedFileSystem extends SharedFileSystemBase {
 
   /**
    * A dashboard and alarms for this file system, including the seeds and probes added so far.
-   * Needs its throughput mode and whether it is One Zone: from the options, or read from an
-   * efs.FileSystem of this app.
+   * Needs its throughput mode: from the options, or read from an efs.FileSystem of this app. Whether
+   * it is One Zone comes from the same places, else it is taken as Regional (the spend row says so).
    */
   public addMonitoring(id: string, options: MonitoringOptions = {}): FileSystemMonitoring {
-    const where = `SharedFileSystem(${this.node.path}).addMonitoring('${id}')`;
     const throughputMode = this.options.throughputMode ?? this.declared.throughputMode;
-    const oneZone = this.options.oneZone ?? this.declared.oneZone;
-    const missing = [throughputMode === undefined ? 'throughputMode' : undefined, oneZone === undefined ? 'oneZone' : undefined].filter((m) => m);
-    if (missing.length > 0) {
-      throw new ValidationError(`${where}: monitoring an imported file system needs ${missing.map((m) => propName(m!)).join(' and ')} (the widgets, alarms and spend row depend on them); `
-        + `give ${missing.length === 1 ? 'it' : 'them'} to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.`, this);
+    if (throughputMode === undefined) {
+      throw new ValidationError(`SharedFileSystem(${this.node.path}).addMonitoring('${id}'): monitoring an imported file system needs ${propName('throughputMode')} `
+        + '(the widgets, alarms and spend row depend on it); give it to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.', this);
     }
     return new FileSystemMonitoring(this, id, {
       ...addedSeedsAndProbes(this),
       ...options,
       fileSystem: this,
       throughputMode,
-      oneZone,
+      oneZone: this.options.oneZone ?? this.declared.oneZone,
       performanceMode: this.options.performanceMode ?? this.declared.performanceMode,
       provisionedThroughputPerSecond: this.options.provisionedThroughputPerSecond
         ?? (this.declared.provisionedMibps === undefined ? undefined : Size.mebibytes(this.declared.provisionedMibps)),

@@ -52,7 +52,8 @@ export interface ImportedFileSystemOptions {
 
   /**
    * Whether it is a One Zone file system: its storage has One Zone prices in the monitoring's spend row.
-   * @default - read from an efs.FileSystem of this app; else unknown, and addMonitoring fails naming it
+   * @default - read from an efs.FileSystem of this app; else taken as Regional (false), the common
+   * case, and the spend row says it assumed so
    */
   readonly oneZone?: boolean;
 

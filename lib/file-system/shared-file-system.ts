@@ -236,8 +236,8 @@ export class SharedFileSystem extends SharedFileSystemBase {
   /**
    * An existing file system, by id, with the helpers a SharedFileSystem has: access points, the
    * mount helpers, grants, metrics, seeds, probes and monitoring. Tell it what it cannot read of
-   * the file system (`throughputMode` and `oneZone` for monitoring, the policy for EC2's plain NFS
-   * fallback); its mount targets the readiness gate reads from DescribeMountTargets.
+   * the file system (`throughputMode` for monitoring, `oneZone: true` for a One Zone one, the policy
+   * for EC2's plain NFS fallback); its mount targets the readiness gate reads from DescribeMountTargets.
    *
    * @example
    * const legacy = SharedFileSystem.fromFileSystemAttributes(this, 'Legacy', {
@@ -245,7 +245,6 @@ export class SharedFileSystem extends SharedFileSystemBase {
    *   vpc,
    *   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'LegacyMountTargets', 'sg-0123456789abcdef0'),
    *   throughputMode: efs.ThroughputMode.BURSTING,
-   *   oneZone: false,
    * });
    * const site = legacy.addAccessPoint('Site', AccessPointPreset.applicationUser('/site'));
    * legacy.addSeed('Content', { accessPoint: site, source: SeedSource.asset('site') });

@@ -7,14 +7,15 @@ export interface DeclaredSettings {
   readonly throughputMode?: efs.ThroughputMode;
   readonly performanceMode?: efs.PerformanceMode;
   readonly provisionedMibps?: number;
-  readonly oneZone: boolean;
+  /** Unknown for a file system not defined in this app. */
+  readonly oneZone?: boolean;
   /** Set when it replicates. */
   readonly replication?: ReplicationWatch;
 }
 
 export function declaredSettings(fileSystem: efs.IFileSystem): DeclaredSettings {
   const cfn = fileSystem.node.defaultChild;
-  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return { oneZone: false };
+  if (!efs.CfnFileSystem.isCfnFileSystem(cfn)) return {};
   return {
     replication: declaredReplication(cfn),
     // CloudFormation's default is Bursting.

@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { Construct, IConstruct } from 'constructs';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
 import { PROBE_METRIC } from '../probe/contract/metric-names';
@@ -11,6 +12,7 @@ import { BenchmarkProbe, LatencyPercentile } from '../probe/benchmark-probe';
 import type { FileSystemSeed } from '../seed/file-system-seed';
 import { SeedEngineKind } from '../seed/seed-engine-options';
 import { EfsPricing } from '../cost/efs-pricing';
+import { EfsPriceLookup } from './efs-price-lookup';
 import type { SpendModel } from './spend-math';
 import { addSpendRow } from './spend-row';
 import { addReplicationRow } from './replication-row';
@@ -62,7 +64,10 @@ export interface MonitoringOptions {
   readonly probes?: BenchmarkProbe[];
   /**
    * The prices of the spend row and the daily spend alarm.
-   * @default EfsPricing.US_EAST_1 (with a synth warning when the stack is in another Region)
+   * @default - `EfsPricing.forRegion` of the stack's Region; where it has none, the Region's prices in the
+   * AWS Price List, looked up at deploy time (a custom resource calling pricing:GetProducts, one per
+   * stack); in China and GovCloud Regions none (the spend row shows usage without dollars, and
+   * `dailySpendLimit` needs `pricing`); us-east-1's for a stack without a Region
    */
   readonly pricing?: EfsPricing;
 }
@@ -88,7 +93,8 @@ export interface FileSystemMonitoringProps extends MonitoringOptions {
   readonly provisionedThroughputPerSecond?: Size;
   /**
    * Whether it is a One Zone file system, whose storage has One Zone prices.
-   * @default - read from the file system when it is defined in this app, else false
+   * @default - read from the file system when it is defined in this app, else false (Regional
+   * storage, the common case; the spend row says it assumed so)
    */
   readonly oneZone?: boolean;
   /**
@@ -154,7 +160,7 @@ export class FileSystemMonitoring extends Construct {
     const replication = props.replicationDestinationFileSystemId !== undefined
       ? { destinationFileSystemId: props.replicationDestinationFileSystemId } : declared.replication;
     const alarms = alarmSettings(this, where, props.alarms ?? {}, this.throughputMode, this.performanceMode, replication !== undefined);
-    const spendModel = this.spendModel(where, props, declared);
+    const spendModel = this.spendModel(where, props, declared, alarms.dailySpendLimitUsd);
 
     this.dashboard = props.dashboard ?? new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
@@ -192,8 +198,8 @@ export class FileSystemMonitoring extends Construct {
     return composite;
   }
 
-  /** The throughput mode's billing, the prices and the provisioned throughput; the prices warn when they are not the stack's Region's. */
-  private spendModel(where: string, props: FileSystemMonitoringProps, declared: DeclaredSettings): SpendModel {
+  /** The throughput mode's billing, the prices, the provisioned throughput and the storage class. */
+  private spendModel(where: string, props: FileSystemMonitoringProps, declared: DeclaredSettings, dailySpendLimitUsd: number | undefined): SpendModel {
     const provisioned = this.throughputMode === efs.ThroughputMode.PROVISIONED;
     const given = props.provisionedThroughputPerSecond?.toMebibytes({ rounding: SizeRoundingBehavior.NONE });
     if (given !== undefined && !provisioned) {
@@ -203,18 +209,47 @@ export class FileSystemMonitoring extends Construct {
     if (provisioned && provisionedMibps === undefined) {
       throw new ValidationError(`${where}: ${propName('provisionedThroughputPerSecond')} is required for a Provisioned file system not defined in this app (the spend row bills it), got undefined.`, this);
     }
-    const region = Stack.of(this).region;
-    if (!props.pricing && !Token.isUnresolved(region) && region !== 'us-east-1') {
-      Annotations.of(this).addWarningV2('cdk-efs-kit:spendPricing',
-        `The spend row and alarm use us-east-1 prices, but the stack is in ${region}: pass pricing: EfsPricing.custom({...}) with ${region}'s.`);
-    }
+    const oneZone = props.oneZone ?? declared.oneZone;
     return {
       fileSystemId: this.fileSystemId,
-      pricing: props.pricing ?? EfsPricing.US_EAST_1,
+      ...this.prices(where, props, dailySpendLimitUsd),
       throughputMode: this.throughputMode,
-      oneZone: props.oneZone ?? declared.oneZone,
+      oneZone: oneZone ?? false,
+      oneZoneAssumed: oneZone === undefined,
       provisionedMibps,
     };
+  }
+
+  /**
+   * The prices given, else the list prices shipped for the stack's Region, else those the AWS Price
+   * List has for it, looked up at deploy time (EfsPriceLookup, one per stack), else (a Region
+   * outside the aws partition, whose credentials cannot call the Price List) none: the spend row
+   * then shows usage without dollars. What was chosen is said at synth as an info (a warning would
+   * fail `cdk synth --strict` for a choice the user need not make). A stack without a Region (known
+   * only at deploy) keeps us-east-1's, as the row's note says.
+   */
+  private prices(where: string, props: FileSystemMonitoringProps, dailySpendLimitUsd: number | undefined): Pick<SpendModel, 'pricing' | 'pricesNote' | 'lookedUp'> {
+    if (props.pricing) return { pricing: props.pricing, pricesNote: props.pricing.label };
+    const region = Stack.of(this).region;
+    if (Token.isUnresolved(region)) {
+      return { pricing: EfsPricing.US_EAST_1, pricesNote: `${EfsPricing.US_EAST_1.label} (the stack's Region is not known at synth)` };
+    }
+    const listed = EfsPricing.forRegion(region);
+    if (listed) return { pricing: listed, pricesNote: listed.label };
+    const partition = RegionInfo.get(region).partition;
+    if (partition === undefined || partition === 'aws') {
+      const lookup = EfsPriceLookup.of(this);
+      Annotations.of(this).addInfo(`${where}: this library ships no EFS list prices for ${region}: the spend row's prices are looked up in the AWS Price List `
+        + `at deploy time (${lookup.node.path}); give pricing: EfsPricing.custom({...}) to use your own.`);
+      return { pricing: lookup.prices, pricesNote: lookup.prices.label, lookedUp: { missing: lookup.missing, effectiveDate: lookup.effectiveDate } };
+    }
+    if (dailySpendLimitUsd !== undefined) {
+      throw new ValidationError(`${where}: dailySpendLimit needs prices, and none are known for ${region} (the AWS Price List cannot be called from the ${partition} partition): `
+        + `give pricing: EfsPricing.custom({...}) with ${region}'s, got dailySpendLimit $${dailySpendLimitUsd} and no pricing.`, this);
+    }
+    Annotations.of(this).addInfo(`${where}: no EFS list prices are known for ${region}, so the spend row shows what is billed (GB read and written, GB stored) without dollars; `
+      + `give pricing: EfsPricing.custom({...}) with ${region}'s to see dollars.`);
+    return { pricesNote: `no EFS list prices are known for ${region}` };
   }
 
   /** What the file system is doing: throughput by kind, operations by kind, and their size. */

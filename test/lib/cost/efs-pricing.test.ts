@@ -1,6 +1,8 @@
 import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 import { EfsPricing, EfsPricingProps } from '../../../lib';
+import { LISTED_REGION_PRICES } from '../../../lib/cost/efs-list-prices';
 import { TEST_PRICES } from '../../helpers/test-prices';
 
 // The price model: the cited defaults, custom prices, and bad prices refused with the field named.
@@ -16,6 +18,33 @@ test('US_EAST_1 holds the us-east-1 list prices docs/cost.md cites, with their d
     standardStoragePerGbMonth: 0.3, iaStoragePerGbMonth: 0.016, iaStorageWithBurstingOrProvisionedPerGbMonth: 0.025,
     archiveStoragePerGbMonth: 0.008, oneZoneStoragePerGbMonth: 0.16, oneZoneIaStoragePerGbMonth: 0.0133,
     iaReadPerGb: 0.01, iaTieringPerGb: 0.01, archiveReadPerGb: 0.03, archiveTieringPerGb: 0.03,
+  });
+});
+
+describe('the list prices shipped by Region', () => {
+  const PRICE_FIELDS = Object.keys(TEST_PRICES).filter((k) => k !== 'label');
+  const entries = Object.entries(LISTED_REGION_PRICES);
+
+  test.each(entries)('%s has all 13 prices, a source and the date they were checked, in its label', (region, listed) => {
+    expect(PRICE_FIELDS).toHaveLength(13);
+    expect(listed.region).toBe(region);
+    expect(listed.checked).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(listed.prices.source).toMatch(/^https:\/\//);
+    expect(listed.prices.label).toBe(`${region} list prices, Regional, checked ${listed.checked}`);
+    expect(Object.keys(listed.prices).filter((k) => !['label', 'source'].includes(k)).sort()).toEqual(PRICE_FIELDS.sort());
+    // Whole, and valid as EfsPricing takes it.
+    expect({ ...EfsPricing.forRegion(region) }).toEqual(listed.prices);
+  });
+
+  test('forRegion gives us-east-1 its list prices, and nothing for a Region without them', () => {
+    expect({ ...EfsPricing.forRegion('us-east-1') }).toEqual({ ...EfsPricing.US_EAST_1 });
+    expect(EfsPricing.forRegion('eu-west-1')).toBeUndefined();
+    expect(EfsPricing.forRegion('toString')).toBeUndefined();
+  });
+
+  test('docs/cost.md lists every Region shipped, with the date its prices were checked', () => {
+    const doc = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'cost.md'), 'utf8');
+    for (const [region, listed] of entries) expect(doc).toContain(`| ${region} | ${listed.checked} |`);
   });
 });
 
@@ -46,7 +75,7 @@ test('fails without a label', () => {
 test('the price model and the cost formulas load without aws-cdk-lib, so the CLI and the probe can use them', () => {
   const dist = path.join(__dirname, '..', '..', '..', 'dist', 'lib', 'cost');
   const loaded = execFileSync(process.execPath, ['-e', `
-    require(${JSON.stringify(path.join(dist, 'efs-pricing.js'))});
+    require(${JSON.stringify(path.join(dist, 'efs-pricing.js'))}).EfsPricing.forRegion('us-east-1');
     require(${JSON.stringify(path.join(dist, 'efs-cost.js'))});
     console.log(Object.keys(require.cache).filter((f) => f.includes('node_modules')).length);
   `], { encoding: 'utf8' });

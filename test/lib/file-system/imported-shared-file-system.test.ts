@@ -125,15 +125,27 @@ describe('an existing file system imported by id', () => {
 });
 
 describe('what cannot be known of an imported file system', () => {
-  test('fails when addMonitoring lacks the throughput mode and One Zone', () => {
-    const files = importById();
+  test('fails when addMonitoring lacks the throughput mode', () => {
+    const files = importById({ oneZone: false });
     expect(() => files.addMonitoring('Monitoring')).toThrow(
-      "SharedFileSystem(Test/Legacy).addMonitoring('Monitoring'): monitoring an imported file system needs throughputMode (throughput_mode) and oneZone (one_zone) (the widgets, alarms and spend row depend on them); give them to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.");
+      "SharedFileSystem(Test/Legacy).addMonitoring('Monitoring'): monitoring an imported file system needs throughputMode (throughput_mode) (the widgets, alarms and spend row depend on it); give it to SharedFileSystem.fromFileSystemAttributes or fromFileSystem, got undefined.");
   });
 
-  test('fails when addMonitoring lacks One Zone only', () => {
+  test('monitors it without oneZone: storage at Regional prices, and the spend row says it assumed so', () => {
     const files = importById({ throughputMode: efs.ThroughputMode.ELASTIC });
-    expect(() => files.addMonitoring('Monitoring')).toThrow(/needs oneZone \(one_zone\) .*give it to/);
+    files.addMonitoring('Monitoring');
+    const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    expect(body).toContain('Storage at Regional prices: oneZone was not given, so the file system is taken as Regional (the common case)');
+    // us-east-1's Regional Standard price, $0.30 a GB-month, not One Zone's $0.16.
+    expect(body).toContain('FILL(standard_bytes,0)/1073741824*0.3*24/730');
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+
+  test('prices a One Zone one as One Zone when told', () => {
+    importById({ throughputMode: efs.ThroughputMode.ELASTIC, oneZone: true }).addMonitoring('Monitoring');
+    const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    expect(body).toContain('Storage at One Zone prices.');
+    expect(body).toContain('FILL(standard_bytes,0)/1073741824*0.16*24/730');
   });
 
   test('falls back to plain NFS on EC2 only when told the policy allows it', () => {

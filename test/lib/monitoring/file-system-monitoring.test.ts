@@ -13,6 +13,9 @@ import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 import { AlarmProperties, alarmFires, evaluate, referencedIds, Series } from '../../helpers/metric-math';
 import { CANARY_SMALL_OPERATIONS } from '../../../lib/probe/canary';
 import { TEST_PRICES } from '../../helpers/test-prices';
+import { efsCatalog, startPricingStandIn } from '../../helpers/pricing-api-stand-in';
+import { onEvent as lookUp } from '../../../lambda/price-lookup/custom-resource';
+import { getProducts } from '../../../lambda/price-lookup/get-products';
 
 const EFS_METRIC_NAMES = new Set<string>(Object.values(EfsMetricName));
 const GiB = 1024 ** 3;
@@ -41,12 +44,20 @@ function monitored(throughputMode: efs.ThroughputMode, alarms: FileSystemAlarmOp
   return { files, monitoring };
 }
 
-/** The dashboard's widgets, with every CloudFormation token in the body replaced by `TOKEN`. */
-function widgets(): Array<{ type: string; properties: { title?: string; markdown?: string; metrics?: unknown[][] } }> {
+/**
+ * The dashboard's widgets, with every CloudFormation token in the body replaced by `TOKEN`, or, for
+ * a `Fn::GetAtt` of an attribute in `attributes`, by its value (as CloudFormation would at deploy).
+ */
+function widgets(attributes: Record<string, string> = {}): Array<{ type: string; properties: { title?: string; markdown?: string; metrics?: unknown[][] } }> {
   const dashboards = Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
   expect(dashboards).toHaveLength(1);
   const body = dashboards[0].Properties.DashboardBody;
-  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((p: unknown) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  const resolve = (p: any): string => {
+    if (typeof p === 'string') return p;
+    const attribute = p['Fn::GetAtt']?.[1];
+    return attribute !== undefined && attributes[attribute] !== undefined ? attributes[attribute] : 'TOKEN';
+  };
+  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map(resolve).join('');
   return JSON.parse(text).widgets;
 }
 
@@ -270,12 +281,12 @@ describe('spend', () => {
   type Row = unknown[];
   const optionsOf = (row: Row) => row[row.length - 1] as { id?: string; expression?: string; label?: string; period?: number; stat?: string };
   /** A widget's metrics by title; CloudWatch's default period (300 s) where the body leaves it out. */
-  const rowsOf = (title: string): Row[] => widgets().find((w) => w.properties.title === title)!.properties.metrics!;
+  const rowsOf = (title: string, attributes?: Record<string, string>): Row[] => widgets(attributes).find((w) => w.properties.title === title)!.properties.metrics!;
   const periodOf = (row: Row) => optionsOf(row).period ?? 300;
 
   /** The line labelled `label` of the widget `title`, evaluated over `series` (by input id; missing ids have no data). */
-  function line(title: string, label: string, series: Record<string, Series>): Series {
-    const rows = rowsOf(title);
+  function line(title: string, label: string, series: Record<string, Series>, attributes?: Record<string, string>): Series {
+    const rows = rowsOf(title, attributes);
     const expression = rows.map(optionsOf).find((o) => o.label === label)!.expression!;
     const length = Math.max(...Object.values(series).map((s) => s.length));
     const env = { series: {} as Record<string, Series>, periods: {} as Record<string, number> };
@@ -415,6 +426,7 @@ describe('spend', () => {
     new SharedFileSystem(stack, 'Files', { vpc, oneZone: true }).addMonitoring('Monitoring', { pricing: prices });
     // $36.50 a GB-month is $1.20 a day.
     expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(12, 8);
+    expect(spendNote()).toContain('Storage at One Zone prices.');
   });
 
   test('an imported Provisioned file system needs its provisioned throughput; others refuse it', () => {
@@ -431,19 +443,175 @@ describe('spend', () => {
     expect(line('Spend per day (USD/day)', 'Provisioned throughput (USD/day)', { standard_bytes: [0] })[0]).toBeCloseTo(24, 8);
   });
 
-  test('prices default to us-east-1, with a warning in another Region unless given', () => {
+  /** A fresh stack in `region` (none: environment-agnostic) with a VPC. */
+  function stackIn(region?: string): void {
+    stack = new Stack(new App(), 'Elsewhere', region ? { env: { account: '123456789012', region } } : {});
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+  }
+  const spendNote = () => widgets().map((w) => w.properties.markdown ?? '').find((m) => m.startsWith('**Spend**'))!;
+  /** What `cdk synth --strict` fails on: any warning or error annotation. */
+  function expectNothingStrictFailsOn(): void {
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    Annotations.fromStack(stack).hasNoError('*', Match.anyValue());
+  }
+
+  test('a stack in a Region with shipped prices uses them, without an annotation (us-east-1)', () => {
     monitored(efs.ThroughputMode.ELASTIC);
     expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] })[0]).toBeCloseTo(24 * EfsPricing.US_EAST_1.standardStoragePerGbMonth, 8);
-    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    expect(spendNote()).toContain('estimated at us-east-1 list prices, Regional, checked 2026-11-24. ');
+    expectNothingStrictFailsOn();
+    expect(Annotations.fromStack(stack).findInfo('*', Match.anyValue())).toEqual([]);
+  });
 
-    stack = new Stack(new App(), 'Ireland', { env: { account: '123456789012', region: 'eu-west-1' } });
-    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
-    const files = new SharedFileSystem(stack, 'Files', { vpc });
-    files.addMonitoring('UsEast1');
-    files.addMonitoring('Priced', { pricing: prices });
-    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('us-east-1 prices'));
-    expect(warnings.map((w) => w.id)).toEqual(['/Ireland/Files/UsEast1']);
-    expect(warnings[0].entry.data).toMatch(/but the stack is in eu-west-1: pass pricing: EfsPricing.custom/);
+  test('a stack in a China Region (no Price List there) gets billed usage without dollars, and nothing --strict fails on', () => {
+    stackIn('cn-north-1');
+    monitored(efs.ThroughputMode.ELASTIC);
+    expectNothingStrictFailsOn();
+    const infos = Annotations.fromStack(stack).findInfo('*', Match.stringLikeRegexp('no EFS list prices are known for cn-north-1'));
+    expect(infos.map((i) => i.id)).toEqual(['/Elsewhere/Files/Monitoring']);
+    expect(spendNote()).toMatch(/^\*\*Spend\*\*: no EFS list prices are known for cn-north-1, so this row shows what is billed, without dollars\./);
+    // No dollars anywhere: no USD graph, no us-east-1 price in any expression, no budget alarm, no lookup.
+    expect(titles().filter((t) => /Spend|Data access|Storage billed|MeteredIOBytes/.test(t!)))
+      .toEqual(['Data access billed (GB/hour)', 'Storage billed by class (GB)', 'MeteredIOBytes per hour and band']);
+    expect(JSON.stringify(widgets())).not.toMatch(/USD|\*0\.3\*|\*0\.06\//);
+    expect(Object.keys(alarms()).filter((id) => id.includes('DailySpend'))).toEqual([]);
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitEfsPrices', 0);
+    // In 5 minutes: 0.25 GiB of data and 0.05 GiB of metadata read is 0.3 GB, 3.6 GB an hour; 0.5 + 0.1 GiB written, 7.2 GB an hour.
+    const fiveMinutes = { dataread_bytes: [0.25 * GiB], metadataread_bytes: [0.05 * GiB], datawrite_bytes: [0.5 * GiB], metadatawrite_bytes: [0.1 * GiB] };
+    expect(line('Data access billed (GB/hour)', 'Reads, data and metadata (GB/hour)', fiveMinutes)[0]).toBeCloseTo(3.6, 10);
+    expect(line('Data access billed (GB/hour)', 'Writes, data and metadata (GB/hour)', fiveMinutes)[0]).toBeCloseTo(7.2, 10);
+    // IA bills each file as 128 KiB at least: its size overhead counts.
+    const stored = { standard_bytes: [10 * GiB], ia_bytes: [90 * GiB], iasizeoverhead_bytes: [10 * GiB], archive_bytes: [NaN], archivesizeoverhead_bytes: [NaN] };
+    expect(line('Storage billed by class (GB)', 'Standard storage (GB)', stored)[0]).toBeCloseTo(10, 10);
+    expect(line('Storage billed by class (GB)', 'IA storage (GB)', stored)[0]).toBeCloseTo(100, 10);
+    expect(line('Storage billed by class (GB)', 'Archive storage (GB)', stored)[0]).toBe(0);
+  });
+
+  test('without prices, Provisioned shows the MiB/s it is billed for and Bursting only storage', () => {
+    stackIn('cn-northwest-1');
+    monitored(efs.ThroughputMode.PROVISIONED);
+    // 100 MiB/s provisioned; 1024 GiB of Standard includes 50 MiB/s.
+    expect(line('Provisioned throughput billed (MiB/s)', 'Provisioned above the included baseline (MiB/s)', { standard_bytes: [1024 * GiB] })[0]).toBeCloseTo(50, 10);
+    stackIn('cn-northwest-1');
+    monitored(efs.ThroughputMode.BURSTING);
+    expect(titles().filter((t) => /billed/.test(t!))).toEqual(['Storage billed by class (GB)']);
+    // (SharedFileSystem warns about Bursting itself; the monitoring adds nothing --strict fails on.)
+    expect(Annotations.fromStack(stack).findWarning('/Elsewhere/Files/Monitoring', Match.anyValue())).toEqual([]);
+  });
+
+  test('prices given are used in any Region, without an annotation or a lookup', () => {
+    stackIn('eu-west-1');
+    monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(250) }, { pricing: prices });
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(24, 8);
+    expect(spendNote()).toContain('estimated at test prices. ');
+    expect(Annotations.fromStack(stack).findInfo('*', Match.anyValue())).toEqual([]);
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitEfsPrices', 0);
+    expectNothingStrictFailsOn();
+  });
+
+  test('fails when a daily spend limit is set in a Region without any known prices and no pricing is given', () => {
+    stackIn('cn-north-1');
+    expect(() => monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(25) })).toThrow(
+      "FileSystemMonitoring(Elsewhere/Files/Monitoring): dailySpendLimit needs prices, and none are known for cn-north-1 (the AWS Price List cannot be called from the aws-cn partition): "
+      + "give pricing: EfsPricing.custom({...}) with cn-north-1's, got dailySpendLimit $25 and no pricing.");
+  });
+
+  describe('prices looked up at deploy time (a Region without shipped prices)', () => {
+    const lookupId = () => Object.keys(Template.fromStack(stack).findResources('Custom::CdkEfsKitEfsPrices'))[0];
+    /** `value` with each Fn::GetAtt of the lookup replaced by `data`'s attribute, and each Fn::Join of strings joined, as CloudFormation does at deploy. */
+    function deployed(value: any, data: Record<string, string>): any {
+      if (Array.isArray(value)) return value.map((v) => deployed(v, data));
+      if (value === null || typeof value !== 'object') return value;
+      const att = value['Fn::GetAtt'];
+      if (att && att[0] === lookupId()) return data[att[1]];
+      const resolved = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deployed(v, data)]));
+      const join = resolved['Fn::Join'];
+      return join && join[1].every((p: unknown) => typeof p === 'string') ? join[1].join(join[0]) : resolved;
+    }
+
+    test('eu-west-1: the lookup (pricing:GetProducts on *, acknowledged), the spend row\'s expressions on its attributes, a budget alarm, and nothing --strict fails on', () => {
+      stackIn('eu-west-1');
+      monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(25) });
+      expectNothingStrictFailsOn();
+      const infos = Annotations.fromStack(stack).findInfo('/Elsewhere/Files/Monitoring', Match.stringLikeRegexp('looked up in the AWS Price List at deploy time'));
+      expect(infos).toHaveLength(1);
+      const template = Template.fromStack(stack);
+      template.resourceCountIs('Custom::CdkEfsKitEfsPrices', 1);
+      template.hasResourceProperties('Custom::CdkEfsKitEfsPrices', {
+        Region: 'eu-west-1', Fields: Object.keys(TEST_PRICES).filter((k) => k !== 'label').join(','), FiltersVersion: '1',
+      });
+      template.hasResourceProperties('AWS::IAM::Policy', {
+        PolicyDocument: { Statement: [{ Action: 'pricing:GetProducts', Effect: 'Allow', Resource: '*' }] },
+      });
+      const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+      for (const field of ['elasticReadPerGb', 'elasticWritePerGb', 'standardStoragePerGbMonth', 'iaStoragePerGbMonth', 'archiveStoragePerGbMonth', 'Missing', 'EffectiveDate']) {
+        expect(body).toContain(JSON.stringify({ 'Fn::GetAtt': [lookupId(), field] }));
+      }
+      expect(JSON.stringify(alarm('DailySpend'))).toContain(JSON.stringify({ 'Fn::GetAtt': [lookupId(), 'elasticWritePerGb'] }));
+      expect(titles().filter((t) => /USD|billed/.test(t!)))
+        .toEqual(['Data access spend (USD/hour)', 'Spend per day (USD/day)', 'Data access billed (GB/hour)', 'Storage billed by class (GB)']);
+      expect(spendNote()).toContain('**Spend**, estimated at eu-west-1 list prices from the AWS Price List, looked up at deploy time. Effective TOKEN. '
+        + 'Not in the Price List for the Region, so counted as $0 (the billed usage graphs show their part): TOKEN. ');
+    });
+
+    test('what the lookup answers, put in the template\'s tokens, is what the spend row and the budget alarm compute with', async () => {
+      const standIn = await startPricingStandIn(efsCatalog('eu-west-1', 'EU', { oneZone: false }));
+      try {
+        const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
+        stackIn('eu-west-1');
+        monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(25) });
+        const properties = Object.values(Template.fromStack(stack).findResources('Custom::CdkEfsKitEfsPrices'))[0].Properties;
+        const { Data } = await lookUp({ RequestType: 'Create', ResourceProperties: properties }, { getProducts: (a) => getProducts(a, { url: standIn.url, credentials }, 1) });
+        // 730 GB for a day at $0.33 a GB-month; a GB read per hour at $0.035.
+        expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] }, Data)[0]).toBeCloseTo(24 * 0.33, 8);
+        expect(line('Data access spend (USD/hour)', 'Data reads (USD/hour)', { dataread_bytes: [GiB / 12] }, Data)[0]).toBeCloseTo(0.035, 10);
+        expect(widgets(Data).map((w) => w.properties.markdown ?? '').find((m) => m.startsWith('**Spend**')))
+          .toContain('Effective 2026-11-01. Not in the Price List for the Region, so counted as $0 (the billed usage graphs show their part): oneZoneStoragePerGbMonth, oneZoneIaStoragePerGbMonth. ');
+        // Writing 150 GB an hour at $0.07 is $252 a day: above the $25 budget in 2 of 3 hours trips it.
+        const budget = deployed(alarm('DailySpend'), Data!) as AlarmProperties;
+        const ids = ['dataread_bytes', 'metadataread_bytes', 'metadatawrite_bytes', 'standard_bytes', 'ia_bytes', 'iasizeoverhead_bytes', 'archive_bytes', 'archivesizeoverhead_bytes'];
+        const hour = (gb: number) => ({ 'id:datawrite_bytes': [gb * GiB, gb * GiB, 0], ...Object.fromEntries(ids.map((id) => [`id:${id}`, [0, 0, 0]])) });
+        expect(alarmFires(budget, hour(150))).toBe(true);
+        expect(alarmFires(budget, hour(1))).toBe(false);
+      } finally {
+        await standIn.close();
+      }
+    });
+
+    test('two monitored file systems in a stack share one lookup', () => {
+      stackIn('ap-south-2');
+      monitored(efs.ThroughputMode.ELASTIC);
+      new SharedFileSystem(stack, 'Other', { vpc }).addMonitoring('Monitoring');
+      Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitEfsPrices', 1);
+      expectNothingStrictFailsOn();
+    });
+
+    test('cdk-nag and cfn-lint clean, the lookup included', () => {
+      stackIn('eu-west-1');
+      monitored(efs.ThroughputMode.PROVISIONED, { dailySpendLimit: AlarmThreshold.usd(25) });
+      expect(nagErrors(stack).filter((e) => !/Vpc/.test(e))).toEqual([]);
+      expect(cfnLintErrors(Template.fromStack(stack).toJSON())).toEqual([]);
+    });
+  });
+
+  test('an environment-agnostic stack keeps us-east-1 prices, says so in the row, and has nothing --strict fails on', () => {
+    stackIn(undefined);
+    monitored(efs.ThroughputMode.ELASTIC);
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] })[0]).toBeCloseTo(24 * EfsPricing.US_EAST_1.standardStoragePerGbMonth, 8);
+    expect(spendNote()).toContain("estimated at us-east-1 list prices, Regional, checked 2026-11-24 (the stack's Region is not known at synth).");
+    expectNothingStrictFailsOn();
+  });
+
+  test('an imported file system without oneZone is priced as Regional, and the row says it assumed so', () => {
+    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0',
+      securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    new FileSystemMonitoring(stack, 'Legacy', { fileSystem: imported, throughputMode: efs.ThroughputMode.ELASTIC, pricing: prices });
+    // Regional Standard: $73 a GB-month, $2.40 a day (One Zone's would be $1.20).
+    expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [10 * GiB] })[0]).toBeCloseTo(24, 8);
+    expect(spendNote()).toContain('Storage at Regional prices: oneZone was not given, so the file system is taken as Regional (the common case); give oneZone: true for a One Zone one.');
+    expectNothingStrictFailsOn();
   });
 
   test('alarms by throughput mode: the anomaly alarm on by default for Elastic only, the budget off until given, both in the spend composite and not in the unhealthy one', () => {
