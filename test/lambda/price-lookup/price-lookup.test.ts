@@ -22,7 +22,7 @@ afterEach(async () => { await standIn?.close(); standIn = undefined; });
 
 const event = (RequestType: PriceLookupEvent['RequestType'], Region = 'eu-west-1', PhysicalResourceId?: string): PriceLookupEvent =>
   ({ RequestType, PhysicalResourceId, ResourceProperties: { Region, Fields: FIELDS, FiltersVersion: FILTERS_VERSION } });
-const deps = (url: string) => ({ getProducts: (attributes: Record<string, string>) => getProducts(attributes, { url, credentials }, 1) });
+const deps = (url: string) => ({ getProducts: (attributes: Record<string, string>) => getProducts(attributes, { url, credentials }) });
 
 test('the filters cover every EfsPricing price', () => {
   expect(Object.keys(PRICE_FILTERS).sort()).toEqual(Object.keys(TEST_PRICES).filter((k) => k !== 'label').sort());
@@ -72,7 +72,7 @@ test('a Price List that refuses (no permission) leaves every price unknown and s
   const result = await onEvent(event('Create'), deps(standIn.url));
   expect(result.Data).toEqual({
     ...Object.fromEntries(Object.keys(CATALOG_PRICES).map((f) => [f, '0'])),
-    Missing: 'all (the AWS Price List could not be read: GetProducts failed (HTTP 400): AccessDeniedException not authorized to perform pricing:GetProducts)',
+    Missing: 'all (the AWS Price List could not be read: GetProducts failed: AccessDeniedException: not authorized to perform pricing:GetProducts)',
     EffectiveDate: 'unknown',
   });
 });

@@ -561,7 +561,7 @@ describe('spend', () => {
         stackIn('eu-west-1');
         monitored(efs.ThroughputMode.ELASTIC, { dailySpendLimit: AlarmThreshold.usd(25) });
         const properties = Object.values(Template.fromStack(stack).findResources('Custom::CdkEfsKitEfsPrices'))[0].Properties;
-        const { Data } = await lookUp({ RequestType: 'Create', ResourceProperties: properties }, { getProducts: (a) => getProducts(a, { url: standIn.url, credentials }, 1) });
+        const { Data } = await lookUp({ RequestType: 'Create', ResourceProperties: properties }, { getProducts: (a) => getProducts(a, { url: standIn.url, credentials }) });
         // 730 GB for a day at $0.33 a GB-month; a GB read per hour at $0.035.
         expect(line('Spend per day (USD/day)', 'Standard storage (USD/day)', { standard_bytes: [730 * GiB] }, Data)[0]).toBeCloseTo(24 * 0.33, 8);
         expect(line('Data access spend (USD/hour)', 'Data reads (USD/hour)', { dataread_bytes: [GiB / 12] }, Data)[0]).toBeCloseTo(0.035, 10);
