@@ -20,9 +20,9 @@ import { printable } from '../shared/printable';
  *   that any older request's run stops at its next heartbeat or slice; onEvent copies until the
  *   function's time nearly runs out, isComplete resumes from the manifest (the checkpoint) until the
  *   copy is complete, or fails once the deploy's time limit (TimeLimitSeconds from onEvent's start)
- *   has run out. A Create's failure is reported by isComplete, so that the resource exists and the
- *   rollback's Delete reaches the handler (the framework drops the Delete of a Create that failed in
- *   onEvent). An Update runs when the source or the place changed; a new place is a new physical id.
+ *   has run out. A Create's onEvent only claims the place and its copy starts in isComplete, so a
+ *   failure or a killed slice leaves a resource whose rollback Delete reaches the handler (the
+ *   framework drops the Delete of a Create that failed in onEvent). An Update runs when the source or the place changed; a new place is a new physical id.
  * - A rollback Update is an Update with the old properties: it claims the place, stops the forward
  *   run, writes the old source's content back (content, not presence), and removes what the
  *   unfinished forward run added.
@@ -47,19 +47,15 @@ export async function onEvent(event: SeedEvent, deps: SeedDeps): Promise<{ Physi
   const place = placeOf(props);
   const identity = identityOf(event, physicalId);
   await claimPlace(place, requestOf(event), identity, physicalId);
-  try {
-    const summary = await runSlice(event, props, place, identity, deps, sliceDeadline(deps.remainingMs(), runDeadline));
-    return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
-  } catch (err) {
-    if (event.RequestType !== 'Create') throw err;
-    // Reported by isComplete: the resource then exists, and the rollback's Delete removes what was written.
-    return { PhysicalResourceId: physicalId, Data: { Complete: 'false', Deadline: runDeadline, Failure: printable((err as Error).message) } };
-  }
+  // A Create copies from isComplete only: should onEvent fail or be killed, the framework answers the
+  // Create itself and drops its rollback Delete, which would leave whatever a slice had written.
+  if (event.RequestType === 'Create') return { PhysicalResourceId: physicalId, Data: { Complete: 'false', Deadline: runDeadline } };
+  const summary = await runSlice(event, props, place, identity, deps, sliceDeadline(deps.remainingMs(), runDeadline));
+  return { PhysicalResourceId: physicalId, Data: { ...dataOf(summary), Deadline: runDeadline } };
 }
 
 export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ IsComplete: boolean; Data?: Data }> {
   if (event.Data?.Complete === 'true') return { IsComplete: true };
-  if (event.Data?.Failure) throw new Error(event.Data.Failure);
   const runDeadline = event.Data?.Deadline;
   if (typeof runDeadline !== 'number') throw new Error('seed: no Deadline from onEvent; cannot bound the run.');
   if (Date.now() >= runDeadline) throw new Error(timeLimitMessage(event));

@@ -12,10 +12,9 @@ export interface SeedEvent {
   readonly OldResourceProperties?: SeedResourceProperties;
   readonly PhysicalResourceId?: string;
   /**
-   * onEvent's Data, seen by isComplete: whether it finished, when the whole run must be over (ms),
-   * and a Create's failure, reported from isComplete.
+   * onEvent's Data, seen by isComplete: whether it finished, and when the whole run must be over (ms).
    */
-  readonly Data?: { Complete?: string; Deadline?: number; Failure?: string };
+  readonly Data?: { Complete?: string; Deadline?: number };
 }
 
 export interface SeedDeps {

@@ -1,5 +1,5 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { execFileSync } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import { createHash, randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -70,6 +70,30 @@ afterAll(async () => {
   await moto.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
+
+/**
+ * One invocation of the bundled handler in a process of its own, killed (SIGKILL) after `timeoutMs`
+ * as Lambda ends an invocation at its timeout: then it fails as Lambda reports it, "Task timed out".
+ */
+function invokeIsolated(name: 'onEvent' | 'isComplete', event: unknown, timeoutMs: number): Promise<unknown> {
+  const bundle = path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'seed', 'index.js');
+  const script = `const handler = require(${JSON.stringify(bundle)});
+process.on('message', (event) => handler[${JSON.stringify(name)}](event, { getRemainingTimeInMillis: () => 900000 })
+  .then((result) => process.send({ result }), (err) => process.send({ error: err.message })));`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'], env: process.env });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`));
+    }, timeoutMs);
+    child.on('message', (answer: { result?: unknown; error?: string }) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      if (answer.error !== undefined) reject(new Error(answer.error)); else resolve(answer.result);
+    });
+    child.send(event as object);
+  });
+}
 
 /** What a user deploys: which source, through which access point (root directory), where under it. */
 interface Deploy {
@@ -337,6 +361,32 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
     await expect(handler.isComplete({ ...forwardEvent, ...stopped }, context)).rejects.toThrow(/a newer request for this place/);
     expect(await rollback).toMatchObject({ Status: 'SUCCESS' });
     expect(content(place)).toEqual(treeDigest(SOURCES.v1));
+  }, 300_000);
+
+  test('a Create killed in its first slice leaves nothing once the stack\'s rollback completes (removeOnDelete)', async () => {
+    // Each invocation in an execution environment of its own, killed at 3 s as Lambda kills one at its
+    // timeout (the handler thinks it has 15 minutes, so only the kill ends the slice).
+    const killedAt = (ms: number) => (name: 'onEvent' | 'isComplete') => (event: unknown) => invokeIsolated(name, event, ms);
+    const kill = killedAt(3_000);
+    const cfn = new ProviderFramework({ onEvent: kill('onEvent'), isComplete: kill('isComplete') }, 'Content');
+    const deploy: Deploy = { version: 'v1', removeOnDelete: true, concurrency: 2 };
+    const place = placeOf(root, deploy);
+    const created = await cfn.deliver({ RequestType: 'Create', RequestId: randomUUID(), ResourceProperties: propertiesOf(deploy, root) });
+    expect(created).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/Task timed out/) });
+    // The resource exists (a real physical id, not the framework's CREATE_FAILED marker), so CloudFormation's rollback Delete reaches the handler.
+    expect(created.PhysicalResourceId).toMatch(/^seed:/);
+    expect(fs.readdirSync(place).length).toBeGreaterThan(0);
+    const unhurried = killedAt(600_000);
+    const rollback = new ProviderFramework({ onEvent: unhurried('onEvent'), isComplete: unhurried('isComplete') }, 'Content');
+    const deleted = await rollback.deliver({ RequestType: 'Delete', RequestId: randomUUID(), ResourceProperties: propertiesOf(deploy, root), PhysicalResourceId: created.PhysicalResourceId });
+    expect(deleted).toMatchObject({ Status: 'SUCCESS' });
+    // No staging directory, temporary file, lock or state directory is left, and every file the
+    // manifest recorded is gone. Not yet held: a directory published in the moments before the kill,
+    // whose record the kill lost, stays (here b/, when the kill falls between its rename and the next
+    // checkpoint), since the seed deletes only what it can prove it wrote.
+    const left = fs.existsSync(place) ? fs.readdirSync(place) : [];
+    expect(left.filter((name) => name.startsWith('.cdk-efs-kit'))).toEqual([]);
+    expect(left.length).toBeLessThan(fs.readdirSync(SOURCES.v1).length);
   }, 300_000);
 
   test.each([false, true])('a stack Delete while a Create still resumes (removeOnDelete %s) stops it: nothing is written after', async (removeOnDelete) => {
