@@ -140,7 +140,7 @@ describe('runDoctor on a client with an amazon-efs-utils mount (mountinfo and st
     useCredentials(await roleSession(role, ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'], true));
     const aws = await readAwsFacts(efs.fileSystemId, accessPointId, { region: REGION, endpoint: moto.endpoint });
     const report = await runDoctor({ fileSystemId: efs.fileSystemId, region: REGION, accessPointId }, deps(efsUtilsMount(efs.fileSystemId, { accessPoint: accessPointId }), { aws }));
-    console.log(`doctor, healthy mount (sample output for the README):\n${renderDoctorReport(report)}`);
+    console.log(`doctor, healthy mount (sample output for the README):\n${renderDoctorReport(report, { width: 100, markdown: false })}`);
     expect(statusOf(report)).toEqual([
       'pass file-system', 'pass dns-file-system', 'pass dns-mount-target', 'pass dns-mount-target', 'pass tcp-2049', 'pass tcp-2049',
       'pass mount', 'pass mount-options', 'pass encryption-in-transit', 'pass efs-utils', 'pass file-system-policy',
@@ -170,7 +170,7 @@ describe('runDoctor on a client with an amazon-efs-utils mount (mountinfo and st
     const aws = await readAwsFacts(efs.fileSystemId, undefined, { region: REGION, endpoint: moto.endpoint });
     const mountinfo = efsUtilsMount(efs.fileSystemId, { pid: 2 ** 22 + 1 }); // above Linux's pid_max: no such process
     const report = await runDoctor({ fileSystemId: efs.fileSystemId, region: REGION }, deps(mountinfo, { aws }));
-    console.log(`doctor, failing mount (sample output for the README):\n${renderDoctorReport(report)}`);
+    console.log(`doctor, failing mount (sample output for the README):\n${renderDoctorReport(report, { width: 100, markdown: false })}`);
     const failed = report.checks.filter((c) => c.status === 'fail');
     const zoneB = `us-east-1b.${fsName(efs.fileSystemId)}`;
     expect(failed.map((c) => c.detail)).toEqual([
