@@ -7,5 +7,5 @@ export function renderDoctorReport(report: DoctorReport, layout: TextLayout): st
   const { pass, warn, fail, skip } = report.counts;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const summary = `${report.fileSystemId} (${report.region ?? 'no Region given'}): ${pass} passed, ${plural(warn, 'warning')}, ${fail} failed, ${skip} skipped, in ${report.seconds.toFixed(1)} s`;
-  return [...checkLines(report.checks, layout), ...(layout.markdown ? [''] : []), ...paragraph(summary, layout)].join('\n');
+  return [...checkLines(report.checks, layout), ...(layout.markdown ? [''] : []), ...paragraph(summary, layout, '', '  ')].join('\n');
 }

@@ -29,7 +29,8 @@ export function outputLayout(options: { markdown?: boolean } = {}): TextLayout {
 
 /**
  * `text` in lines of at most `width` characters, broken at spaces (and, where `hyphens`, after a
- * hyphen inside a word, as in write-64KiB-file); a word longer than a whole line is cut.
+ * hyphen inside a word, as in write-64KiB-file); a word longer than a whole line is cut, after a
+ * comma or a slash where it has one.
  */
 export function wrapText(text: string, width: number, options: { hyphens?: boolean } = {}): string[] {
   const lines: string[] = [];
@@ -43,8 +44,10 @@ export function wrapText(text: string, width: number, options: { hyphens?: boole
     if (line !== '') lines.push(line);
     line = piece;
     while (line.length > width) {
-      lines.push(line.slice(0, width));
-      line = line.slice(width);
+      // A word wider than the line (a list of options, a path): cut after a comma or a slash where it has one.
+      const cut = Math.max(line.lastIndexOf(',', width - 1), line.lastIndexOf('/', width - 1)) + 1 || width;
+      lines.push(line.slice(0, cut));
+      line = line.slice(cut);
     }
   }
   lines.push(line);

@@ -31,11 +31,15 @@ export function renderTable(columns: TableColumn[], rows: string[][], layout: Te
   return [...header, widths.map((w) => '-'.repeat(w)).join(GAP), ...rows.flatMap((row) => block(row, columns, widths))];
 }
 
-/** Each column's width: as wide as its widest cell where all fit, else shared out; undefined where even the narrowest do not fit. */
+/**
+ * Each column's width: as wide as its widest cell where all fit; else, from the narrowest they can
+ * be (their longest words), the room goes where it saves most wrapped lines. Undefined where not
+ * even the narrowest fit.
+ */
 function columnWidths(columns: TableColumn[], rows: string[][], width: number): number[] | undefined {
-  const cells = (i: number) => [columns[i].header, ...rows.map((r) => r[i] ?? '')];
-  const natural = columns.map((_, i) => Math.max(...cells(i).map((c) => c.length)));
-  const narrowest = columns.map((c, i) => Math.max(...cells(i).map((cell) => {
+  const cells = columns.map((c, i) => [c.header, ...rows.map((r) => r[i] ?? '')]);
+  const natural = cells.map((column) => Math.max(...column.map((cell) => cell.length)));
+  const narrowest = columns.map((c, i) => Math.max(...cells[i].map((cell) => {
     const longest = longestPiece(cell, c.align === 'left');
     return c.align === 'left' ? Math.min(longest, LONGEST_UNCUT_WORD) : longest;
   })));
@@ -43,17 +47,27 @@ function columnWidths(columns: TableColumn[], rows: string[][], width: number): 
   const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
   if (sum(natural) <= room) return natural;
   if (sum(narrowest) > room) return undefined;
-  // Fair shares of the spare room, the columns that need least first: a column short of its
-  // natural width by less than its share gets all it needs, and the rest go round again.
+  const linesAt = (i: number, w: number) => sum(cells[i].map((cell) => wrapText(cell, w, { hyphens: columns[i].align === 'left' }).length));
   const widths = [...narrowest];
   let spare = room - sum(narrowest);
-  const needy = columns.map((_, i) => i).sort((a, b) => (natural[a] - narrowest[a]) - (natural[b] - narrowest[b]));
-  needy.forEach((i, k) => {
-    const give = Math.min(natural[i] - narrowest[i], Math.floor(spare / (needy.length - k)));
-    widths[i] += give;
-    spare -= give;
-  });
-  return widths;
+  // Greedily: the widening that saves the most lines per character, until none saves any.
+  for (;;) {
+    let best: { column: number; width: number; score: number } | undefined;
+    widths.forEach((current, i) => {
+      const lines = linesAt(i, current);
+      for (let w = current + 1; w <= Math.min(natural[i], current + spare); w++) {
+        const saved = lines - linesAt(i, w);
+        if (saved > 0) {
+          const score = saved / (w - current);
+          if (!best || score > best.score) best = { column: i, width: w, score };
+          break;
+        }
+      }
+    });
+    if (!best) return widths;
+    spare -= best.width - widths[best.column];
+    widths[best.column] = best.width;
+  }
 }
 
 /** One row (or the header): each cell wrapped to its column, padded, as many lines as its tallest cell. */

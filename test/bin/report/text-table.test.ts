@@ -56,6 +56,11 @@ describe('wrapping', () => {
     expect(wrapText('write-64KiB-file now', 12, { hyphens: true })).toEqual(['write-64KiB-', 'file now']);
   });
 
+  test('cuts a word wider than the line after a comma or a slash where it has one', () => {
+    expect(wrapText('options vers=4.1,rsize=1048576,hard', 20)).toEqual(['options', 'vers=4.1,', 'rsize=1048576,hard']);
+    expect(wrapText('abcdefghijklmnopqrstuvwxyz', 10)).toEqual(['abcdefghij', 'klmnopqrst', 'uvwxyz']);
+  });
+
   test('never breaks a negative figure or a date at its hyphen', () => {
     expect(wrapText('down -12.5% since 2026-11-24', 11, { hyphens: true })).toEqual(['down -12.5%', 'since', '2026-11-24']);
   });
