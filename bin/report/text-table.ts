@@ -33,8 +33,9 @@ export function renderTable(columns: TableColumn[], rows: string[][], layout: Te
 
 /**
  * Each column's width: as wide as its widest cell where all fit; else, from the narrowest they can
- * be (their longest words), the room goes where it saves most wrapped lines. Undefined where not
- * even the narrowest fit.
+ * be (their longest words), whichever of two ways to share the room makes the table shorter: the
+ * widest columns cut down to one level, or room given where it saves most wrapped lines.
+ * Undefined where not even the narrowest fit.
  */
 function columnWidths(columns: TableColumn[], rows: string[][], width: number): number[] | undefined {
   const cells = columns.map((c, i) => [c.header, ...rows.map((r) => r[i] ?? '')]);
@@ -44,19 +45,37 @@ function columnWidths(columns: TableColumn[], rows: string[][], width: number): 
     return c.align === 'left' ? Math.min(longest, LONGEST_UNCUT_WORD) : longest;
   })));
   const room = width - GAP.length * (columns.length - 1);
-  const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
   if (sum(natural) <= room) return natural;
   if (sum(narrowest) > room) return undefined;
-  const linesAt = (i: number, w: number) => sum(cells[i].map((cell) => wrapText(cell, w, { hyphens: columns[i].align === 'left' }).length));
+  const linesOf = (i: number, w: number) => cells[i].map((cell) => wrapText(cell, w, { hyphens: columns[i].align === 'left' }).length);
+  const height = (ws: number[]) => {
+    const lines = ws.map((w, i) => linesOf(i, w));
+    return cells[0].reduce((total, _, r) => total + Math.max(...lines.map((l) => l[r])), 0);
+  };
+  const [levelled, greedy] = [cutToLevel(narrowest, natural, room), widenWhereItSaves(narrowest, natural, room, linesOf)];
+  return height(levelled) < height(greedy) ? levelled : greedy;
+}
+
+const sum = (ws: number[]) => ws.reduce((a, b) => a + b, 0);
+
+/** The widest columns cut to the highest common width the room allows (never below their narrowest). */
+function cutToLevel(narrowest: number[], natural: number[], room: number): number[] {
+  const at = (level: number) => natural.map((n, i) => Math.max(narrowest[i], Math.min(n, level)));
+  let level = Math.max(...natural);
+  while (level > 0 && sum(at(level)) > room) level--;
+  return at(level);
+}
+
+/** From the narrowest, room given greedily where it saves the most wrapped lines per character, until none saves any. */
+function widenWhereItSaves(narrowest: number[], natural: number[], room: number, linesOf: (i: number, w: number) => number[]): number[] {
   const widths = [...narrowest];
   let spare = room - sum(narrowest);
-  // Greedily: the widening that saves the most lines per character, until none saves any.
   for (;;) {
     let best: { column: number; width: number; score: number } | undefined;
     widths.forEach((current, i) => {
-      const lines = linesAt(i, current);
+      const lines = sum(linesOf(i, current));
       for (let w = current + 1; w <= Math.min(natural[i], current + spare); w++) {
-        const saved = lines - linesAt(i, w);
+        const saved = lines - sum(linesOf(i, w));
         if (saved > 0) {
           const score = saved / (w - current);
           if (!best || score > best.score) best = { column: i, width: w, score };
