@@ -61,7 +61,7 @@ export function paragraph(text: string, layout: TextLayout, first = '', rest = f
   return wrapText(text, inner).map((line, i) => `${i === 0 ? first : rest}${line}`.trimEnd());
 }
 
-/** Narrower than this, text after an indent becomes unreadable: the indent gives way. */
+/** The narrowest text after an indent: on a terminal narrower than indent + this, lines run past its edge rather than one word a line. */
 const MIN_TEXT_WIDTH = 20;
 
 /** The longest piece `text` cannot be broken inside (see wrapText). */
