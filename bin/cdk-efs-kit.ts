@@ -8,6 +8,7 @@ import * as doctor from './commands/doctor';
 import * as probe from './commands/probe';
 import * as seed from './commands/seed';
 import { exitCodeFor } from './exit-codes';
+import { HELP } from './help-defaults';
 import { printable } from '../lambda/shared/printable';
 
 /** The `cdk-efs-kit` command line: the same engines the constructs deploy, run on any mount. */
@@ -15,7 +16,8 @@ export function buildProgram(): Command {
   const program = new Command('cdk-efs-kit')
     .description('Fast, safe and observable Amazon EFS: seed, probe and compare file systems from any machine, and advise on what they cost.')
     .version(packageVersion())
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .configureHelp(HELP);
   seed.register(program);
   probe.register(program);
   compare.register(program);

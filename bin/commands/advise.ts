@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import { Command } from 'commander';
 import { EfsPricing, EfsPricingProps } from '../../lib/cost/efs-pricing';
+import { jsonOption, markdownOption, OutputOptions } from '../output-options';
+import { outputLayout } from '../report/text-layout';
 
 /** CloudWatch keeps 1-minute data for 15 days; the window stays inside it. */
 const MAX_DAYS = 14;
@@ -18,7 +20,8 @@ export function register(program: Command): void {
     .option('--prices <file>', 'JSON price list with the fields of EfsPricing.custom, for another Region or negotiated rates (default: us-east-1 list prices)')
     .option('--one-zone', 'price storage as One Zone')
     .option('--cold-percent <n>', 'for a file system with no IA data yet: the share of it an IA lifecycle would move, %', '80')
-    .option('--json', 'print the advice as JSON instead of a table')
+    .addOption(jsonOption('the advice'))
+    .addOption(markdownOption())
     .option('--html <file>', 'also write a self-contained HTML report')
     .addHelpText('after', `
 Examples:
@@ -32,12 +35,12 @@ Examples:
       const { advise } = await import('../advise/advice');
       const usage = await readUsage(fileSystemId, input.start, input.end, { region: opts.region, profile: opts.profile, endpoint: opts.endpoint });
       const advice = advise(usage, { pricing: input.pricing, oneZone: opts.oneZone === true, coldPercent: input.coldPercent });
-      console.log(opts.json ? JSON.stringify(advice, null, 2) : (await import('../report/advice-table')).renderAdviceTable(advice));
+      console.log(opts.json ? JSON.stringify(advice, null, 2) : (await import('../report/advice-table')).renderAdviceTable(advice, outputLayout(opts)));
       if (opts.html) fs.writeFileSync(opts.html, (await import('../report/advice-html')).renderAdviceHtml(advice));
     });
 }
 
-interface AdviseCliOptions {
+interface AdviseCliOptions extends OutputOptions {
   days: string;
   end?: string;
   region?: string;
@@ -46,7 +49,6 @@ interface AdviseCliOptions {
   prices?: string;
   oneZone?: boolean;
   coldPercent: string;
-  json?: boolean;
   html?: string;
 }
 

@@ -4,6 +4,8 @@ import { Command } from 'commander';
 import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lib/file-system/contract/efs-names';
 import { MOUNTINFO } from '../../lambda/shared/mount-checks/mountinfo';
 import { processIdentity } from '../../lambda/shared/mount-checks/posix-identity';
+import { jsonOption, markdownOption, OutputOptions } from '../output-options';
+import { outputLayout } from '../report/text-layout';
 
 /** `cdk-efs-kit doctor fs-…`: why a mount fails, or proof that it works, one check per line. */
 export function register(program: Command): void {
@@ -16,8 +18,9 @@ export function register(program: Command): void {
     .option('--profile <name>', 'named profile of the AWS config files (default: AWS_PROFILE)')
     .option('--endpoint <url>', 'endpoint for every AWS call, e.g. a local test server')
     .option('--dns-server <ip[:port]>', 'ask this DNS server instead of the system\'s, e.g. the VPC resolver 169.254.169.253 (repeatable)', collect, [])
-    .option('--no-aws', 'run only the checks that need no AWS credentials')
-    .option('--json', 'print the checks as JSON')
+    .option('--no-aws', 'run only the checks that need no AWS credentials, nor a Region (without one, the file system\'s DNS name goes unchecked)')
+    .addOption(jsonOption('the checks'))
+    .addOption(markdownOption())
     .addHelpText('after', `
 Checks that need AWS credentials (the mount targets, the file system policy, the access point)
 are skipped, and say so, when there are none.
@@ -37,12 +40,12 @@ Examples:
         mountinfo: () => fs.readFileSync(MOUNTINFO, 'utf8'),
         identity: processIdentity(),
       });
-      console.log(opts.json ? JSON.stringify(report, null, 2) : (await import('../doctor/render')).renderDoctorReport(report));
+      console.log(opts.json ? JSON.stringify(report, null, 2) : (await import('../doctor/render')).renderDoctorReport(report, outputLayout(opts)));
       process.exitCode = report.counts.fail > 0 ? 1 : 0;
     });
 }
 
-interface DoctorCliOptions {
+interface DoctorCliOptions extends OutputOptions {
   accessPoint?: string;
   mountPoint?: string;
   region?: string;
@@ -50,15 +53,14 @@ interface DoctorCliOptions {
   endpoint?: string;
   dnsServer: string[];
   aws: boolean;
-  json?: boolean;
 }
 
 function collect(value: string, into: string[]): string[] {
   return [...into, value];
 }
 
-/** Every option checked before anything runs: a bad one ends the command with one line naming it. Returns the Region. */
-async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise<string> {
+/** Every option checked before anything runs: a bad one ends the command with one line naming it. Returns the Region, if any. */
+async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise<string | undefined> {
   if (!FILE_SYSTEM_ID.test(fileSystemId)) throw new Error(`'${fileSystemId}' is not a file system id: expected fs- and 8 to 40 hex digits, e.g. fs-0123456789abcdef0`);
   if (opts.accessPoint !== undefined && !ACCESS_POINT_ID.test(opts.accessPoint)) {
     throw new Error(`--access-point '${opts.accessPoint}' is not an access point id: expected fsap- and 8 to 40 hex digits`);
@@ -75,13 +77,14 @@ async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise
   if (opts.endpoint !== undefined && !/^https?:\/\/[^/\s]+/.test(opts.endpoint)) throw new Error(`--endpoint must be an http or https URL; got '${opts.endpoint}'`);
   const region = opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION
     ?? (opts.aws ? await (await import('../doctor/aws-facts')).defaultRegion(opts.profile) : undefined);
-  if (!region) throw new Error('no AWS Region: give --region (the file system\'s DNS names contain it), or set AWS_REGION');
-  if (!REGION.test(region)) throw new Error(`--region '${region}' is not a Region name such as us-east-1`);
+  // Without AWS, the Region only names the file system's DNS name: that check says it was skipped.
+  if (!region && opts.aws) throw new Error('no AWS Region: give --region (the file system\'s DNS names contain it), set AWS_REGION, or check without AWS (--no-aws)');
+  if (region !== undefined && !REGION.test(region)) throw new Error(`--region '${region}' is not a Region name such as us-east-1`);
   return region;
 }
 
-async function awsFacts(fileSystemId: string, region: string, opts: DoctorCliOptions) {
-  if (!opts.aws) return { skipped: 'as --no-aws asks' };
+async function awsFacts(fileSystemId: string, region: string | undefined, opts: DoctorCliOptions) {
+  if (!opts.aws || region === undefined) return { skipped: 'as --no-aws asks' };
   const { missingCredentials, readAwsFacts } = await import('../doctor/aws-facts');
   const target = { region, profile: opts.profile, endpoint: opts.endpoint };
   const missing = await missingCredentials(target);

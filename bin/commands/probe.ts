@@ -7,6 +7,8 @@ import type { ProbeRequest } from '../../lib/probe/probe-request';
 import { isRejection, ProbeRejection, ProbeResult } from '../../lambda/probe/result';
 import type { ProbeProgress } from '../../lambda/probe/runner';
 import { packageVersion } from '../../lib/core/package-root';
+import { jsonOption, markdownOption, OutputOptions } from '../output-options';
+import { outputLayout } from '../report/text-layout';
 import { terminalBar } from '../terminal-bar';
 
 /**
@@ -26,19 +28,20 @@ export function register(program: Command): void {
     .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
     .option('--rounds <n>', 'times every scenario runs (the Elastic vs Bursting benchmark ran 5)', integer)
     .option('--pause <seconds>', 'seconds between rounds (that benchmark paused 10)', integer)
-    .option('--max-bytes <n>', `refuse a run that would move more bytes (default ${DEFAULT_MAX_BYTES / 1024 ** 3} GiB)`, integer)
+    .option('--max-bytes <n>', `refuse a run that would move more bytes (default: ${DEFAULT_MAX_BYTES / 1024 ** 3} GiB)`, integer)
     .option('--max-seconds <n>', 'refuse a run estimated to take longer', integer)
     .option('--label <name>', 'a name for this run, shown by compare and the HTML report')
-    .option('--json <file>', 'write the result as JSON (the input of `cdk-efs-kit compare`)')
-    .option('--html <file>', 'write a self-contained HTML report with charts')
+    .addOption(jsonOption('the result (the input of `cdk-efs-kit compare`: redirect it to a file)'))
+    .addOption(markdownOption())
+    .option('--html <file>', 'also write a self-contained HTML report with charts')
     .option('--list', 'list the scenarios, what they reproduce and their parameters')
     .addHelpText('after', `
 Examples:
-  $ cdk-efs-kit probe --dir /mnt/efs --scenarios write-sizes --rounds 5 --pause 10 --label elastic --json elastic.json
+  $ cdk-efs-kit probe --dir /mnt/efs --scenarios write-sizes --rounds 5 --pause 10 --label elastic --json > elastic.json
   $ cdk-efs-kit probe --dir /mnt/efs --scenarios create-files,metadata --set create-files.files=4096
   $ cdk-efs-kit probe --dir /mnt/efs --set write-sizes.sizesBytes=1KiB,1MiB --html report.html
   $ cdk-efs-kit probe --function MyStack-FilesProbeFunction1A2B3C4D --scenarios metadata --region eu-west-1
-  $ cdk-efs-kit probe --function arn:aws:lambda:eu-west-1:123456789012:function:probe --canary --json canary.json`)
+  $ cdk-efs-kit probe --function arn:aws:lambda:eu-west-1:123456789012:function:probe --canary --json > canary.json`)
     .action(async (opts: ProbeCliOptions) => {
       if (opts.list) return printScenarios();
       if (opts.dir && opts.function) throw new Error('--dir and --function: give one, the directory to probe or the deployed probe to invoke');
@@ -50,7 +53,7 @@ Examples:
     });
 }
 
-interface ProbeCliOptions {
+interface ProbeCliOptions extends OutputOptions {
   dir?: string;
   scenarios?: string[];
   set: Record<string, Record<string, unknown>>;
@@ -59,7 +62,6 @@ interface ProbeCliOptions {
   maxBytes?: number;
   maxSeconds?: number;
   label?: string;
-  json?: string;
   html?: string;
   list?: boolean;
   function?: string;
@@ -104,7 +106,7 @@ async function runDeployed(functionName: string, request: ProbeRequest, opts: Pr
   return invokeProbe({ functionName, region: opts.region, profile: opts.profile, endpoint: opts.endpoint }, request);
 }
 
-/** The outcome as tables (and --json, --html), the same for a local run and a deployed probe's; the exit code. */
+/** The outcome as text, JSON or Markdown (and --html), the same for a local run and a deployed probe's; the exit code. */
 async function render(outcome: ProbeResult | ProbeRejection, opts: ProbeCliOptions): Promise<number> {
   if (isRejection(outcome)) {
     console.error(`cdk-efs-kit probe: the request is ${outcome.status}:`);
@@ -115,20 +117,23 @@ async function render(outcome: ProbeResult | ProbeRejection, opts: ProbeCliOptio
   // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
   const { renderResultTables } = await import('../report/result-table');
   const { renderHtmlReport } = await import('../report/html-report');
-  console.log(renderResultTables(outcome));
-  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(outcome, null, 2));
+  console.log(opts.json ? JSON.stringify(outcome, null, 2) : renderResultTables(outcome, outputLayout(opts)));
   if (opts.html) fs.writeFileSync(opts.html, renderHtmlReport([outcome]));
   return outcome.status === 'ok' ? 0 : 1;
 }
 
-/** A bar over the scenario rounds on a terminal; a line per scenario round otherwise. */
+/** A bar over the scenario rounds on a terminal; a line per scenario round otherwise, and one when all are done. */
 async function progressReporter(): Promise<{ update: (p: ProbeProgress) => void; stop: () => void }> {
   if (process.stderr.isTTY) {
     const bar = await terminalBar('probe [{bar}] {value}/{total} | round {round}/{rounds} {scenario}');
     return { update: (p) => bar.update(p.done, p.total, p), stop: bar.stop };
   }
   return {
-    update: (p) => { if (p.phase === 'start') console.error(`probe: round ${p.round}/${p.rounds} ${p.scenario} (${p.done}/${p.total} done)`); },
+    update: (p) => {
+      if (p.phase === 'start') console.error(`probe: round ${p.round}/${p.rounds} ${p.scenario} (${p.done}/${p.total} done)`);
+      // The last line before the tables is the final count, not the last round's start.
+      else if (p.done === p.total) console.error(`probe: ${p.done}/${p.total} done`);
+    },
     stop: () => undefined,
   };
 }

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
 import { DEFAULT_LOCK_WAIT_MS, seed } from '../../lambda/seed/copy';
 import type { SeedProgress, SeedSummary } from '../../lambda/seed/seed-summary';
@@ -19,15 +19,16 @@ export function register(program: Command): void {
     .argument('<source>', 'a directory, s3://bucket/prefix/, or a .zip/.tar/.tar.gz file (local or s3://bucket/key)')
     .argument('<target>', 'the directory to fill, e.g. /mnt/efs/www')
     .option('--concurrency <n>', `files written at once (1-${MAX_CONCURRENCY})`, parseConcurrency, DEFAULT_CONCURRENCY)
-    .option('--workers <n>', 'worker threads that write files, 0 to write on the main thread (default: one per vCPU beyond the first, none below 3 vCPUs)', parseWorkers, defaultWorkerCount())
+    .addOption(new Option('--workers <n>', 'worker threads that write files, 0 to write on the main thread').argParser(parseWorkers)
+      .default(defaultWorkerCount(), `one per vCPU beyond the first, none below 3 vCPUs: ${defaultWorkerCount()} here`))
     .option('--prune', 'delete files an earlier seed wrote that the source no longer has', false)
     .option('--dry-run', 'report what would be written, write nothing', false)
     .option('--json', 'print only a JSON summary {files, bytes, written, skipped, seconds, ...}', false)
-    .option('--max-member-size <size>', `archives: largest member, in bytes or with KiB/MiB/GiB/TiB (default ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxMemberBytes)})`, parseSize)
-    .option('--max-total-size <size>', `archives: all members together (default ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxTotalBytes)})`, parseSize)
-    .option('--max-entries <n>', `archives: members at most (default ${DEFAULT_ARCHIVE_LIMITS.maxEntries})`, parsePositiveInteger)
-    .option('--max-ratio <n>', `archives: expanded bytes per archive byte, at most, once past 64 MiB (default ${DEFAULT_ARCHIVE_LIMITS.maxCompressionRatio})`, parsePositiveInteger)
-    .option('--lock-wait <seconds>', `how long to wait for another seed run of the same target to finish (default ${DEFAULT_LOCK_WAIT_MS / 1000})`, parseSeconds)
+    .option('--max-member-size <size>', `archives: largest member, in bytes or with KiB/MiB/GiB/TiB (default: ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxMemberBytes)})`, parseSize)
+    .option('--max-total-size <size>', `archives: all members together (default: ${formatSize(DEFAULT_ARCHIVE_LIMITS.maxTotalBytes)})`, parseSize)
+    .option('--max-entries <n>', `archives: members at most (default: ${DEFAULT_ARCHIVE_LIMITS.maxEntries.toLocaleString('en-US')})`, parsePositiveInteger)
+    .option('--max-ratio <n>', `archives: expanded bytes per archive byte, at most, once past 64 MiB (default: ${DEFAULT_ARCHIVE_LIMITS.maxCompressionRatio})`, parsePositiveInteger)
+    .option('--lock-wait <seconds>', `how long to wait for another seed run of the same target to finish (default: ${DEFAULT_LOCK_WAIT_MS / 1000})`, parseSeconds)
     .option('--as-owner', 'as root on a target another user owns: copy as that user (the files then belong to it)', false)
     .option('--allow-root', 'as root on a target another user owns or can write: copy as root all the same', false)
     .option('--endpoint <url>', 'S3 endpoint for S3-compatible servers (path-style addressing)')
@@ -97,19 +98,21 @@ function parsePositiveInteger(value: string): number {
   return n;
 }
 
-const UNITS: Record<string, number> = { '': 1, 'B': 1, 'KIB': 1024, 'MIB': 1024 ** 2, 'GIB': 1024 ** 3, 'TIB': 1024 ** 4 };
+/** Size units as they are written, largest first. */
+const UNITS: Array<[string, number]> = [['TiB', 1024 ** 4], ['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024], ['B', 1]];
 
-/** '1048576', '512MiB', '8 GiB' -> bytes. */
+/** '1048576', '512MiB', '8 GiB' (any case) -> bytes. */
 function parseSize(value: string): number {
   const match = /^(\d+)\s*([A-Za-z]*)$/.exec(value.trim());
-  const unit = match ? UNITS[match[2].toUpperCase()] : undefined;
+  const unit = !match ? undefined : match[2] === '' ? 1 : UNITS.find(([name]) => name.toUpperCase() === match[2].toUpperCase())?.[1];
   if (!match || unit === undefined || Number(match[1]) < 1) throw new InvalidArgumentError('must be a positive number of bytes, or with KiB, MiB, GiB or TiB (e.g. 8GiB)');
   return Number(match[1]) * unit;
 }
 
+/** Bytes in the largest unit that divides them: 8 GiB. */
 function formatSize(bytes: number): string {
-  const [unit, size] = Object.entries(UNITS).reverse().find(([, size]) => bytes % size === 0)!;
-  return `${bytes / size} ${unit || 'bytes'}`;
+  const [unit, size] = UNITS.find(([, size]) => bytes % size === 0)!;
+  return size === 1 ? `${bytes} bytes` : `${bytes / size} ${unit}`;
 }
 
 /** CPU seconds (user + system, every thread of the process) since the process started. */
@@ -131,7 +134,7 @@ async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions)
       lockWaitMs: opts.lockWait === undefined ? undefined : opts.lockWait * 1000,
       onLockWait: (holder) => console.error(printable(`seed: another seed run holds ${target}'s lock (${describeHolder(holder)}); waiting up to ${opts.lockWait ?? DEFAULT_LOCK_WAIT_MS / 1000} s`)),
     });
-    progress?.stop();
+    progress?.stop(finalProgress(summary));
     if (opts.json) {
       const cpu = { startupSeconds: startupCpuSeconds, seedSeconds: cpuSeconds() - startupCpuSeconds };
       console.log(JSON.stringify({ ...summary, source: opened.source.description, target, cpu }));
@@ -148,27 +151,47 @@ async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions)
 /** Files finished: written, left unchanged, or failed (`files` counts those found so far). */
 const doneOf = (p: SeedProgress) => p.written + p.skipped + p.failed;
 
-/** A progress bar on a terminal; a line every 5 seconds otherwise (logs, CI). */
-async function progressReporter() {
+/** The run's end as progress: every file counted, so the last progress shown is the final count. */
+function finalProgress(s: SeedSummary): SeedProgress {
+  return { files: s.files, bytes: s.bytes, written: s.written, skipped: s.skipped, failed: s.failed.length, totalFiles: s.files, totalBytes: s.bytes, elapsedSeconds: s.seconds };
+}
+
+/**
+ * A progress bar on a terminal; a line every 5 seconds otherwise (logs, CI). Stopped with the
+ * final counts, the bar shows them, and a line-by-line report ends on a line with them.
+ */
+async function progressReporter(): Promise<{ update: (p: SeedProgress) => void; stop: (final?: SeedProgress) => void }> {
   if (process.stderr.isTTY) {
     const bar = await terminalBar('seed [{bar}] {percentage}% | {value}/{total} files | {rate} files/s | ETA {eta_formatted}');
+    const update = (p: SeedProgress) => {
+      const done = doneOf(p);
+      bar.update(done, p.totalFiles ?? Math.max(p.files, 1), { rate: p.elapsedSeconds > 0 ? Math.round(done / p.elapsedSeconds) : 0 });
+    };
     return {
-      update: (p: SeedProgress) => {
-        const done = doneOf(p);
-        bar.update(done, p.totalFiles ?? Math.max(p.files, 1), { rate: p.elapsedSeconds > 0 ? Math.round(done / p.elapsedSeconds) : 0 });
+      update,
+      stop: (final) => {
+        if (final) update(final);
+        bar.stop();
       },
-      stop: bar.stop,
     };
   }
   let last = 0;
+  let printed = false;
+  const line = (p: SeedProgress) => {
+    const done = doneOf(p);
+    console.error(`seed: ${done}/${p.totalFiles ?? p.files} files, ${(p.bytes / 1048576).toFixed(1)} MiB found, ${(done / Math.max(p.elapsedSeconds, 0.001)).toFixed(0)} files/s`);
+    printed = true;
+  };
   return {
     update: (p: SeedProgress) => {
       if (Date.now() - last < 5000) return;
       last = Date.now();
-      const done = doneOf(p);
-      console.error(`seed: ${done}/${p.totalFiles ?? p.files} files, ${(p.bytes / 1048576).toFixed(1)} MiB found, ${(done / Math.max(p.elapsedSeconds, 0.001)).toFixed(0)} files/s`);
+      line(p);
     },
-    stop: () => undefined,
+    stop: (final) => {
+      if (final && printed) line(final);
+      printed = false;
+    },
   };
 }
 

@@ -1,11 +1,11 @@
 import { checkLines } from '../report/check-lines';
+import { paragraph, TextLayout } from '../report/text-layout';
 import type { DoctorReport } from './run-doctor';
 
-/** One line per check (status, id, what was found, and for a warning or failure the fix), then a summary. */
-export function renderDoctorReport(report: DoctorReport): string {
-  const lines = checkLines(report.checks);
+/** The checks (see checkLines), then a summary. */
+export function renderDoctorReport(report: DoctorReport, layout: TextLayout): string {
   const { pass, warn, fail, skip } = report.counts;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  lines.push(`${report.fileSystemId} (${report.region}): ${pass} passed, ${plural(warn, 'warning')}, ${fail} failed, ${skip} skipped, in ${report.seconds.toFixed(1)} s`);
-  return lines.join('\n');
+  const summary = `${report.fileSystemId} (${report.region ?? 'no Region given'}): ${pass} passed, ${plural(warn, 'warning')}, ${fail} failed, ${skip} skipped, in ${report.seconds.toFixed(1)} s`;
+  return [...checkLines(report.checks, layout), ...(layout.markdown ? [''] : []), ...paragraph(summary, layout, '', '  ')].join('\n');
 }

@@ -22,7 +22,8 @@ import type { AccessPointFacts, AwsFacts } from './aws-facts';
  */
 export interface DoctorInput {
   readonly fileSystemId: string;
-  readonly region: string;
+  /** Needed for the file system's DNS name, and for every AWS fact; without it, with --no-aws, the name goes unchecked. */
+  readonly region?: string;
   readonly accessPointId?: string;
   /** A directory to check; default: the file system's mount found in mountinfo. */
   readonly mountPoint?: string;
@@ -43,7 +44,7 @@ export interface DoctorDeps {
 
 export interface DoctorReport {
   readonly fileSystemId: string;
-  readonly region: string;
+  readonly region?: string;
   readonly checks: CheckResult[];
   readonly counts: Record<CheckResult['status'], number>;
   readonly seconds: number;
@@ -64,10 +65,12 @@ export async function runDoctor(input: DoctorInput, deps: DoctorDeps): Promise<D
 
   // DNS: the file system name, and each mount target's zone name.
   const resolver = newResolver({ servers: deps.dnsServers });
-  const fsName = fileSystemDnsName(input.fileSystemId, input.region);
-  const fsLookups = await Promise.all([lookup(resolver, fsName, 'A'), lookup(resolver, fsName, 'AAAA')]);
+  const fsName = input.region === undefined ? undefined : fileSystemDnsName(input.fileSystemId, input.region);
+  const fsLookups = fsName === undefined ? [] : await Promise.all([lookup(resolver, fsName, 'A'), lookup(resolver, fsName, 'AAAA')]);
   const fsAddresses = fsLookups.flatMap((l) => l.addresses);
-  checks.push(fileSystemNameCheck(fsName, fsAddresses, fsLookups.map((l) => `${l.type}: ${l.problem}`).join('; '), targets));
+  checks.push(fsName === undefined
+    ? skip('dns-file-system', `the file system's DNS name (${input.fileSystemId}.efs.<region>.amazonaws.com): skipped, no Region given (--region or AWS_REGION)`)
+    : fileSystemNameCheck(fsName, fsAddresses, fsLookups.map((l) => `${l.type}: ${l.problem}`).join('; '), targets));
   if (targets) {
     for (const t of targets) checks.push(...await zoneNameChecks(input, t, resolver));
   } else {
@@ -117,6 +120,12 @@ export async function runDoctor(input: DoctorInput, deps: DoctorDeps): Promise<D
   return { fileSystemId: input.fileSystemId, region: input.region, checks, counts, seconds: (Date.now() - started) / 1000 };
 }
 
+/** The Region AWS facts were read in: the command reads none without one. */
+function awsRegion(input: DoctorInput): string {
+  if (input.region === undefined) throw new Error('AWS facts without a Region');
+  return input.region;
+}
+
 function fileSystemCheck(input: DoctorInput, aws: AwsFacts): CheckResult {
   if ('problem' in aws.mountTargets) {
     if (/FileSystemNotFound/.test(aws.mountTargets.problem)) {
@@ -145,7 +154,7 @@ function fileSystemNameCheck(name: string, addresses: string[], problems: string
 }
 
 async function zoneNameChecks(input: DoctorInput, t: DescribedMountTarget, resolver: ReturnType<typeof newResolver>): Promise<CheckResult[]> {
-  const name = mountTargetDnsName(t.availabilityZone, input.fileSystemId, input.region);
+  const name = mountTargetDnsName(t.availabilityZone, input.fileSystemId, awsRegion(input));
   const wanted = [t.ipv4 ? { type: 'A' as const, address: t.ipv4 } : undefined, t.ipv6 ? { type: 'AAAA' as const, address: t.ipv6 } : undefined].filter((w) => !!w);
   return Promise.all(wanted.map(async ({ type, address }) => {
     const found = await lookup(resolver, name, type);
@@ -266,10 +275,11 @@ function policyCheck(input: DoctorInput, aws: AwsFacts | undefined, noAws: strin
   // The file system's account: its mount targets' owner, else (the usual case) the caller's.
   const account = ('value' in aws.mountTargets ? aws.mountTargets.value.ownerId : undefined) ?? ('value' in aws.caller ? aws.caller.value.account : undefined);
   if (!account) return warn(POLICY_CHECK, 'could not tell the file system\'s account (neither DescribeMountTargets nor GetCallerIdentity answered)', 'check the credentials and elasticfilesystem:DescribeMountTargets');
-  const apArn = how.accessPointId ? (accessPoint?.id === how.accessPointId ? accessPoint.arn : `arn:${partitionOf(input.region)}:elasticfilesystem:${input.region}:${account}:access-point/${how.accessPointId}`) : undefined;
+  const region = awsRegion(input);
+  const apArn = how.accessPointId ? (accessPoint?.id === how.accessPointId ? accessPoint.arn : `arn:${partitionOf(region)}:elasticfilesystem:${region}:${account}:access-point/${how.accessPointId}`) : undefined;
   const mode = `mounting ${how.tls ? 'with TLS' : 'without TLS'}${how.iam ? ', with IAM' : ', without IAM'}${how.accessPointId ? `, through ${how.accessPointId}` : ''}`;
   return clientAccessCheck({
-    fileSystemArn: fileSystemArn(partitionOf(input.region), input.region, account, input.fileSystemId),
+    fileSystemArn: fileSystemArn(partitionOf(region), region, account, input.fileSystemId),
     fileSystemAccount: account,
     fileSystemPolicy: aws.fileSystemPolicy.value,
     identityPolicies: 'value' in aws.identityPolicies ? aws.identityPolicies.value : undefined,

@@ -1,6 +1,8 @@
 import { THROUGHPUT_MODES } from '../../lib/cost/efs-cost';
 import { Advice, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
 import { usd } from './money';
+import { paragraph, TextLayout } from './text-layout';
+import { renderTable, TableColumn } from './text-table';
 
 const GiB = 1024 ** 3;
 const TiB = 1024 ** 4;
@@ -12,14 +14,16 @@ function size(bytes: number): string {
 }
 
 /** `cdk-efs-kit advise` as text: the window, the traffic and storage, the modes side by side, the recommendation and its notes. */
-export function renderAdviceTable(advice: Advice): string {
-  const out = [`${advice.fileSystemId}: ${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}`, `Prices: ${advice.pricing.label}`, ''];
-  if (!advice.dataFound) return [...out, noDataLine(advice)].join('\n');
-  out.push(trafficLine(advice), storageLine(advice), '');
+export function renderAdviceTable(advice: Advice, layout: TextLayout): string {
+  const text = (line: string) => paragraph(line, layout);
+  const out = [...text(`${advice.fileSystemId}: ${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}`), ...text(`Prices: ${advice.pricing.label}`), ''];
+  if (!advice.dataFound) return [...out, ...text(noDataLine(advice))].join('\n');
+  out.push(...text(trafficLine(advice)), ...text(storageLine(advice)), '');
   const [head, ...rows] = adviceRows(advice);
-  out.push(`|  | ${head.cells.join(' | ')} |`, '|---|---:|---:|---:|', ...rows.map((r) => `| ${r.label} | ${r.cells.join(' | ')} |`));
-  if (advice.recommendation) out.push('', `Recommendation: ${advice.recommendation.reason}`);
-  if (advice.notes.length > 0) out.push('', 'Notes:', ...advice.notes.map((n) => `- ${n}`));
+  const columns: TableColumn[] = [{ header: '', align: 'left' }, ...head.cells.map((header): TableColumn => ({ header, align: 'right' }))];
+  out.push(...renderTable(columns, rows.map((r) => [r.label, ...r.cells]), layout));
+  if (advice.recommendation) out.push('', ...text(`Recommendation: ${advice.recommendation.reason}`));
+  if (advice.notes.length > 0) out.push('', 'Notes:', ...advice.notes.flatMap((n) => paragraph(n, layout, '- ', '  ')));
   return out.join('\n');
 }
 

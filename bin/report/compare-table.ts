@@ -1,11 +1,10 @@
 import type { OperationSummary, ProbeResult, ScenarioCost, ScenarioResult } from '../../lambda/probe/result';
 import { MiB } from '../../lambda/shared/sizes';
 import { usd } from './money';
+import { paragraph, TextLayout } from './text-layout';
+import { renderTable, TableColumn } from './text-table';
 
-/**
- * The side-by-side table of seed 004 (Elastic | Bursting | difference) for every scenario and
- * operation two probe runs share: p50 and p99 latency and throughput, A against B.
- */
+/** An operation two probe runs share (or one of them measured), with each run's summary. */
 interface CompareRow {
   readonly scenario: string;
   readonly operation: string;
@@ -35,27 +34,65 @@ export function figure(value: number): string {
   return value.toFixed(value < 10 ? 2 : 1);
 }
 
-/** (A - B) / B, as seed 004 prints it: negative means A took less time (or moved less). */
-function difference(a: number | undefined, b: number | undefined): string {
-  if (a === undefined || b === undefined || b === 0) return '-';
-  const percent = ((a - b) / b) * 100;
-  return `${percent > 0 ? '+' : ''}${percent.toFixed(1)}%`;
+/** (b - a) / a in %, signed: how much higher the second run's figure is than the first's. */
+export function differencePercent(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined || a === 0 ? undefined : ((b - a) / a) * 100;
 }
 
-export function renderCompareTable(a: ProbeResult, b: ProbeResult): string {
-  const ms = (v: number | undefined) => (v === undefined ? '-' : figure(v));
-  const lines = [
-    `| scenario | operation | ${a.label} p50 ms | ${b.label} p50 ms | difference | ${a.label} p99 ms | ${b.label} p99 ms | difference | ${a.label} throughput | ${b.label} throughput | difference |`,
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ];
-  for (const row of compareRows(a, b)) {
-    const [pa, pb] = [row.a?.latencyMs.p50.mean, row.b?.latencyMs.p50.mean];
-    const [qa, qb] = [row.a?.latencyMs.p99.mean, row.b?.latencyMs.p99.mean];
+function percent(value: number | undefined): string {
+  return value === undefined ? '-' : `${value > 0 ? '+' : ''}${value.toFixed(1)}%`;
+}
+
+/** One figure of an operation in both runs. */
+export interface ComparedFigure {
+  readonly scenario: string;
+  readonly operation: string;
+  readonly measure: 'p50' | 'p99' | 'throughput';
+  readonly unit: string;
+  readonly a?: number;
+  readonly b?: number;
+  /** (b - a) / a, in %. */
+  readonly differencePercent?: number;
+}
+
+/** p50, p99 and throughput of every operation the runs measured, each in both. */
+export function comparedFigures(a: ProbeResult, b: ProbeResult): ComparedFigure[] {
+  return compareRows(a, b).flatMap((row) => {
     const [ta, tb] = [row.a && throughputOf(row.a), row.b && throughputOf(row.b)];
-    const shown = (t?: { value: number; unit: string }) => (t ? `${figure(t.value)} ${t.unit}` : '-');
-    lines.push(`| ${row.scenario} | ${row.operation} | ${ms(pa)} | ${ms(pb)} | ${difference(pa, pb)} | ${ms(qa)} | ${ms(qb)} | ${difference(qa, qb)} | ${shown(ta)} | ${shown(tb)} | ${difference(ta?.value, tb?.value)} |`);
-  }
-  return lines.join('\n');
+    const figures: Array<Pick<ComparedFigure, 'measure' | 'unit' | 'a' | 'b'>> = [
+      { measure: 'p50', unit: 'ms', a: row.a?.latencyMs.p50.mean, b: row.b?.latencyMs.p50.mean },
+      { measure: 'p99', unit: 'ms', a: row.a?.latencyMs.p99.mean, b: row.b?.latencyMs.p99.mean },
+      { measure: 'throughput', unit: (ta ?? tb)!.unit, a: ta?.value, b: tb?.value },
+    ];
+    return figures.map((f) => ({ scenario: row.scenario, operation: row.operation, ...f, differencePercent: differencePercent(f.a, f.b) }));
+  });
+}
+
+/** Which way the differences are taken, in words, for the line above the table and for --json. */
+export function directionOf(a: ProbeResult, b: ProbeResult): string {
+  return `${b.label} vs ${a.label}: (${b.label} - ${a.label}) / ${a.label}, so + means ${b.label}'s figure is higher `
+    + `(slower for p50 and p99, faster for throughput)`;
+}
+
+/**
+ * The two runs side by side: p50, p99 and throughput of every operation they share, a row each,
+ * with the second run's difference from the first, under a line saying which way it is taken.
+ */
+export function renderCompareTable(a: ProbeResult, b: ProbeResult, layout: TextLayout): string {
+  const columns: TableColumn[] = [
+    { header: 'scenario', align: 'left' }, { header: 'operation', align: 'left' }, { header: 'measure', align: 'left' },
+    { header: a.label, align: 'right' }, { header: b.label, align: 'right' }, { header: `${b.label} vs ${a.label}`, align: 'right' },
+  ];
+  let previous: ComparedFigure | undefined;
+  const rows = comparedFigures(a, b).map((c) => {
+    // Scenario and operation once, on their first row: the eye finds where each begins.
+    const sameScenario = previous?.scenario === c.scenario;
+    const sameOperation = sameScenario && previous?.operation === c.operation;
+    previous = c;
+    const shown = (v: number | undefined) => (v === undefined ? '-' : `${figure(v)} ${c.unit}`);
+    return [sameScenario ? '' : c.scenario, sameOperation ? '' : c.operation, c.measure, shown(c.a), shown(c.b), percent(c.differencePercent)];
+  });
+  return [...paragraph(`${directionOf(a, b)}.`, layout), '', ...renderTable(columns, rows, layout)].join('\n');
 }
 
 /**
@@ -78,20 +115,21 @@ export function costCells(cost: ScenarioCost | undefined): string[] {
 
 export const COST_COLUMNS = ['seconds', 'metered MiB read / written / metadata', 'Elastic', 'Provisioned', 'Bursting'];
 
+/** The cost columns in a table: the figures right, Provisioned's and Bursting's phrases left. */
+export const COST_TABLE_COLUMNS: TableColumn[] = COST_COLUMNS.map((header, i) => ({ header, align: i < 3 ? 'right' : 'left' }));
+
 /** The prices results' costs are at, each named once. */
 export function pricesOf(results: ProbeResult[]): string {
   return [...new Set(results.map((r) => r.pricing ?? 'no prices (an older result)'))].join(' and ');
 }
 
 /** Both runs' cost per scenario, a row each: price next to speed. */
-export function renderCostTable(a: ProbeResult, b: ProbeResult): string {
-  const lines = [`Cost of the timed operations, at ${pricesOf([a, b])}:`, '', `| scenario | run | ${COST_COLUMNS.join(' | ')} |`, '|---|---|---:|---:|---:|---:|---:|'];
+export function renderCostTable(a: ProbeResult, b: ProbeResult, layout: TextLayout): string {
   const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
-  for (const scenario of scenarios) {
-    for (const run of [a, b]) {
-      const result = run.scenarios.find((s) => s.scenario === scenario);
-      if (result) lines.push(`| ${scenario} | ${run.label} | ${costCells(result.cost).join(' | ')} |`);
-    }
-  }
-  return lines.join('\n');
+  const rows = scenarios.flatMap((scenario) => [a, b].flatMap((run) => {
+    const result = run.scenarios.find((s) => s.scenario === scenario);
+    return result ? [[scenario, run.label, ...costCells(result.cost)]] : [];
+  }));
+  const columns: TableColumn[] = [{ header: 'scenario', align: 'left' }, { header: 'run', align: 'left' }, ...COST_TABLE_COLUMNS];
+  return [...paragraph(`Cost of the timed operations, at ${pricesOf([a, b])}:`, layout), '', ...renderTable(columns, rows, layout)].join('\n');
 }

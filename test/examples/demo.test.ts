@@ -29,30 +29,37 @@ function result(label: string, summary: OperationSummary[]): ProbeResult {
   return { label, scenarios: [{ scenario: 'metadata', summary }] } as unknown as ProbeResult;
 }
 
-describe('the demo\'s probe table', () => {
+describe('the demo\'s probe tables', () => {
   const efs = result('efs-gp', [operation('stat', 0.6, 0.8, 1600), operation('write-1MiB-file', 20, 21, 50, 52e6)]);
   const local = result('local', [operation('stat', 0.05, 1.35, 12800), operation('write-1MiB-file', 1.4, 1.8, 600, 630e6)]);
-  const table = renderSlowdownTable(efs, local);
-  const row = (name: string) => table.split('\n').find((l) => l.startsWith(`| metadata | ${name} |`))!.split(' | ');
+  const table = renderSlowdownTable(efs, local, { width: 100, markdown: true });
+  /** The row of an operation in the latency table (`at` 0) or the throughput table (`at` 1). */
+  const row = (name: string, at = 0) => table.split('\n').filter((l) => l.startsWith(`| metadata | ${name} |`))[at].split(' | ');
 
-  test('says how many times slower EFS is, never a negative difference', () => {
+  test('say how many times slower EFS is, never a negative difference', () => {
     expect(row('stat')[4]).toBe('12x slower');
     expect(table).not.toMatch(/-\d+(\.\d+)?%/);
   });
 
-  test('labels a percentile where the local run was the slower one, and explains the label under the table', () => {
-    expect(row('stat')[7]).toBe('local slower *');
+  test('label a percentile where the local run was the slower one, and explain the label under the table', () => {
+    expect(row('stat')[7]).toBe('local slower * |');
     expect(table).toMatch(/\n\* local slower: not an EFS effect\./);
   });
 
-  test('has MB/s and ops/s in columns of their own, MB/s only where data moves', () => {
-    expect(table).toContain('| MB/s EFS | MB/s local | ops/s EFS | ops/s local |');
-    expect(row('write-1MiB-file').slice(8)).toEqual(['52.0', '630.0', '50.0', '600.0 |']);
-    expect(row('stat').slice(8)).toEqual(['-', '-', '1600.0', '12800.0 |']);
+  test('have MB/s and ops/s in a table of their own, MB/s only where data moves', () => {
+    expect(table).toContain('| scenario | operation | MB/s EFS | MB/s local | ops/s EFS | ops/s local |');
+    expect(row('write-1MiB-file', 1).slice(2)).toEqual(['52.0', '630.0', '50.0', '600.0 |']);
+    expect(row('stat', 1).slice(2)).toEqual(['-', '-', '1600.0', '12800.0 |']);
   });
 
-  test('says what its columns are before the table', () => {
+  test('say what their columns are before the tables', () => {
     expect(table.split('\n')[0]).toMatch(/^Each operation ran on efs-sim with EFS General Purpose latencies \(EFS\) and with none \(local\)/);
+  });
+
+  test.each([100, 80])('fit a terminal of %i columns, padded', (width) => {
+    const text = renderSlowdownTable(efs, local, { width, markdown: false });
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(width);
+    expect(text).toMatch(/^metadata +stat +0\.60 +0\.05 +12x slower +0\.80 +1\.35 +(local slower \*|local)$/m);
   });
 });
 
@@ -90,8 +97,10 @@ describeWithFuse('npm run demo', () => {
     expect({ status, out }).toMatchObject({ status: 0 });
     expect(out).not.toContain('efs-sim skipped');
     expect(out).toContain('onto efs-sim with EFS General Purpose latencies');
-    expect(out).toContain('| scenario | operation | p50 ms EFS | p50 ms local | p50 on EFS |');
-    expect(out).toMatch(/\| metadata \| create \| [\d.]+ \| [\d.]+ \| [\d.]+x slower \|/);
+    // To a pipe: tables padded to 100 columns.
+    expect(Math.max(...out.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    expect(out).toMatch(/^scenario +operation +p50 ms/m);
+    expect(out).toMatch(/^metadata +create +[\d.]+ +[\d.]+ +[\d.]+x slower /m);
     expect(out).toContain('What the EFS run\'s timed operations would cost on EFS');
   }, 300_000);
 });

@@ -181,9 +181,9 @@ test('seed burst: 50 GiB written in 10 minutes onto a 1 GiB file system; Burstin
   });
 });
 
-test('the table shows the modes side by side, the recommendation and its notes; --html writes the same as a page with charts', async () => {
+test('--markdown shows the modes side by side in a table, the recommendation and its notes; --html writes the same as a page with charts', async () => {
   const html = path.join(work, 'advice.html');
-  const r = await advise('fs-0000000000000004', '--html', html);
+  const r = await advise('fs-0000000000000004', '--markdown', '--html', html);
   expect(r.code).toBe(0);
   expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([
     'fs-0000000000000004: 1 day of AWS/EFS metrics, 2026-01-14T00:00:00.000Z to 2026-01-15T00:00:00.000Z',
@@ -204,10 +204,20 @@ test('the table shows the modes side by side, the recommendation and its notes; 
   expect(page).not.toMatch(/https?:|<script|\bsrc=/);
 });
 
+test.each([[{}, 100], [{ COLUMNS: '80' }, 80]])('on a terminal (%o): the modes in padded columns, every line within %i columns', async (env, width) => {
+  const r = await cli(['advise', 'fs-0000000000000004', '--endpoint', moto.endpoint, '--region', 'us-east-1', '--days', '1', '--end', END, '--prices', path.join(work, 'prices.json')], env);
+  expect(r.code).toBe(0);
+  expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(width);
+  expect(r.stdout).toMatch(/^ +Elastic +Provisioned +Bursting\n-+ +-+ +-+ +-+\n/m);
+  expect(r.stdout).toMatch(/^data access or throughput +\$101\.95 +\$0\.00 +\$0\.00$/m);
+  // Notes wrap under their text, not under the dash.
+  expect(r.stdout).toMatch(/^- No BurstCreditBalance \(the file system is not in Bursting mode\): .*\n  \S/m);
+});
+
 test('a file system with no metrics in the window: says so, recommends nothing, exits 0', async () => {
   const r = await advise('fs-00000000000000ff');
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain('CloudWatch has no AWS/EFS metrics for fs-00000000000000ff in this window: a file system too new to have reported any, '
+  expect(r.stdout.replace(/\s+/g, ' ')).toContain('CloudWatch has no AWS/EFS metrics for fs-00000000000000ff in this window: a file system too new to have reported any, '
     + 'one in another Region or account, or a mistyped id. Nothing to advise on.');
   const a = await adviceJson('fs-00000000000000ff');
   expect(a).toMatchObject({ dataFound: false, notes: [] });

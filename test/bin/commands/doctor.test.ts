@@ -140,7 +140,7 @@ describe('runDoctor on a client with an amazon-efs-utils mount (mountinfo and st
     useCredentials(await roleSession(role, ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'], true));
     const aws = await readAwsFacts(efs.fileSystemId, accessPointId, { region: REGION, endpoint: moto.endpoint });
     const report = await runDoctor({ fileSystemId: efs.fileSystemId, region: REGION, accessPointId }, deps(efsUtilsMount(efs.fileSystemId, { accessPoint: accessPointId }), { aws }));
-    console.log(`doctor, healthy mount (sample output for the README):\n${renderDoctorReport(report)}`);
+    console.log(`doctor, healthy mount (sample output for the README):\n${renderDoctorReport(report, { width: 100, markdown: false })}`);
     expect(statusOf(report)).toEqual([
       'pass file-system', 'pass dns-file-system', 'pass dns-mount-target', 'pass dns-mount-target', 'pass tcp-2049', 'pass tcp-2049',
       'pass mount', 'pass mount-options', 'pass encryption-in-transit', 'pass efs-utils', 'pass file-system-policy',
@@ -170,7 +170,7 @@ describe('runDoctor on a client with an amazon-efs-utils mount (mountinfo and st
     const aws = await readAwsFacts(efs.fileSystemId, undefined, { region: REGION, endpoint: moto.endpoint });
     const mountinfo = efsUtilsMount(efs.fileSystemId, { pid: 2 ** 22 + 1 }); // above Linux's pid_max: no such process
     const report = await runDoctor({ fileSystemId: efs.fileSystemId, region: REGION }, deps(mountinfo, { aws }));
-    console.log(`doctor, failing mount (sample output for the README):\n${renderDoctorReport(report)}`);
+    console.log(`doctor, failing mount (sample output for the README):\n${renderDoctorReport(report, { width: 100, markdown: false })}`);
     const failed = report.checks.filter((c) => c.status === 'fail');
     const zoneB = `us-east-1b.${fsName(efs.fileSystemId)}`;
     expect(failed.map((c) => c.detail)).toEqual([
@@ -249,6 +249,14 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
 }
 
+/** The report's lines, each check's continuation lines joined back onto it (they wrap at spaces). */
+function checkRows(stdout: string): string[] {
+  return stdout.trim().split('\n').reduce<string[]>((rows, line) => (/^ /.test(line) && rows.length > 0
+    ? [...rows.slice(0, -1), `${rows[rows.length - 1]} ${line.trim()}`] : [...rows, line]), []);
+}
+
+const widest = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
+
 describe('cdk-efs-kit doctor (the built command line)', () => {
   test('healthy, with credentials: one line per check, a summary, exit 0', async () => {
     const efs = await answeringFileSystem();
@@ -258,7 +266,7 @@ describe('cdk-efs-kit doctor (the built command line)', () => {
     console.log(`doctor (CLI, with AWS, no mount) took ${run.ms} ms`);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n');
+    const lines = checkRows(run.stdout);
     expect(lines.map((l) => l.split(/\s+/).slice(0, 2).join(' '))).toEqual([
       'pass file-system', 'pass dns-file-system', 'pass dns-mount-target', 'pass dns-mount-target', 'pass tcp-2049', 'pass tcp-2049',
       'skip mount', 'skip mount-options', 'skip encryption-in-transit', 'pass efs-utils', 'pass file-system-policy', 'skip posix-identity', 'skip round-trip',
@@ -288,10 +296,32 @@ describe('cdk-efs-kit doctor (the built command line)', () => {
     const run = await cli(['doctor', efs.fileSystemId, '--region', REGION, '--dns-server', dns.server]);
     console.log(`doctor (CLI, no credentials, no mount) took ${run.ms} ms`);
     expect(run.code).toBe(0);
-    const skipped = run.stdout.split('\n').filter((l) => l.startsWith('skip'));
+    const skipped = checkRows(run.stdout).filter((l) => l.startsWith('skip'));
     expect(skipped.filter((l) => l.includes('skipped, no AWS credentials')).map((l) => l.split(/\s+/)[1])).toEqual(['file-system', 'dns-mount-target', 'file-system-policy']);
-    const tcp = run.stdout.split('\n').find((l) => /^pass +tcp-2049 /.test(l));
+    const tcp = checkRows(run.stdout).find((l) => /^pass +tcp-2049 /.test(l));
     expect(tcp).toContain(`${efs.mountTargets[0].ipAddress}:2049 (${fsName(efs.fileSystemId)}) accepts connections`);
+    // To a pipe: 100 columns, each check's text wrapped under what was found.
+    expect(widest(run.stdout)).toBeLessThanOrEqual(100);
+    expect(run.stdout).toMatch(/^skip  file-system {12}\S.*\n {29}\S/m);
+  });
+
+  test('--no-aws needs no Region: the file system\'s DNS name goes unchecked, and says why; fits COLUMNS', async () => {
+    const run = await cli(['doctor', 'fs-0123456789abcdef0', '--no-aws', '--dns-server', dns.server], { COLUMNS: '80' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const rows = checkRows(run.stdout);
+    expect(rows).toContain('skip  dns-file-system        the file system\'s DNS name (fs-0123456789abcdef0.efs.<region>.amazonaws.com): skipped, no Region given (--region or AWS_REGION)');
+    expect(rows[rows.length - 1]).toMatch(/^fs-0123456789abcdef0 \(no Region given\): 1 passed, 0 warnings, 0 failed, 10 skipped, in \d+\.\d s$/);
+    expect(widest(run.stdout)).toBeLessThanOrEqual(80);
+  });
+
+  test('--markdown prints the checks as a table, the fix in a column of its own', async () => {
+    const run = await cli(['doctor', 'fs-0123456789abcdef0', '--no-aws', '--dns-server', dns.server, '--markdown']);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['| status | check | found | fix |', '|---|---|---|---|',
+      '| skip | file-system | the file system and its mount targets (DescribeMountTargets): skipped, as --no-aws asks |  |']);
+    expect(lines[lines.length - 1]).toMatch(/^fs-0123456789abcdef0 \(no Region given\): /);
   });
 
   test.each([
@@ -299,7 +329,7 @@ describe('cdk-efs-kit doctor (the built command line)', () => {
     [['doctor', 'fs-12345678', '--region', 'us-east-1', '--access-point', 'ap-1'], '--access-point \'ap-1\' is not an access point id'],
     [['doctor', 'fs-12345678', '--region', 'us-east-1', '--dns-server', 'resolver.local'], '--dns-server \'resolver.local\' is not an IP address with an optional port'],
     [['doctor', 'fs-12345678', '--region', 'us-east-1', '--mount-point', '/nonexistent/dir'], '--mount-point /nonexistent/dir is not a directory'],
-    [['doctor', 'fs-12345678', '--no-aws'], 'no AWS Region: give --region'],
+    [['doctor', 'fs-12345678'], 'no AWS Region: give --region (the file system\'s DNS names contain it), set AWS_REGION, or check without AWS (--no-aws)'],
     [['doctor', 'fs-12345678', '--region', 'Virginia'], '--region \'Virginia\' is not a Region name such as us-east-1'],
   ])('fails with exit 2 and one line on bad input (%#)', async (args, message) => {
     const run = await cli(args);
@@ -313,7 +343,7 @@ describe('cdk-efs-kit doctor (the built command line)', () => {
   test('--help explains the command, its options and examples', async () => {
     const run = await cli(['doctor', '--help']);
     expect(run.stdout).toMatch(/^Usage: cdk-efs-kit doctor \[options\] <file-system-id>/);
-    for (const option of ['--access-point <id>', '--mount-point <dir>', '--region <region>', '--profile <name>', '--endpoint <url>', '--dns-server <ip[:port]>', '--no-aws', '--json']) {
+    for (const option of ['--access-point <id>', '--mount-point <dir>', '--region <region>', '--profile <name>', '--endpoint <url>', '--dns-server <ip[:port]>', '--no-aws', '--json', '--markdown']) {
       expect(run.stdout).toContain(option);
     }
   });
@@ -344,7 +374,7 @@ describe('cdk-efs-kit doctor (the built command line)', () => {
       const efs = await answeringFileSystem();
       const run = await cli(['doctor', efs.fileSystemId, '--region', REGION, '--no-aws', '--dns-server', dns.server, '--mount-point', sim.mount]);
       expect(run.code).toBe(1);
-      const line = run.stdout.split('\n').find((l) => /^FAIL +mount +/.test(l));
+      const line = checkRows(run.stdout).find((l) => /^FAIL +mount +/.test(l));
       expect(line!.replace(/^FAIL +mount +/, '')).toBe(`${sim.mount} is not an NFS mount (it is fuse.efs-sim, efs-sim) -> fix: mount the file system there: sudo mount -t efs -o tls,iam ${efs.fileSystemId}:/ ${sim.mount}`);
       expect(run.stdout).toMatch(/^skip +round-trip /m);
     });
