@@ -208,9 +208,8 @@ export interface SharedFileSystemProps {
  * });
  * files.mountOnEcsService(service, web, { containerPath: '/usr/share/nginx/html', readOnly: true });
  *
- * // Copy ./site onto /web at deploy time, before the service starts.
- * const content = files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
- * service.node.addDependency(content);
+ * // Copy ./site onto /web at deploy time: the service, which mounts /web, starts once it is there.
+ * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') });
  *
  * // Latency as applications feel it every 15 minutes, a dashboard, and alarms.
  * files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });

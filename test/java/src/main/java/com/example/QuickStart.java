@@ -65,9 +65,8 @@ public final class QuickStart {
                 .build();
         files.mountOnEcsService(service, web, MountOnEcsOptions.builder().containerPath("/usr/share/nginx/html").readOnly(true).build());
 
-        // Copy ./site onto /web at deploy time, before the service starts.
-        var content = files.addSeed("Content", SeedOptions.builder().accessPoint(web).source(SeedSource.asset("site")).build());
-        service.getNode().addDependency(content);
+        // Copy ./site onto /web at deploy time: the service, which mounts /web, starts once it is there.
+        files.addSeed("Content", SeedOptions.builder().accessPoint(web).source(SeedSource.asset("site")).build());
 
         // Latency as applications feel it every 15 minutes, a dashboard, and alarms.
         files.addProbe("Probe", ProbeOptions.builder().canary(ProbeCanaryOptions.builder().interval(Duration.minutes(15)).build()).build());
