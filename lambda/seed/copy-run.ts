@@ -414,7 +414,7 @@ export class CopyRun {
       if (this.lostLock) return;
       if (!await this.lock!.heartbeat()) {
         this.lostLock = true;
-        this.fail(STATE_DIR, new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
+        this.fail(STATE_DIR, new Error(`the seed lost the target's lock (it was not kept alive for a minute and another run took it over, or ${STATE_DIR} was moved away): it stopped; run it again`));
         return;
       }
       if (this.options.request && !this.superseded) {

@@ -111,8 +111,11 @@ export class TargetLock {
     let told = false;
     const mine: LockHolder = { holder: options.holder, pid: process.pid, host: os.hostname(), since: new Date().toISOString(), process: OWN_PROCESS };
     for (;;) {
-      const taken = await tree.using(stateKey, (state) => create(tree, state, mine));
-      if (taken) return new TargetLock(tree, stateKey, taken);
+      const taken = await tree.using(stateKey, async (state) => {
+        const lock = await create(tree, state, mine);
+        return lock && { lock, state: await tree.calls.fstat(state.fd) };
+      });
+      if (taken) return new TargetLock(tree, stateKey, taken.lock, taken.state);
       const held = await tree.using(stateKey, (state) => readLock(tree, state));
       if (held === undefined) continue; // let go meanwhile
       if (held.holder.holder === options.holder || Date.now() - held.mtimeMs > LEASE_MS || holderGone(held.holder)) {
@@ -129,20 +132,27 @@ export class TargetLock {
   /** The owner of files this process creates in the target (a Lambda access point may force another than the process's). */
   readonly uid: number;
   private readonly ino: bigint;
+  /** The state directory's identity when the lock was taken. */
+  private readonly stateDir: { readonly dev: bigint; readonly ino: bigint };
   private released = false;
 
   /**
    * The lock file is not kept open (a file unlinked while open is renamed aside instead by NFS
    * clients and FUSE): each heartbeat and the release first check that the name is still this lock.
    */
-  private constructor(private readonly tree: TargetTree, private readonly stateKey: string, stats: fs.BigIntStats) {
+  private constructor(private readonly tree: TargetTree, private readonly stateKey: string, stats: fs.BigIntStats, stateDir: fs.BigIntStats) {
     this.uid = Number(stats.uid);
     this.ino = stats.ino;
+    this.stateDir = { dev: stateDir.dev, ino: stateDir.ino };
   }
 
-  /** Keeps the lock alive; false when it is not this run's any more (taken over as stale): the run must stop writing. */
+  /**
+   * Keeps the lock alive; false when it is not this run's any more: taken over as stale, or its state
+   * directory moved away from the target's `.cdk-efs-kit` (another run would then make a new one and
+   * lock that). The run must stop writing.
+   */
   async heartbeat(): Promise<boolean> {
-    if (this.released || !await this.held()) return false;
+    if (this.released || !await this.held() || !await this.stateInPlace()) return false;
     await this.tree.using(this.stateKey, (state) => this.tree.calls.utimes(state.at(LOCK_NAME), new Date())).catch(() => undefined);
     return true;
   }
@@ -152,6 +162,12 @@ export class TargetLock {
     if (this.released) return;
     this.released = true;
     if (await this.held()) await this.tree.using(this.stateKey, (state) => this.tree.calls.unlink(state.at(LOCK_NAME))).catch(() => undefined);
+  }
+
+  /** Whether the target's entry of the state directory's name is still the directory this lock was taken in. */
+  private async stateInPlace(): Promise<boolean> {
+    const named = await this.tree.calls.lstatExact(this.tree.root.at(this.stateKey)).catch(() => undefined);
+    return named?.dev === this.stateDir.dev && named.ino === this.stateDir.ino;
   }
 
   private async held(): Promise<boolean> {
