@@ -23,6 +23,8 @@ export function buildProgram(): Command {
   compare.register(program);
   advise.register(program);
   doctor.register(program);
+  // A word no command takes is an error, not ignored: `--json out.json` once named a file.
+  for (const command of program.commands) command.allowExcessArguments(false);
   return program;
 }
 

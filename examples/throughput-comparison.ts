@@ -8,7 +8,7 @@
  *   npx cdk deploy --app 'npx tsx examples/throughput-comparison.ts' --outputs-file out.json
  *   for mode in Elastic Bursting; do
  *     npx cdk-efs-kit probe --function "$(jq -r ".EfsKitThroughputComparison.${mode}ProbeName" out.json)" \
- *       --scenarios write-sizes --rounds 5 --pause 10 --label "$mode" --json "$mode.json"
+ *       --scenarios write-sizes --rounds 5 --pause 10 --label "$mode" --json > "$mode.json"
  *   done
  *   npx cdk-efs-kit compare Elastic.json Bursting.json --html comparison.html
  */

@@ -36,8 +36,7 @@ export async function invokeProbe(probe: DeployedProbe, request: ProbeRequest): 
     });
     const response = await client.send(new InvokeCommand({
       FunctionName: probe.functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(request)),
-    })).catch((err: Error & { name: string }) => {
-      if (err instanceof InvokeError) throw err;
+    })).catch((err: Error) => {
       throw new InvokeError(`Lambda refused to invoke ${probe.functionName}: ${err.name}: ${firstLine(err.message)}`);
     });
     const body = Buffer.from(response.Payload ?? new Uint8Array()).toString('utf8');

@@ -28,13 +28,13 @@ function clientFor(endpoint: PricingEndpoint): PricingClient {
 }
 
 /** Every PriceList entry (JSON strings) of AmazonEFS products matching `attributes` with TERM_MATCH. */
-export async function getProducts(attributes: Record<string, string>, endpoint: PricingEndpoint = {}): Promise<unknown[]> {
+export async function getProducts(attributes: Record<string, string>, endpoint: PricingEndpoint = {}, abortSignal?: AbortSignal): Promise<unknown[]> {
   const client = clientFor(endpoint);
   const Filters = Object.entries(attributes).map(([Field, Value]) => ({ Type: 'TERM_MATCH' as const, Field, Value }));
   const entries: unknown[] = [];
   let NextToken: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await client.send(new GetProductsCommand({ ServiceCode: PRICING_SERVICE_CODE, Filters, FormatVersion: 'aws_v1', MaxResults: 100, NextToken }))
+    const answer = await client.send(new GetProductsCommand({ ServiceCode: PRICING_SERVICE_CODE, Filters, FormatVersion: 'aws_v1', MaxResults: 100, NextToken }), { abortSignal })
       .catch((err: Error) => { throw new Error(`GetProducts failed: ${err.name}: ${err.message}`); });
     if (!Array.isArray(answer.PriceList)) throw new Error('GetProducts answered without a PriceList');
     // The SDK wraps each entry (a JSON string) in a LazyJsonString.

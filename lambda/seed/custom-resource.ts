@@ -6,7 +6,7 @@ import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '..
 import { onDelete, removalSlice } from './remove-on-delete';
 import type { SeedDeps, SeedEvent } from './seed-event';
 import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
-import { describeResource, identityOf, ofAnotherStack } from './resource-identity';
+import { describeResource, identityOf, ofAnotherStack, sameResource } from './resource-identity';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
 import { archiveLimitsOf } from './sources/archive-limits';
@@ -83,10 +83,13 @@ export async function isComplete(event: SeedEvent, deps: SeedDeps): Promise<{ Is
 async function claimPlace(place: Place, request: string, identity: string, physicalId: string): Promise<void> {
   const holder = await place.claimed();
   if (holder && !holder.released && ofAnotherStack(holder.resource, identity)) {
-    throw new Error(`seed: ${physicalId} is the place of ${describeResource(holder.resource)}, so ${describeResource(identity)} cannot seed it too: `
+    // The holder's identity is read from the target, which others can write: shown escaped.
+    throw new Error(`seed: ${physicalId} is the place of ${printable(describeResource(holder.resource))}, so ${describeResource(identity)} cannot seed it too: `
       + 'each would delete what the other serves. Give this seed a place of its own (another targetPath or access point), or delete the other seed first.');
   }
-  await place.claim(request, identity);
+  // Taken over from another resource of this stack (a renamed construct) that may come back on a rollback: remembered.
+  const previous = holder && !holder.released && !sameResource(holder.resource, identity) ? holder.resource : holder?.previous;
+  await place.claim(request, identity, true, false, previous);
 }
 
 /** The time limit the properties set; an unreadable one (or an older version's none) gets this version's. */

@@ -26,6 +26,13 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
     const claimed = await place.claimed();
     if (claimed && !sameResource(claimed.resource, identity)) {
       console.log(JSON.stringify({ message: 'the place belongs to another resource now: left as it is', place: place.where, owner: claimed.resource }));
+      // The resource that took the place over from this one (a rename) now owns it alone.
+      if (claimed.previous && sameResource(claimed.previous, identity)) await place.claim(claimed.request, claimed.resource, false);
+      return done(true);
+    }
+    if (claimed?.previous && !claimed.released) {
+      // A rename rolled back: the resource this one took the place over from stays, with its content.
+      await handBack(place, requestIdOf(event), claimed.previous);
       return done(true);
     }
     const removing = event.ResourceProperties?.RemoveOnDelete === 'true';
@@ -35,8 +42,29 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
     return done(await removeSlice(place, identity, requestIdOf(event), concurrencyOf(event), deadline));
   } catch (err) {
     console.warn(JSON.stringify({ message: 'the seed\'s Delete could not do all it would: what is left stays', place: place.where, error: (err as Error).message }));
+    // What stays is released, so that a later seed, of any stack, may take the place.
+    await place.claim(requestIdOf(event), identity, false, true).catch(() => undefined);
     return done(true);
   }
+}
+
+/** The place, its claim and its manifest's owner, go back to the resource `to`. */
+async function handBack(place: Place, request: string, to: string): Promise<void> {
+  await place.withState(false, async (state) => {
+    if (!state) return;
+    const lock = await state.lock({ holder: request, waitMs: 120_000 });
+    try {
+      const manifest = await state.readManifest(lock.uid);
+      if (manifest.owner) {
+        manifest.owner = to;
+        await state.saveManifest(manifest, false);
+      }
+      await state.claim({ request, resource: to });
+    } finally {
+      await lock.release();
+    }
+  });
+  console.log(JSON.stringify({ message: 'the place goes back to the resource it was taken over from: left as it is', place: place.where, owner: to }));
 }
 
 /** isComplete of a Delete: one more slice of removal, while the place is still claimed for this request. */

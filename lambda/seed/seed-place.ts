@@ -33,8 +33,8 @@ export class Place {
    * request's run; the place and its state directory are made where missing with `create` (else
    * there is nothing to claim). A released claim lets another resource take the place.
    */
-  async claim(request: string, resource: string, create = true, released = false): Promise<void> {
-    await this.withState(create, async (state) => state?.claim({ request, resource, ...released ? { released } : {} }));
+  async claim(request: string, resource: string, create = true, released = false, previous?: string): Promise<void> {
+    await this.withState(create, async (state) => state?.claim({ request, resource, ...released ? { released } : {}, ...previous ? { previous } : {} }));
   }
 
   /** The claim the place holds, if any. */

@@ -47,6 +47,12 @@ export interface PlaceClaim {
   readonly resource: string;
   /** Its resource was deleted without removing the content: another resource may take the place. */
   readonly released?: boolean;
+  /**
+   * The resource of the same stack the place was taken over from (a renamed construct), while it
+   * may still exist: CloudFormation deletes it once the new one is created, or, should the deploy
+   * roll back, deletes the new one and keeps it. Whichever Delete comes first settles the place.
+   */
+  readonly previous?: string;
 }
 
 export class StateDirectory {
@@ -174,7 +180,10 @@ export class StateDirectory {
         const buffer = Buffer.alloc(4096);
         const parsed = JSON.parse(buffer.toString('utf8', 0, await calls.read(fd, buffer, 0)));
         if (typeof parsed?.request !== 'string') return undefined;
-        return { request: parsed.request, resource: String(parsed.resource ?? ''), ...parsed.released === true ? { released: true } : {} };
+        return {
+          request: parsed.request, resource: String(parsed.resource ?? ''),
+          ...parsed.released === true ? { released: true } : {}, ...typeof parsed.previous === 'string' ? { previous: parsed.previous } : {},
+        };
       } finally {
         await calls.close(fd).catch(() => undefined);
       }

@@ -255,7 +255,8 @@ export class BenchmarkProbe extends Construct {
       },
     });
     if (shared) {
-      shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: PROBE_THREAD_POOL_SIZE });
+      // The probe measures the file system, not the seeded content: it need not wait for seeds.
+      shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: PROBE_THREAD_POOL_SIZE, waitForSeeds: false });
     } else {
       allowClientTo(this.function, props.fileSystem, props.fileSystem.connections.defaultPort ?? ec2.Port.tcp(efs.FileSystem.DEFAULT_PORT));
       // The function mounts when it starts: not before its NFS rules exist.

@@ -1,4 +1,5 @@
 import type * as efs from 'aws-cdk-lib/aws-efs';
+import { Stack } from 'aws-cdk-lib';
 import { IConstruct } from 'constructs';
 import type { FileSystemSeed } from './file-system-seed';
 import { SeedPlace, seedsSeenThrough } from './seed-places';
@@ -36,5 +37,7 @@ export function startClientsAfter(seed: FileSystemSeed, fileSystem: SeedPlace['f
 function dependOn(client: IConstruct, seed: IConstruct): void {
   // A seed still being built has no resource yet; it calls startClientsAfter once it has.
   const resource = (seed as FileSystemSeed).resource as FileSystemSeed['resource'] | undefined;
-  if (resource) client.node.addDependency(resource);
+  // A seed in another stack than its client's is left alone: its stack may depend on the client's
+  // (through the file system), and the dependency would close a cycle of stacks.
+  if (resource && Stack.of(resource) === Stack.of(client)) client.node.addDependency(resource);
 }

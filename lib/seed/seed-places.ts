@@ -53,7 +53,7 @@ export function claimSeedPlace(place: SeedPlace, where: string): void {
  * overlaps the seed's place. Where that cannot be told (an imported access point), the seed is left out.
  */
 export function seedsSeenThrough(fileSystem: SeedPlace['fileSystem'], accessPoint: efs.IAccessPoint | undefined): IConstruct[] {
-  // The seeds on this very construct: a client of one stack never waits for another stack's seeds.
+  // The seeds on this very construct, not on another import of the same file system.
   const places = placesOn(fileSystem).filter((place) => place.fileSystem === fileSystem);
   if (!accessPoint) return places.map((place) => place.seed);
   const view: SeedPlace = { seed: fileSystem, fileSystem, accessPoint, targetSubPath: '' };

@@ -1,3 +1,4 @@
+import * as net from 'net';
 import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -151,8 +152,30 @@ test('the bundled handler (dist/handlers/price-lookup) signs its calls and finds
   standIn = await startPricingStandIn(efsCatalog('eu-west-1', 'EU'));
   const bundle = path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'price-lookup', 'index.js');
   const { stdout } = await promisify(execFile)(process.execPath, ['-e',
-    `require(${JSON.stringify(bundle)}).onEvent(${JSON.stringify(event('Create'))}).then((r) => process.stdout.write(JSON.stringify(r)))`], {
+    `require(${JSON.stringify(bundle)}).onEvent(${JSON.stringify(event('Create'))}, { getRemainingTimeInMillis: () => 300000 }).then((r) => process.stdout.write(JSON.stringify(r)))`], {
     env: { PATH: process.env.PATH, AWS_ENDPOINT_URL_PRICING: standIn.url, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' },
   });
   expect(JSON.parse(stdout.split('\n').pop()!)).toEqual({ PhysicalResourceId: 'efs-prices:eu-west-1', Data: { ...CATALOG_PRICES, Missing: 'none', EffectiveDate: '2026-11-01' } });
+});
+
+test('the bundled handler answers before its timeout when the Price List never answers: every price unknown, and the deploy goes on', async () => {
+  // A loopback server that accepts and never answers, as a black-holed endpoint does.
+  const sockets: net.Socket[] = [];
+  const stalled = net.createServer((socket) => { sockets.push(socket); socket.on('error', () => undefined); });
+  await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(stalled.address() as net.AddressInfo).port}`;
+    const bundle = path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'price-lookup', 'index.js');
+    // 12 s left, of which the handler keeps 10 s to answer.
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e',
+      `require(${JSON.stringify(bundle)}).onEvent(${JSON.stringify(event('Create'))}, { getRemainingTimeInMillis: () => 12000 }).then((r) => process.stdout.write(JSON.stringify(r)))`], {
+      env: { PATH: process.env.PATH, AWS_ENDPOINT_URL_PRICING: url, AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' }, timeout: 60_000,
+    });
+    const result = JSON.parse(stdout.split('\n').pop()!);
+    expect(result.Data.Missing).toBe('all (the AWS Price List could not be read: GetProducts did not answer in time)');
+    expect(result.Data.standardStoragePerGbMonth).toBe('0');
+  } finally {
+    sockets.forEach((s) => s.destroy());
+    await new Promise((resolve) => stalled.close(resolve));
+  }
 });

@@ -7,6 +7,7 @@ import { describeWithFuse, onEfsSim } from '../../helpers/efs-sim';
 import { Moto, startMoto } from '../../helpers/moto';
 import { snapshot } from '../../helpers/sentinel';
 import { makeTree, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
+import { seedCreate } from '../../helpers/seed-create';
 
 // The seed against someone who changes the target while it runs, and two seeds of one target at once.
 // The racer is a real unprivileged process (nobody) that owns the target and, in a loop for the whole
@@ -159,11 +160,11 @@ console.log(swaps);
       const context = { getRemainingTimeInMillis: () => 900_000 };
       const quiet = [jest.spyOn(console, 'log').mockImplementation(() => undefined), jest.spyOn(console, 'warn').mockImplementation(() => undefined)];
       try {
-        await handler.onEvent({ RequestType: 'Create', ResourceProperties: props(await zipped(r.first), 'false') }, context);
+        await seedCreate(handler, { RequestType: 'Create', ResourceProperties: props(await zipped(r.first), 'false') }, context);
         const key = await zipped(r.second);
         const before = snapshot(r.victim);
         const racer = await startRacer(mode, r.target, r.victim);
-        await handler.onEvent({ RequestType: 'Create', ResourceProperties: props(key, 'true') }, context).catch(() => undefined);
+        await seedCreate(handler, { RequestType: 'Create', ResourceProperties: props(key, 'true') }, context).catch(() => undefined);
         expect(await racer.stop()).toBeGreaterThan(0);
         expect(snapshot(r.victim)).toEqual(before);
       } finally {

@@ -5,6 +5,7 @@ import * as path from 'path';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
 import { Moto, startMoto } from '../../helpers/moto';
 import { makeTree, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
+import { seedCreate } from '../../helpers/seed-create';
 
 // The bundled seed handler, exactly the asset FileSystemSeed deploys (dist/handlers/seed), driven
 // with CloudFormation-shaped events from the Provider framework, reading from moto's S3 on
@@ -51,20 +52,9 @@ const props = (overrides: Record<string, string> = {}) => ({
 });
 const context = (remainingMs = 900_000) => ({ getRemainingTimeInMillis: () => remainingMs });
 
-/**
- * A Create as the Provider framework runs it: onEvent claims the place (and copies nothing), then
- * isComplete copies a slice per call until complete (at most `calls` calls). The physical id and the
- * last call's Data.
- */
-async function create(properties: object, ctx = context(), calls = 1) {
-  const event = { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: properties };
-  const claimed = await handler.onEvent(event, ctx);
-  for (let call = 1; call <= calls; call++) {
-    const answer = await handler.isComplete({ ...event, ...claimed }, ctx);
-    if (answer.IsComplete) return { PhysicalResourceId: claimed.PhysicalResourceId, Data: answer.Data, claimed };
-  }
-  return { PhysicalResourceId: claimed.PhysicalResourceId, Data: { Complete: 'false' }, claimed };
-}
+/** A Create as the Provider framework runs it: onEvent claims the place, isComplete copies. */
+const create = (properties: object, ctx = context(), calls = 1) =>
+  seedCreate(handler, { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: properties }, ctx, calls);
 
 test('Create claims the place in onEvent and copies from isComplete, reporting the counts', async () => {
   const event = { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props() };

@@ -296,6 +296,20 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, deploy))).toEqual({});
   });
 
+  test('a rename rolled back (the new resource deleted, the old one kept) leaves the old resource its content, which its own Delete still removes', async () => {
+    const root = tempDir('lifecycle-rename-rollback-');
+    const deploy: Deploy = { removeOnDelete: true };
+    const before = new Stackish(root, undefined, 'Content');
+    expect((await before.create(deploy)).Status).toBe('SUCCESS');
+    const renamed = new Stackish(root, undefined, 'SiteContent');
+    expect((await renamed.create(deploy)).Status).toBe('SUCCESS');
+    // Another resource of the deploy fails: CloudFormation deletes the new resource and keeps the old one.
+    expect((await renamed.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+    expect((await before.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual({});
+  });
+
   test('a twin stack seeding a live place of another stack fails its Create naming both, and takes the place once the other released it', async () => {
     const root = tempDir('lifecycle-twins-');
     const deploy: Deploy = {};

@@ -71,9 +71,11 @@ describe('the Lambda handler\'s bundle', () => {
       RequestType: 'Create', LogicalResourceId: 'Seed',
       ResourceProperties: { Bucket: 'assets', Key: 'site.zip', Format: 'zip', Fingerprint: 'site', MountPath: mount, TargetSubPath: 'www', Concurrency: '16', Prune: 'false', RemoveOnDelete: 'false' },
     };
-    const script = `require(${JSON.stringify(path.join(root, 'dist', 'handlers', 'seed', 'index.js'))})
-      .onEvent(${JSON.stringify(event)}, { getRemainingTimeInMillis: () => 900000 })
-      .then((r) => { if (r.Data.Complete !== 'true') throw new Error(JSON.stringify(r)); });`;
+    // onEvent claims the place; isComplete copies.
+    const script = `const handler = require(${JSON.stringify(path.join(root, 'dist', 'handlers', 'seed', 'index.js'))});
+      const event = ${JSON.stringify(event)}, context = { getRemainingTimeInMillis: () => 900000 };
+      handler.onEvent(event, context).then((r) => handler.isComplete({ ...event, ...r }, context))
+        .then((r) => { if (!r.IsComplete) throw new Error(JSON.stringify(r)); });`;
     const log = path.join(work, 'handler.strace');
     try {
       execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat', '-o', log, node22(), '-e', script], {

@@ -6,6 +6,7 @@ import * as path from 'path';
 import { FaultProxy, startFaultProxy } from '../../helpers/fault-proxy';
 import { Moto, startMoto } from '../../helpers/moto';
 import { tempDir, treeDigest } from '../../helpers/seed-fixtures';
+import { seedCreate } from '../../helpers/seed-create';
 
 // S3 that stalls, resets, throttles and errs, through the compiled CLI and the bundled handler: a
 // fault-injecting proxy on 127.0.0.1 (test/helpers/fault-proxy.ts) in front of moto's S3 breaks the
@@ -217,14 +218,9 @@ describe('the bundled handler', () => {
     Bucket: BUCKET, Key: 'site/', Format: 's3-objects', Fingerprint: 'v1', MountPath: mountPath,
     TargetSubPath: 'www', Concurrency: '32', Prune: 'false', RemoveOnDelete: 'false', ...overrides,
   });
-  /** A Create as the Provider framework drives it: onEvent, then isComplete until done (a Create's failure comes from there). */
-  const create = async (overrides: Record<string, string> = {}) => {
-    const event = { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props(overrides) };
-    const context = { getRemainingTimeInMillis: () => 900_000 };
-    const response = await handler.onEvent(event, context);
-    if (response.Data?.Complete !== 'true') await handler.isComplete({ ...event, ...response }, context);
-    return response;
-  };
+  /** A Create as the Provider framework drives it (a Create's failure comes from isComplete). */
+  const create = (overrides: Record<string, string> = {}) =>
+    seedCreate(handler, { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props(overrides) }, { getRemainingTimeInMillis: () => 900_000 });
 
   test('seeds S3 objects through stalls and 10% throttling, its workers fetching with clients of their own', async () => {
     proxy.rules = [

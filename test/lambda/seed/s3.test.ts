@@ -7,6 +7,7 @@ import { seed } from '../../../lambda/seed/copy';
 import { openSource } from '../../../lambda/seed/sources/open-source';
 import { Moto, startMoto } from '../../helpers/moto';
 import { makeTree, tempDir, treeDigest } from '../../helpers/seed-fixtures';
+import { seedCreate } from '../../helpers/seed-create';
 
 // S3 sources against moto's S3 server on 127.0.0.1: listing pagination past 1,000 keys,
 // multi-MB objects, and archives read from S3.
@@ -135,7 +136,7 @@ describe('a zip in S3 is read where it lies, by ranged GETs of 8 MiB blocks, not
         Bucket: 'seed-source', Key: 'archives/big-handler.zip', Format: 'zip', Fingerprint: 'v1', MountPath: mountPath,
         TargetSubPath: 'site', Concurrency: '8', Prune: 'false', RemoveOnDelete: 'false',
       };
-      const response = await handler.onEvent({ RequestType: 'Create', ResourceProperties: props }, { getRemainingTimeInMillis: () => 900_000 });
+      const response = await seedCreate(handler, { RequestType: 'Create', ResourceProperties: props }, { getRemainingTimeInMillis: () => 900_000 });
       expect(response.Data).toMatchObject({ Complete: 'true', Written: 30 });
       expect(treeDigest(path.join(work, 'mnt', 'site'))).toEqual(treeDigest(src));
     } finally {
