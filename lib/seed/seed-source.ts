@@ -50,8 +50,9 @@ export interface S3SeedSourceOptions {
  */
 export abstract class SeedSource {
   /**
-   * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar or .tar.gz file (uploaded
-   * as it is). Re-seeds whenever its content changes.
+   * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar, .tar.gz or .tgz file
+   * (uploaded as it is and read as its name says; synth fails when its first bytes are another
+   * format's). Re-seeds whenever its content changes.
    *
    * @example
    * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') }); // ./site, staged as a zip asset

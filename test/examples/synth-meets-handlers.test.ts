@@ -1,6 +1,5 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'child_process';
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -8,10 +7,12 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AccessPointPreset, SeedSource, SharedFileSystem } from '../../lib';
 import { DeployStandIn, MountStandIn, REGION, stacksIn, SynthesizedStack } from '../helpers/deploy-stand-in';
+import { IDENTITY_CHECK } from '../../lambda/shared/mount-checks/posix-identity';
 import { DnsStub, startDnsStub } from '../helpers/dns-stub';
+import { lambdaMountOf, removeLambdaMounts } from '../helpers/lambda-mount';
 import { Moto, startMoto } from '../helpers/moto';
 import { CfnResponse } from '../helpers/provider-framework';
-import { listen, Listener, loopbackAddress } from '../helpers/nfs-listener';
+import { listen, Listener } from '../helpers/nfs-listener';
 import { synthesizeQuickStart } from '../helpers/quick-start';
 import { makeTree, tempDir, treeDigest } from '../helpers/seed-fixtures';
 
@@ -41,7 +42,6 @@ let dns: DnsStub;
 let work: string;
 let site: string;
 const listeners: Listener[] = [];
-const mounts: string[] = [];
 
 beforeAll(async () => {
   moto = await startMoto();
@@ -67,28 +67,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const mount of mounts) fs.rmSync(mount, { force: true });
+  removeLambdaMounts();
   await Promise.all(listeners.map((l) => l.close()));
   await dns?.stop();
   await moto?.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/**
- * The file system behind an access point, as a Lambda function sees it: `/mnt/<name>`, a link to a
- * directory of this test (`<root>/<file system>/<access point>`); the seed handler refuses a mount
- * path that is not /mnt/<name>, so the stand-in keeps that shape.
- */
-const standInMount = (root: string): MountStandIn => (fileSystem, accessPoint) => {
-  const dir = path.join(root, fileSystem, accessPoint);
-  fs.mkdirSync(dir, { recursive: true });
-  const mount = `/mnt/cdk-efs-kit-harness-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`;
-  if (!fs.existsSync(mount)) {
-    fs.symlinkSync(dir, mount);
-    mounts.push(mount);
-  }
-  return mount;
-};
+/** The file system behind an access point, as a Lambda function sees it: /mnt/<name>, a link to `<root>/<file system>/<access point>`. */
+const standInMount = (root: string): MountStandIn => (fileSystem, accessPoint) => lambdaMountOf(path.join(root, fileSystem, accessPoint), 'cdk-efs-kit-harness');
 
 /** Where the seed resource `logicalId` puts its files, as a directory of this test. */
 function placeOf(deploy: DeployStandIn, root: string, logicalId: string): string {
@@ -111,7 +98,7 @@ function synthesized(build: (app: App) => void, name: string): SynthesizedStack[
 }
 
 async function deployed(stack: SynthesizedStack): Promise<DeployStandIn> {
-  const deploy = new DeployStandIn(stack, moto, { mountTargetAddress: () => loopbackAddress() });
+  const deploy = new DeployStandIn(stack, moto);
   await deploy.publish();
   return deploy;
 }
@@ -145,7 +132,10 @@ async function runCanaries(deploy: DeployStandIn, root: string): Promise<number>
       const fn = deploy.functionOf(deploy.resolve(target.Arn));
       const result: any = await fn.invoke(JSON.parse(target.Input), standInMount(root));
       expect({ rule: id, status: result.status, errors: result.errors }).toEqual({ rule: id, status: 'ok', errors: undefined });
-      expect(result).toMatchObject({ label: 'canary', fileSystemId: fn.environment.PROBE_FILE_SYSTEM_ID });
+      // The file system and the access point the construct tells the probe about reach its result.
+      expect(result).toMatchObject({ label: 'canary', fileSystemId: fn.mounts[0].fileSystemId });
+      const identity = result.mountChecks.find((c: { id: string }) => c.id === IDENTITY_CHECK);
+      expect(identity).toMatchObject({ status: 'pass', detail: expect.stringContaining(`the access point ${fn.mounts[0].accessPointId} sets uid 1000 gid 1000`) });
       canaries++;
     }
   }

@@ -3,8 +3,9 @@ import { execFileSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { CfnResponse, ProviderFramework } from './provider-framework';
 import { Moto } from './moto';
+import { loopbackAddress } from './nfs-listener';
+import { CfnResponse, ProviderFramework } from './provider-framework';
 
 /**
  * A synthesized stack deployed as far as its custom resources need, on this machine: what
@@ -15,9 +16,9 @@ import { Moto } from './moto';
  *   buckets are created in moto's S3 on 127.0.0.1, under the names the template gives them.
  * - Ref, Fn::GetAtt, Fn::Sub, Fn::Join, Fn::Select and Fn::GetAZs resolve as a deploy to account
  *   123456789012 in us-east-1 would: a bucket to its name, a file system, access point or mount target
- *   to an id of its type, a mount target's IpAddress to the loopback address a test gives it. Anything
- *   else is an error naming it, so that a property nobody resolves fails here rather than reaching a
- *   handler as an object.
+ *   to an id of its type, a mount target's IpAddress to a loopback address of its own, where a test
+ *   can listen (test/helpers/nfs-listener.ts). Anything else is an error naming it, so that a
+ *   property nobody resolves fails here rather than reaching a handler as an object.
  * - A custom resource is sent through aws-cdk-lib's own Provider framework code
  *   (test/helpers/provider-framework.ts) to the handler its framework function names
  *   (USER_ON_EVENT_FUNCTION_ARN, USER_IS_COMPLETE_FUNCTION_ARN), loaded from that function's code as
@@ -25,7 +26,7 @@ import { Moto } from './moto';
  *   environment and a mount standing in for its FileSystemConfigs.
  */
 
-export const ACCOUNT = '123456789012';
+const ACCOUNT = '123456789012';
 export const REGION = 'us-east-1';
 const AZS = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 const PSEUDO: Record<string, string> = {
@@ -57,16 +58,11 @@ export function stacksIn(assemblyDir: string): SynthesizedStack[] {
 /** How a mount point of a function is stood in for: the function's mount path -> the directory a test reads. */
 export type MountStandIn = (fileSystemId: string, accessPointId: string, localMountPath: string) => string;
 
-export interface DeployStandInOptions {
-  /** The address a mount target's IpAddress resolves to; by default 10.0.<n>.25. */
-  readonly mountTargetAddress?: (logicalId: string) => string;
-}
-
 export class DeployStandIn {
   private readonly resources: Record<string, Resource>;
   private readonly mountTargetAddresses = new Map<string, string>();
 
-  constructor(readonly stack: SynthesizedStack, private readonly moto: Moto, private readonly options: DeployStandInOptions = {}) {
+  constructor(readonly stack: SynthesizedStack, private readonly moto: Moto) {
     this.resources = stack.template.Resources;
   }
 
@@ -123,7 +119,14 @@ export class DeployStandIn {
       case 'Fn::Join': return this.resolve(arg[1]).join(arg[0]);
       case 'Fn::Select': return this.resolve(arg[1])[Number(arg[0])];
       case 'Fn::GetAZs': return AZS;
-      case 'Fn::Sub': return substitute(typeof arg === 'string' ? arg : arg[0], (name) => this.resolve({ Ref: name }));
+      case 'Fn::Sub': {
+        const [text, variables = {}] = typeof arg === 'string' ? [arg] : arg;
+        return substitute(text, (name) => {
+          if (name in variables) return this.resolve(variables[name]);
+          const [id, attribute] = name.split('.');
+          return attribute ? this.physical(id, attribute) : this.resolve({ Ref: id });
+        });
+      }
       default:
         if (fn.startsWith('Fn::')) throw new Error(`the stand-in deploy cannot resolve ${JSON.stringify(value)}`);
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v)]));
@@ -150,7 +153,7 @@ export class DeployStandIn {
 
   private mountTargetAddress(logicalId: string): string {
     if (!this.mountTargetAddresses.has(logicalId)) {
-      this.mountTargetAddresses.set(logicalId, this.options.mountTargetAddress?.(logicalId) ?? `10.0.${this.mountTargetAddresses.size}.25`);
+      this.mountTargetAddresses.set(logicalId, loopbackAddress());
     }
     return this.mountTargetAddresses.get(logicalId)!;
   }
@@ -166,14 +169,14 @@ export class DeployStandIn {
    * Sends a Create of custom resource `logicalId` through the Provider framework to its handlers,
    * with `mount` standing in for the file system they mount. Returns CloudFormation's answer.
    */
-  async create(logicalId: string, mount: MountStandIn, before: (props: Record<string, any>) => Record<string, any> = (p) => p): Promise<CfnResponse> {
+  async create(logicalId: string, mount: MountStandIn): Promise<CfnResponse> {
     const props = this.resolve(this.resource(logicalId).Properties);
     const framework = this.functionOf(props.ServiceToken).environment;
     const onEvent = this.functionOf(framework.USER_ON_EVENT_FUNCTION_ARN);
     const isComplete = framework.USER_IS_COMPLETE_FUNCTION_ARN ? this.functionOf(framework.USER_IS_COMPLETE_FUNCTION_ARN) : undefined;
     // The handlers read the mount at the path the properties name: it must be where Lambda mounts the file system.
     const mountPath = props.MountPath === undefined ? undefined : onEvent.mountedAt(props.MountPath, mount);
-    const resourceProperties = before(mountPath === undefined ? props : { ...props, MountPath: mountPath });
+    const resourceProperties = mountPath === undefined ? props : { ...props, MountPath: mountPath };
     const provider = new ProviderFramework({
       onEvent: (event) => onEvent.invoke(event),
       ...isComplete ? { isComplete: (event: unknown) => isComplete.invoke(event) } : {},
@@ -194,18 +197,26 @@ export class DeployedFunction {
     return this.deploy.resolve(this.props.Environment?.Variables ?? {});
   }
 
+  /** What the function mounts (its FileSystemConfigs), resolved. */
+  get mounts(): Array<{ fileSystemId: string; accessPointId: string; localMountPath: string }> {
+    return (this.props.FileSystemConfigs ?? []).map((c: { Arn: any; LocalMountPath: string }) => {
+      const accessPoint = c.Arn['Fn::GetAtt']?.[0] ?? this.accessPointOf(c.Arn);
+      return {
+        fileSystemId: this.deploy.resolve(this.deploy.resource(accessPoint).Properties!.FileSystemId),
+        accessPointId: this.deploy.resolve({ Ref: accessPoint }),
+        localMountPath: c.LocalMountPath,
+      };
+    });
+  }
+
   /**
    * The directory that stands in for the function's mount at `mountPath` (which must be the
    * LocalMountPath of one of its FileSystemConfigs), as `mount` gives it.
    */
   mountedAt(mountPath: string, mount: MountStandIn): string {
-    const configs: Array<{ Arn: any; LocalMountPath: string }> = this.props.FileSystemConfigs ?? [];
-    const config = configs.find((c) => c.LocalMountPath === mountPath);
-    if (!config) throw new Error(`${this.logicalId} mounts nothing at ${mountPath} (its FileSystemConfigs: ${JSON.stringify(configs.map((c) => c.LocalMountPath))})`);
-    const accessPointArn = config.Arn['Fn::GetAtt']?.[0] ?? this.accessPointOf(config.Arn);
-    const accessPoint = this.deploy.resolve({ Ref: accessPointArn });
-    const fileSystem = this.deploy.resolve(this.deploy.resource(accessPointArn).Properties!.FileSystemId);
-    return mount(fileSystem, accessPoint, mountPath);
+    const config = this.mounts.find((m) => m.localMountPath === mountPath);
+    if (!config) throw new Error(`${this.logicalId} mounts nothing at ${mountPath} (it mounts ${JSON.stringify(this.mounts.map((m) => m.localMountPath))})`);
+    return mount(config.fileSystemId, config.accessPointId, mountPath);
   }
 
   private accessPointOf(arn: any): string {
@@ -229,18 +240,21 @@ export class DeployedFunction {
     const environment = this.environment;
     // A variable that names a mount path (the probe's PROBE_MOUNT_PATH) names the stand-in instead.
     for (const [name, value] of Object.entries(environment)) {
-      if (mount && (this.props.FileSystemConfigs ?? []).some((c: { LocalMountPath: string }) => c.LocalMountPath === value)) environment[name] = this.mountedAt(value, mount);
+      if (mount && this.mounts.some((m) => m.localMountPath === value)) environment[name] = this.mountedAt(value, mount);
     }
     const { handler } = this.module();
     if (typeof handler !== 'function') throw new Error(`${this.logicalId}'s handler ${this.props.Handler} is not a function of its code`);
-    const saved = { ...process.env };
+    const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
     Object.assign(process.env, environment);
     const started = Date.now();
     const timeoutMs = Number(this.props.Timeout ?? 3) * 1000;
     try {
       return await handler(event, { getRemainingTimeInMillis: () => timeoutMs - (Date.now() - started) });
     } finally {
-      process.env = saved;
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   }
 }
