@@ -180,7 +180,7 @@ export class DeployStandIn {
     const provider = new ProviderFramework({
       onEvent: (event) => onEvent.invoke(event),
       ...isComplete ? { isComplete: (event: unknown) => isComplete.invoke(event) } : {},
-    }, logicalId);
+    }, logicalId, `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${this.stack.stackName}/11111111-2222-3333-4444-555555555555`);
     return provider.deliver({ RequestType: 'Create', RequestId: `${logicalId}-create`, ResourceProperties: resourceProperties });
   }
 }
