@@ -1,9 +1,11 @@
+import * as fs from 'fs';
 import * as path from 'path';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3assets from 'aws-cdk-lib/aws-s3-assets';
 import { Construct } from 'constructs';
 import { ValidationError } from '../core/validation-error';
 import { propName } from '../core/contract/prop-name';
+import { archiveBytesProblem } from './archive-bytes';
 
 /** How the seed reads a source. */
 export enum SeedSourceFormat {
@@ -48,8 +50,9 @@ export interface S3SeedSourceOptions {
  */
 export abstract class SeedSource {
   /**
-   * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar or .tar.gz file (uploaded
-   * as it is). Re-seeds whenever its content changes.
+   * A local directory (CDK uploads it as a zip asset) or a local .zip, .tar, .tar.gz or .tgz file
+   * (uploaded as it is and read as its name says; synth fails when its first bytes are another
+   * format's). Re-seeds whenever its content changes.
    *
    * @example
    * files.addSeed('Content', { accessPoint: web, source: SeedSource.asset('site') }); // ./site, staged as a zip asset
@@ -90,8 +93,9 @@ class AssetSource extends SeedSource {
 
   public bind(scope: Construct): SeedSourceConfig {
     const asset = new s3assets.Asset(scope, 'SourceAsset', { path: this.localPath });
-    // A directory arrives zipped; a single file arrives as it is and must be an archive.
-    const format = asset.isZipArchive ? SeedSourceFormat.ZIP : archiveFormatOf(path.basename(this.localPath), `SeedSource.asset: ${propName('localPath')}`);
+    // CDK zips a directory; a file goes up as it is, so its name says the format and its bytes must
+    // agree. (Not asset.isZipArchive: CDK sets it for a .tar, .tar.gz or .tgz file too.)
+    const format = fs.statSync(this.localPath).isDirectory() ? SeedSourceFormat.ZIP : assetFileFormat(this.localPath);
     return { bucket: asset.bucket, key: asset.s3ObjectKey, format, fingerprint: asset.assetHash };
   }
 }
@@ -112,10 +116,25 @@ class BucketSource extends SeedSource {
   }
 }
 
+const ARCHIVE_SUFFIXES: Array<[string, SeedSourceFormat]> = [
+  ['.zip', SeedSourceFormat.ZIP], ['.tar', SeedSourceFormat.TAR], ['.tar.gz', SeedSourceFormat.TAR_GZ], ['.tgz', SeedSourceFormat.TAR_GZ],
+];
+
+function archiveSuffixOf(name: string, what: string): [string, SeedSourceFormat] {
+  const suffix = ARCHIVE_SUFFIXES.find(([end]) => name.toLowerCase().endsWith(end));
+  if (!suffix) throw new ValidationError(`${what} must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "${name}".`);
+  return suffix;
+}
+
 function archiveFormatOf(name: string, what: string): SeedSourceFormat {
-  const lower = name.toLowerCase();
-  if (lower.endsWith('.zip')) return SeedSourceFormat.ZIP;
-  if (lower.endsWith('.tar')) return SeedSourceFormat.TAR;
-  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return SeedSourceFormat.TAR_GZ;
-  throw new ValidationError(`${what} must be a directory or end in .zip, .tar, .tar.gz or .tgz, got "${name}".`);
+  return archiveSuffixOf(name, what)[1];
+}
+
+/** The format a local archive file's name says, once its first bytes agree. */
+function assetFileFormat(file: string): SeedSourceFormat {
+  const what = `SeedSource.asset: ${propName('localPath')}`;
+  const [suffix, format] = archiveSuffixOf(path.basename(file), what);
+  const problem = archiveBytesProblem(file, format);
+  if (problem) throw new ValidationError(`${what} "${file}" is named ${suffix} but ${problem}.`);
+  return format;
 }

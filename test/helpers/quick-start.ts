@@ -1,3 +1,4 @@
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -22,6 +23,22 @@ export function docsQuickStart(language: string, fence: string): string {
   const doc = fs.readFileSync(path.join(root, 'docs', 'quick-start.md'), 'utf8');
   const heading = `## ${language}`;
   return firstBlock('docs/quick-start.md', new RegExp(`^${heading}\\n([\\s\\S]*?)(?=^## |(?![\\s\\S]))`, 'm').exec(doc)?.[1], heading, fence);
+}
+
+/**
+ * Runs the README's TypeScript quick start as `cdk synth` would, in `dir` (which holds its `site/`),
+ * against this checkout's lib/, with tsx; returns the cloud assembly directory it wrote.
+ */
+export function synthesizeQuickStart(dir: string): string {
+  const app = readmeQuickStart('tsx').replace(/from 'cdk-efs-kit'/, `from ${JSON.stringify(path.join(root, 'lib'))}`);
+  fs.writeFileSync(path.join(dir, 'app.ts'), `${app}\napp.synth();\n`);
+  const outdir = path.join(dir, 'cdk.out');
+  execFileSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['app.ts'], {
+    cwd: dir, stdio: 'pipe',
+    // CDK_OUTDIR is how the CLI tells an app where to write; NODE_PATH finds aws-cdk-lib from a directory outside the checkout.
+    env: { ...process.env, CDK_OUTDIR: outdir, NODE_PATH: path.join(root, 'node_modules') },
+  });
+  return outdir;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync, spawn } from 'child_process';
-import { createHash, randomUUID } from 'crypto';
+import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
@@ -9,6 +9,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AccessPointPreset, SeedSource, SharedFileSystem } from '../../../lib';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
+import { lambdaMountOf, removeLambdaMounts } from '../../helpers/lambda-mount';
 import { Moto, startMoto } from '../../helpers/moto';
 import { CfnRequest, CfnResponse, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
 import { resolveTokens } from '../../helpers/seed-run-template';
@@ -26,7 +27,6 @@ import { makeTree, manifestPaths, tempDir, treeDigest } from '../../helpers/seed
 let moto: Moto;
 let handler: any;
 let work: string;
-const mounts: string[] = [];
 const SOURCES = { v1: '', v2: '', bad: '' };
 
 beforeAll(async () => {
@@ -66,7 +66,7 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
 }, 120_000);
 
 afterAll(async () => {
-  for (const mount of mounts) fs.rmSync(mount, { force: true });
+  removeLambdaMounts();
   await moto.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -136,14 +136,7 @@ function propertiesOf(deploy: Deploy, root: string): Record<string, any> {
 
 /** The access point's root directory as the seed function sees it: /mnt/<name>, a link to `root`/<file system>/<access point>. */
 function mountOf(root: string, deploy: Deploy): string {
-  const dir = path.join(root, deploy.fileSystem ?? 'fs-0123456789abcdef0', (deploy.accessPoint ?? 'Web').toLowerCase());
-  fs.mkdirSync(dir, { recursive: true });
-  const mount = `/mnt/cdk-efs-kit-lifecycle-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}`;
-  if (!fs.existsSync(mount)) {
-    fs.symlinkSync(dir, mount);
-    mounts.push(mount);
-  }
-  return mount;
+  return lambdaMountOf(path.join(root, deploy.fileSystem ?? 'fs-0123456789abcdef0', (deploy.accessPoint ?? 'Web').toLowerCase()), 'cdk-efs-kit-lifecycle');
 }
 
 /** Where a deploy's files land, as a path of the test. */
