@@ -17,8 +17,8 @@ import { printable } from '../shared/printable';
  * The FileSystemSeed custom resource (Provider framework), right under every CloudFormation event
  * (docs/seed.md has the table):
  * - Create and Update claim the place (file system, access point, target path) for their request, so
- *   that any older request's run stops at its next heartbeat or slice; onEvent copies until the
- *   function's time nearly runs out, isComplete resumes from the manifest (the checkpoint) until the
+ *   that any older request's run stops at its next heartbeat or slice; an Update's onEvent copies until
+ *   the function's time nearly runs out, isComplete resumes from the manifest (the checkpoint) until the
  *   copy is complete, or fails once the deploy's time limit (TimeLimitSeconds from onEvent's start)
  *   has run out. A Create's onEvent only claims the place and its copy starts in isComplete, so a
  *   failure or a killed slice leaves a resource whose rollback Delete reaches the handler (the

@@ -168,7 +168,7 @@ export class StateDirectory {
     await this.writeAtomically(CLAIM, Buffer.from(JSON.stringify(claim)), 0o600);
   }
 
-  /** The request the place is claimed for, if any (an unreadable claim counts as none). */
+  /** The request the place is claimed for, if any: a claim that is not JSON counts as none; a FIFO or another user's file there is refused (StateFileError). */
   async claimed(): Promise<PlaceClaim | undefined> {
     const { calls } = this.tree;
     return this.tree.using(STATE_DIR, async (dir) => {

@@ -56,6 +56,6 @@ export async function withinInvocation<T>(clock: InvocationClock, what: string, 
     return await callBefore(deadline, what, () => work());
   } catch (err) {
     if (!(err instanceof AwsCallDeadlineError)) throw err;
-    throw new Error(`${what} did not finish within the ${seconds} s this invocation had: an AWS API did not answer (each request waits at most ${REQUEST_TIMEOUT_MS / 1000} s and is retried).`);
+    throw new Error(`${what} did not finish within the ${seconds} s this invocation had: an AWS API call was still unanswered (each request waits at most ${REQUEST_TIMEOUT_MS / 1000} s and is retried).`);
   }
 }

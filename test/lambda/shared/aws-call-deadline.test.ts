@@ -83,6 +83,6 @@ test.each([
   const started = Date.now();
   // 7 s left, of which the handler keeps 5 s to answer: its calls are cut after about 2 s.
   await expect(module!.onEvent({ RequestType: 'Create', RequestId: 'r-1', ResourceProperties: properties }, contextWith(7_000)))
-    .rejects.toThrow(`${what} did not finish within the 2 s this invocation had: an AWS API did not answer`);
+    .rejects.toThrow(`${what} did not finish within the 2 s this invocation had: an AWS API call was still unanswered`);
   expect(Date.now() - started).toBeLessThan(7_000);
 });
