@@ -179,7 +179,7 @@ def test_a_helpers_options_have_the_helpers_name_and_keep_the_former_one():
 def test_a_threshold_in_the_wrong_unit_fails_with_the_prop_name():
     stack = Stack(App(), "WrongUnit")
     files = SharedFileSystem(stack, "Files", vpc=ec2.Vpc(stack, "Vpc", max_azs=2))
-    with pytest.raises(Exception, match=r"alarms.throughputUtilization takes AlarmThreshold.percent"):
+    with pytest.raises(Exception, match=r"alarms.throughputUtilization \(alarms.throughput_utilization\) takes AlarmThreshold.percent"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(throughput_utilization=AlarmThreshold.count(3)))
 
 
@@ -236,7 +236,7 @@ def test_monitoring_an_import_without_its_throughput_mode_fails_naming_it():
         stack, "Legacy", file_system_id="fs-0123456789abcdef0", vpc=vpc,
         security_group=ec2.SecurityGroup.from_security_group_id(stack, "LegacySg", "sg-0123456789abcdef0"),
     )
-    with pytest.raises(Exception, match=r"monitoring an imported file system needs throughputMode and oneZone"):
+    with pytest.raises(Exception, match=r"monitoring an imported file system needs throughputMode \(throughput_mode\) \(the widgets"):
         legacy.add_monitoring("Monitoring")
 
 
@@ -318,13 +318,13 @@ def test_replication_to_an_existing_file_system_of_the_app_without_overwrite_pro
 def test_replication_into_a_file_system_that_keeps_its_overwrite_protection_fails_naming_it():
     stack, vpc = source_stack("Protected")
     replica = SharedFileSystem(stack, "Replica", vpc=vpc)
-    with pytest.raises(Exception, match=r"the destination file system Protected/Replica must have replicationOverwriteProtection DISABLED .*got ENABLED"):
+    with pytest.raises(Exception, match=r"the destination file system Protected/Replica must have replicationOverwriteProtection \(replication_overwrite_protection\) DISABLED .*got ENABLED"):
         SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.existing_file_system(replica))
 
 
 def test_a_file_system_that_replicates_cannot_give_up_its_overwrite_protection():
     stack, vpc = source_stack("Both")
-    with pytest.raises(Exception, match=r"replicationOverwriteProtection DISABLED makes a file system a replication destination"):
+    with pytest.raises(Exception, match=r"replicationOverwriteProtection \(replication_overwrite_protection\) DISABLED makes a file system a replication destination"):
         SharedFileSystem(stack, "Files", vpc=vpc, replication_configuration=efs.ReplicationConfiguration.regional_file_system(),
                          replication_overwrite_protection=efs.ReplicationOverwriteProtection.DISABLED)
 
