@@ -22,6 +22,7 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
   const done = (complete: boolean) => ({ PhysicalResourceId: physicalId, Data: { Complete: String(complete), Deadline: runDeadline } });
   const place = lenientPlaceOf(event);
   if (!place) return done(true);
+  let ours = false;
   try {
     const claimed = await place.claimed();
     if (claimed && !sameResource(claimed.resource, identity)) {
@@ -35,6 +36,7 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
       await handBack(place, requestIdOf(event), claimed.previous);
       return done(true);
     }
+    ours = true;
     const removing = event.ResourceProperties?.RemoveOnDelete === 'true';
     // A run of this resource that goes on sees the claim and stops; content left in place is released to whoever seeds the place next.
     if (claimed || removing) await place.claim(requestIdOf(event), identity, false, !removing);
@@ -42,8 +44,8 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
     return done(await removeSlice(place, identity, requestIdOf(event), concurrencyOf(event), deadline));
   } catch (err) {
     console.warn(JSON.stringify({ message: 'the seed\'s Delete could not do all it would: what is left stays', place: place.where, error: (err as Error).message }));
-    // What stays is released, so that a later seed, of any stack, may take the place.
-    await place.claim(requestIdOf(event), identity, false, true).catch(() => undefined);
+    // What stays of this resource's is released, so that a later seed, of any stack, may take the place.
+    if (ours) await place.claim(requestIdOf(event), identity, false, true).catch(() => undefined);
     return done(true);
   }
 }
