@@ -67,10 +67,15 @@ function becomeUser(uid: number): void {
 
 /** The passwd database's entry of `uid` (as getent reads it: files, LDAP, ...), if any. */
 function passwdEntry(uid: number): { readonly name: string; readonly gid: number } | undefined {
+  const fields = getent('passwd', uid);
+  const gid = Number(fields?.[3]);
+  return fields?.[0] && Number.isSafeInteger(gid) ? { name: fields[0], gid } : undefined;
+}
+
+/** The fields of `id`'s entry in a name-service database, or undefined where it has none. */
+function getent(database: 'passwd' | 'group', id: number): string[] | undefined {
   try {
-    const fields = execFileSync('getent', ['passwd', String(uid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':');
-    const gid = Number(fields[3]);
-    return fields[0] && Number.isSafeInteger(gid) ? { name: fields[0], gid } : undefined;
+    return execFileSync('getent', [database, String(id)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':');
   } catch {
     return undefined;
   }
@@ -79,10 +84,6 @@ function passwdEntry(uid: number): { readonly name: string; readonly gid: number
 /** A user or group by name and id ('www-data (uid 33)'), or by id where it has no name. */
 function nameOf(database: 'passwd' | 'group', id: number): string {
   const kind = database === 'passwd' ? 'uid' : 'gid';
-  try {
-    const name = execFileSync('getent', [database, String(id)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split(':')[0];
-    return name ? `${name} (${kind} ${id})` : `${kind} ${id}`;
-  } catch {
-    return `${kind} ${id}`;
-  }
+  const name = getent(database, id)?.[0];
+  return name ? `${name} (${kind} ${id})` : `${kind} ${id}`;
 }

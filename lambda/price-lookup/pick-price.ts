@@ -1,4 +1,4 @@
-import { PriceFilter } from '../../lib/cost/contract/efs-price-lookup';
+import { metricMathNumber, PriceFilter } from '../../lib/cost/contract/efs-price-lookup';
 
 /**
  * Reads one price out of GetProducts' PriceList: each entry is a JSON string holding a product
@@ -26,7 +26,7 @@ export function pickPrice(priceList: unknown[], filter: PriceFilter): FoundPrice
       const first = dimensions.sort((a, b) => Number(a?.beginRange ?? 0) - Number(b?.beginRange ?? 0))[0];
       const usd = Number(first?.pricePerUnit?.USD);
       if (typeof first?.pricePerUnit?.USD !== 'string' || !Number.isFinite(usd) || usd < 0) continue;
-      found.push({ usd: decimal(usd), effectiveDate: day(term?.effectiveDate) });
+      found.push({ usd: metricMathNumber(usd), effectiveDate: day(term?.effectiveDate) });
     }
   }
   const prices = [...new Set(found.map((f) => f.usd))];
@@ -47,11 +47,6 @@ function parse(entry: unknown): any {
 
 const objectOr = (x: unknown): Record<string, unknown> => (x !== null && typeof x === 'object' ? x as Record<string, unknown> : {});
 
-/** A number as metric math reads it: plain decimals, never exponent notation. */
-function decimal(value: number): string {
-  const text = String(value);
-  return text.includes('e') ? value.toFixed(20).replace(/\.?0+$/, '') : text;
-}
 
 function day(value: unknown): string | undefined {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : undefined;

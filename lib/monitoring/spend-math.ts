@@ -1,6 +1,7 @@
 import { Duration, Token, Tokenization } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
+import { metricMathNumber } from '../cost/contract/efs-price-lookup';
 import type { EfsPricingProps } from '../cost/efs-pricing';
 import { EfsMetricName, EfsMetrics, StorageClass } from './efs-metrics';
 import { BYTES_PER_GB, includedProvisionedMibps, SECONDS_PER_MONTH, storagePricesPerGbMonth } from '../cost/efs-cost';
@@ -202,6 +203,5 @@ const filled = (id: string) => `FILL(${id},0)`;
 /** A number as metric math reads it: plain decimals, never exponent notation; a token stays a token. */
 function literal(value: number): string {
   if (Token.isUnresolved(value)) return Tokenization.stringifyNumber(value);
-  const text = String(value);
-  return text.includes('e') ? value.toFixed(20).replace(/\.?0+$/, '') : text;
+  return metricMathNumber(value);
 }

@@ -26,6 +26,12 @@ export const MISSING_ATTRIBUTE = 'Missing';
 export const EFFECTIVE_DATE_ATTRIBUTE = 'EffectiveDate';
 /** A price not found, in the math: its part of the spend counts $0, and `Missing` names it. */
 export const UNKNOWN_PRICE = '0';
+
+/** A number as metric math reads it: plain decimals, never exponent notation. */
+export function metricMathNumber(value: number): string {
+  const text = String(value);
+  return text.includes('e') ? value.toFixed(20).replace(/\.?0+$/, '') : text;
+}
 /** Bumped whenever PRICE_FILTERS changes, so that a deployed lookup runs again. */
 export const FILTERS_VERSION = '1';
 
