@@ -2,7 +2,7 @@ import { describeSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { MountReadinessProperties } from '../../lib/file-system/contract/mount-readiness-properties';
 import { AwsCallDeadlineError } from '../shared/aws-call-deadline';
 import { checkReadinessProperties, CheckedMountTarget, CheckedReadinessProperties } from './properties';
-import { DEFAULT_BACKOFF, MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
+import { DEFAULT_BACKOFF, GatedFileSystem, MountTargetEndpoints, notReadyMessage, ReadinessDeps, waitUntilReady } from './readiness';
 
 /**
  * The readiness gate as a Provider-framework custom resource with onEvent only: onEvent checks the
@@ -71,23 +71,29 @@ async function waitForMountTargets(props: CheckedReadinessProperties, deps: Read
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pauseMs, deadline - Date.now()))));
     targets = await endpointsOf(props, deps, deadline);
   }
-  const outcome = await waitUntilReady(props.fileSystemId, props.region, targets.endpoints, deadline, {
+  const fileSystem: GatedFileSystem = { id: props.fileSystemId, region: props.region, kind: props.kind };
+  const outcome = await waitUntilReady(fileSystem, targets.endpoints, deadline, {
     ...deps,
     onRound: (round) => {
       console.log(JSON.stringify({ message: 'mount readiness round', ...round }));
       deps.onRound?.(round);
     },
   });
-  if (!outcome.ready) throw new Error(notReadyMessage(props.fileSystemId, outcome, props.timeLimitSeconds));
+  if (!outcome.ready) throw new Error(notReadyMessage(fileSystem, outcome, props.timeLimitSeconds));
   console.log(JSON.stringify({ message: 'mount readiness: every mount target answers', rounds: outcome.rounds, elapsedMs: outcome.elapsedMs }));
 }
 
 /**
  * The mount targets with zone and addresses: as the properties give them, with what they leave out
  * read from DescribeMountTargets. A mount target still being created waits for a later round.
+ * S3 Files: as the properties give them (the check made sure they are listed, each with its zone
+ * ID); an address left out is the one its name resolves to.
  */
 async function endpointsOf(props: CheckedReadinessProperties, deps: ReadinessHandlerDeps, deadline: number): Promise<{ endpoints: MountTargetEndpoints[] } | { notAvailable: string }> {
   const listed = props.mountTargets;
+  if (props.kind === 'S3_FILES') {
+    return { endpoints: listed!.map((t) => ({ id: t.id, availabilityZoneId: t.availabilityZoneId, ipAddressType: t.ipAddressType, ipv4: t.ipv4, ipv6: t.ipv6 })) };
+  }
   if (listed && listed.every(complete)) {
     return { endpoints: listed.map((t) => ({ id: t.id, availabilityZone: t.availabilityZone!, ipv4: t.ipv4, ipv6: t.ipv6 })) };
   }
@@ -137,6 +143,6 @@ function unchanged(old: MountReadinessProperties | undefined, now: CheckedReadin
   } catch {
     return false;
   }
-  const key = (p: CheckedReadinessProperties) => JSON.stringify([p.fileSystemId, p.region, p.mountTargets ?? null]);
+  const key = (p: CheckedReadinessProperties) => JSON.stringify([p.kind, p.fileSystemId, p.region, p.mountTargets ?? null]);
   return key(before) === key(now);
 }

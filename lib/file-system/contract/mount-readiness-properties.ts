@@ -20,20 +20,35 @@ import { TimeLimitProperties } from '../../core/contract/deploy-time-limit';
  * What a mount target's entry leaves out (its zone, an address: CloudFormation has no GetAtt for
  * a mount target's IPv6 address), and the whole list when MountTargets is absent (an imported
  * file system), the handler reads from DescribeMountTargets.
+ *
+ * An S3 Files file system (`"FileSystemKind": "S3_FILES"`) is gated by its zonal names
+ * (`<az-id>.fs-….s3files.<region>.on.aws`, see s3-files-names.ts), so each mount target gives its
+ * `AvailabilityZoneId` (AWS::S3Files::MountTarget's GetAtt AvailabilityZoneId) instead of a zone
+ * name, and MountTargets must be given: the handler bundles no S3 Files API client to list them
+ * (ListMountTargets). An address left out is not described either: the gate connects to whatever
+ * the zonal name resolves to.
+ * ```json
+ * { "FileSystemKind": "S3_FILES", "FileSystemId": "fs-0123456789abcdef0", "Region": "us-east-1",
+ *   "MountTargets": [{ "MountTargetId": "fsmt-0a…", "AvailabilityZoneId": "use1-az1" }] }
+ * ```
  */
 export interface MountReadinessProperties extends TimeLimitProperties {
   /** The file system whose mount targets must answer. */
   readonly FileSystemId: string;
   /** Its Region, for the DNS names (`fs-….efs.<Region>.amazonaws.com`). */
   readonly Region: string;
-  /** The mount targets to wait for; absent: every mount target DescribeMountTargets lists. */
+  /** The mount targets to wait for; absent: every mount target DescribeMountTargets lists (EFS only). */
   readonly MountTargets?: MountTargetProperties[];
+  /** EFS (default) or S3_FILES: which names the gate resolves, and whether it may describe mount targets. */
+  readonly FileSystemKind?: string;
 }
 
 export interface MountTargetProperties {
   readonly MountTargetId: string;
-  /** The zone's name (us-east-1a); absent: from DescribeMountTargets. */
+  /** The zone's name (us-east-1a), EFS only; absent: from DescribeMountTargets. */
   readonly AvailabilityZone?: string;
+  /** The zone's ID (use1-az1), S3 Files only, and required there: its mount target names start with it. */
+  readonly AvailabilityZoneId?: string;
   /** IPV4_ONLY (default), DUAL_STACK or IPV6_ONLY, as AWS::EFS::MountTarget's IpAddressType. */
   readonly IpAddressType?: string;
   /** The IPv4 address (IPV4_ONLY, DUAL_STACK); absent: from DescribeMountTargets. */
@@ -41,6 +56,10 @@ export interface MountTargetProperties {
   /** The IPv6 address (DUAL_STACK, IPV6_ONLY); absent: from DescribeMountTargets. */
   readonly Ipv6Address?: string;
 }
+
+/** What the gate waits for: an EFS file system's names, or an S3 Files file system's. */
+export const FILE_SYSTEM_KINDS = ['EFS', 'S3_FILES'] as const;
+export type FileSystemKind = typeof FILE_SYSTEM_KINDS[number];
 
 export const IP_ADDRESS_TYPES = ['IPV4_ONLY', 'DUAL_STACK', 'IPV6_ONLY'] as const;
 export type IpAddressType = typeof IP_ADDRESS_TYPES[number];

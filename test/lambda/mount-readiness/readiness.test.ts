@@ -18,6 +18,7 @@ import { listen, Listener, loopbackAddress } from '../../helpers/nfs-listener';
 
 const FS = 'fs-0123456789abcdef0';
 const REGION = 'us-east-1';
+const EFS_FS = { id: FS, region: REGION, kind: 'EFS' as const };
 const fsName = `${FS}.efs.${REGION}.amazonaws.com`;
 const azName = (az: string) => `${az}.${fsName}`;
 // Small pauses and a resolver that gives up fast: the tests wait seconds, not minutes.
@@ -53,7 +54,7 @@ describe('checkReadinessProperties', () => {
   test('reads the properties the construct writes, IPV4_ONLY and a 600 s limit by default', () => {
     const { TimeLimitSeconds: _, ...noLimit } = valid;
     expect(checkReadinessProperties(noLimit)).toEqual({
-      fileSystemId: FS, region: REGION, timeLimitSeconds: 600,
+      kind: 'EFS', fileSystemId: FS, region: REGION, timeLimitSeconds: 600,
       mountTargets: [{ id: 'fsmt-0123456789abcdef0', availabilityZone: 'us-east-1a', ipAddressType: 'IPV4_ONLY', ipv4: '10.0.1.25', ipv6: undefined }],
     });
   });
@@ -90,7 +91,7 @@ describe('waitUntilReady', () => {
   test('names that resolve at once and ports that answer: ready after one round, each step tried once', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a'), await mountTarget('fsmt-0000000b', 'us-east-1b')];
     dns.set(fsName, { A: [targets[0].ipv4!] });
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 30_000, resolverDeps());
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 30_000, resolverDeps());
     console.log(`gate, everything answering at once: ${outcome.elapsedMs} ms for ${outcome.steps.length} steps in ${outcome.rounds} round`);
     expect(outcome.ready).toBe(true);
     expect(outcome.rounds).toBe(1);
@@ -109,7 +110,7 @@ describe('waitUntilReady', () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a'), late];
     dns.set(fsName, { A: [targets[0].ipv4!] });
     const started = Date.now();
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 60_000, resolverDeps());
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 60_000, resolverDeps());
     const elapsed = Date.now() - started;
     expect(outcome.ready).toBe(true);
     expect(elapsed).toBeGreaterThanOrEqual(1900);
@@ -131,11 +132,11 @@ describe('waitUntilReady', () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a'), await mountTarget('fsmt-0000000b', 'us-east-1b', { resolvesAfterMs: Infinity })];
     dns.set(fsName, { A: [targets[0].ipv4!] });
     const started = Date.now();
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 3000, resolverDeps());
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 3000, resolverDeps());
     expect(outcome.ready).toBe(false);
     expect(Date.now() - started).toBeLessThan(3000 + 10_000);
     expect(outcome.rounds).toBeGreaterThan(3);
-    const message = notReadyMessage(FS, outcome, 3);
+    const message = notReadyMessage(EFS_FS, outcome, 3);
     expect(message).toContain(`mount readiness: ${FS} was not ready within 3 seconds: mount target fsmt-0000000b (us-east-1b): "${azName('us-east-1b')} resolves (A) to ${targets[1].ipv4}" never succeeded (${outcome.rounds} attempts, last: no such name (NXDOMAIN))`);
     expect(message).toContain('A new mount target\'s names resolve within 60-90 seconds');
     expect(message).not.toContain('fsmt-0000000a');
@@ -145,9 +146,9 @@ describe('waitUntilReady', () => {
   test('fails when a mount target\'s port never answers, naming the address and the refusal', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a'), await mountTarget('fsmt-0000000c', 'us-east-1c', { listening: false })];
     dns.set(fsName, { A: [targets[0].ipv4!] });
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 2000, resolverDeps());
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 2000, resolverDeps());
     expect(outcome.ready).toBe(false);
-    const message = notReadyMessage(FS, outcome, 2);
+    const message = notReadyMessage(EFS_FS, outcome, 2);
     expect(message).toContain(`mount target fsmt-0000000c (us-east-1c): "TCP 2049 accepts connections at ${targets[1].ipv4}:2049" never succeeded`);
     expect(message).toContain('last: connection refused (the address answers, but nothing listens on the port)');
     expect(message).toContain('TCP 2049 must be open from the gate\'s security group');
@@ -157,9 +158,9 @@ describe('waitUntilReady', () => {
   test('fails when the DNS server never answers, saying so for every name', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a')];
     dns.silence();
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 1500, resolverDeps());
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 1500, resolverDeps());
     expect(outcome.ready).toBe(false);
-    const message = notReadyMessage(FS, outcome, 2);
+    const message = notReadyMessage(EFS_FS, outcome, 2);
     expect(message).toContain(`"${azName('us-east-1a')} resolves (A) to ${targets[0].ipv4}" never succeeded`);
     expect(message).toContain('last: the DNS server did not answer');
     expect(message).toContain(`the file system name: "${fsName} resolves to a mount target (the one in the caller's zone)" never succeeded`);
@@ -169,8 +170,8 @@ describe('waitUntilReady', () => {
   test('fails when the file system name resolves to an address that is no mount target of it', async () => {
     const targets = [await mountTarget('fsmt-0000000a', 'us-east-1a')];
     dns.set(fsName, { A: ['127.0.0.99'] });
-    const outcome = await waitUntilReady(FS, REGION, targets, Date.now() + 500, resolverDeps());
-    expect(notReadyMessage(FS, outcome, 1)).toContain(`last: resolved to 127.0.0.99, which is no mount target of ${FS}`);
+    const outcome = await waitUntilReady(EFS_FS, targets, Date.now() + 500, resolverDeps());
+    expect(notReadyMessage(EFS_FS, outcome, 1)).toContain(`last: resolved to 127.0.0.99, which is no mount target of ${FS}`);
   });
 
   test('a dual-stack mount target: A and AAAA of its zone name, and TCP at both addresses', async () => {
@@ -182,7 +183,7 @@ describe('waitUntilReady', () => {
     listeners.push(v4OnPort);
     dns.set(azName('us-east-1a'), { A: [v4.ipv4!], AAAA: ['0:0:0:0:0:0:0:1'] });
     dns.set(fsName, { AAAA: ['::1'] });
-    const outcome = await waitUntilReady(FS, REGION, [{ ...v4, ipv6: '::1' }], Date.now() + 10_000, { ...resolverDeps(), nfsPort: v6.port });
+    const outcome = await waitUntilReady(EFS_FS, [{ ...v4, ipv6: '::1' }], Date.now() + 10_000, { ...resolverDeps(), nfsPort: v6.port });
     expect(outcome.ready).toBe(true);
     expect(outcome.steps.map((s) => s.description)).toEqual([
       `${azName('us-east-1a')} resolves (A) to ${v4.ipv4}`,
