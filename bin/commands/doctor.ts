@@ -1,7 +1,8 @@
 import * as fs from 'fs';
 import * as net from 'net';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lib/file-system/contract/efs-names';
+import { AVAILABILITY_ZONE_ID } from '../../lib/file-system/contract/s3-files-names';
 import { MOUNTINFO } from '../../lambda/shared/mount-checks/mountinfo';
 import { processIdentity } from '../../lambda/shared/mount-checks/posix-identity';
 import { jsonOption, markdownOption, OutputOptions } from '../output-options';
@@ -10,8 +11,10 @@ import { outputLayout } from '../report/text-layout';
 /** `cdk-efs-kit doctor fs-…`: why a mount fails, or proof that it works, one check per line. */
 export function register(program: Command): void {
   program.command('doctor')
-    .description('check, on a client, each step an EFS mount needs (DNS, TCP 2049, the mount and its options, TLS, amazon-efs-utils, the file system policy for this identity, the access point\'s user, a write/read round trip) and say what to fix; exit 0 when nothing failed, 1 when something did')
+    .description('check, on a client, each step an EFS or S3 Files mount needs (DNS, TCP 2049, the mount and its options, TLS, amazon-efs-utils, the file system policy for this identity, the access point\'s user, a write/read round trip) and say what to fix; exit 0 when nothing failed, 1 when something did')
     .argument('<file-system-id>', 'the file system, e.g. fs-0123456789abcdef0')
+    .addOption(new Option('--kind <kind>', 'what the file system is: efs, or s3files (Amazon S3 Files: its names, mount.s3files, s3files:ClientMount)').choices(['efs', 's3files']).default('efs'))
+    .option('--az-id <id>', 'S3 Files: a zone (ID, e.g. use1-az1) whose mount target name <az-id>.fs-….s3files.<region>.on.aws to check (repeatable)', collect, [])
     .option('--access-point <id>', 'the access point the client mounts through, e.g. fsap-0123456789abcdef0')
     .option('--mount-point <dir>', 'the directory to check (default: the file system\'s mount, if this machine has one)')
     .option('--region <region>', 'the file system\'s Region (default: AWS_REGION, or the profile\'s)')
@@ -28,13 +31,15 @@ are skipped, and say so, when there are none.
 Examples:
   $ cdk-efs-kit doctor fs-0123456789abcdef0 --region eu-west-1
   $ cdk-efs-kit doctor fs-0123456789abcdef0 --access-point fsap-0123456789abcdef0 --mount-point /mnt/efs
-  $ cdk-efs-kit doctor fs-0123456789abcdef0 --no-aws --json`)
+  $ cdk-efs-kit doctor fs-0123456789abcdef0 --no-aws --json
+  $ cdk-efs-kit doctor fs-0123456789abcdef01 --kind s3files --az-id use1-az1 --region us-east-1`)
     .action(async (fileSystemId: string, opts: DoctorCliOptions) => {
       const region = await checkInput(fileSystemId, opts);
       // Loaded here, not at start: every `cdk-efs-kit` command would pay for them.
       const { runDoctor } = await import('../doctor/run-doctor');
       const aws = await awsFacts(fileSystemId, region, opts);
-      const report = await runDoctor({ fileSystemId, region, accessPointId: opts.accessPoint, mountPoint: opts.mountPoint }, {
+      const kind = opts.kind === 's3files' ? 'S3_FILES' : 'EFS';
+      const report = await runDoctor({ fileSystemId, region, accessPointId: opts.accessPoint, mountPoint: opts.mountPoint, kind, availabilityZoneIds: opts.azId }, {
         aws,
         dnsServers: opts.dnsServer.length ? opts.dnsServer : undefined,
         mountinfo: () => fs.readFileSync(MOUNTINFO, 'utf8'),
@@ -46,6 +51,8 @@ Examples:
 }
 
 interface DoctorCliOptions extends OutputOptions {
+  kind: 'efs' | 's3files';
+  azId: string[];
   accessPoint?: string;
   mountPoint?: string;
   region?: string;
@@ -64,6 +71,10 @@ async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise
   if (!FILE_SYSTEM_ID.test(fileSystemId)) throw new Error(`'${fileSystemId}' is not a file system id: expected fs- and 8 to 40 hex digits, e.g. fs-0123456789abcdef0`);
   if (opts.accessPoint !== undefined && !ACCESS_POINT_ID.test(opts.accessPoint)) {
     throw new Error(`--access-point '${opts.accessPoint}' is not an access point id: expected fsap- and 8 to 40 hex digits`);
+  }
+  if (opts.azId.length && opts.kind !== 's3files') throw new Error('--az-id applies to S3 Files (--kind s3files); an EFS file system\'s zones come from DescribeMountTargets');
+  for (const zoneId of opts.azId) {
+    if (!AVAILABILITY_ZONE_ID.test(zoneId)) throw new Error(`--az-id '${zoneId}' is not an Availability Zone ID such as use1-az1 (the ID, not the name us-east-1a)`);
   }
   if (opts.mountPoint !== undefined && !fs.statSync(opts.mountPoint, { throwIfNoEntry: false })?.isDirectory()) {
     throw new Error(`--mount-point ${opts.mountPoint} is not a directory`);
@@ -85,8 +96,9 @@ async function checkInput(fileSystemId: string, opts: DoctorCliOptions): Promise
 
 async function awsFacts(fileSystemId: string, region: string | undefined, opts: DoctorCliOptions) {
   if (!opts.aws || region === undefined) return { skipped: 'as --no-aws asks' };
-  const { missingCredentials, readAwsFacts } = await import('../doctor/aws-facts');
+  const { missingCredentials, readAwsFacts, readS3FilesAwsFacts } = await import('../doctor/aws-facts');
   const target = { region, profile: opts.profile, endpoint: opts.endpoint };
   const missing = await missingCredentials(target);
-  return missing ? { skipped: missing } : readAwsFacts(fileSystemId, opts.accessPoint, target);
+  if (missing) return { skipped: missing };
+  return opts.kind === 's3files' ? readS3FilesAwsFacts(target) : readAwsFacts(fileSystemId, opts.accessPoint, target);
 }

@@ -97,10 +97,7 @@ export async function readAwsFacts(fileSystemId: string, accessPointId: string |
   const iam = new iamSdk.IAMClient(clientConfig(target));
   try {
     const [caller, mountTargets, fileSystemPolicy, accessPoint] = await Promise.all([
-      fact(async () => {
-        const who = await sts.send(new stsSdk.GetCallerIdentityCommand({}));
-        return { arn: who.Arn!, account: who.Account! };
-      }),
+      fact(() => callerOf(sts, stsSdk)),
       fact(async () => {
         const targets: DescribedMountTarget[] = [];
         let ownerId: string | undefined;
@@ -148,7 +145,38 @@ export async function readAwsFacts(fileSystemId: string, accessPointId: string |
   }
 }
 
+/** What the doctor cannot read for an S3 Files file system. */
+export const NO_S3FILES_CLIENT = 'not read: that takes the S3 Files API (ListMountTargets, GetFileSystemPolicy, GetAccessPoint), and this build has no client for it (@aws-sdk/client-s3files is not a dependency)';
+
+/**
+ * For an S3 Files file system: who the caller is and the caller's own IAM policies (STS and IAM);
+ * the mount targets, the file system policy and the access point are S3 Files API calls, for which
+ * this build has no client, so they are facts with that problem.
+ */
+export async function readS3FilesAwsFacts(target: AwsTarget): Promise<AwsFacts> {
+  quiet();
+  const [stsSdk, iamSdk] = await Promise.all([import('@aws-sdk/client-sts'), import('@aws-sdk/client-iam')]);
+  const sts = new stsSdk.STSClient(clientConfig(target));
+  const iam = new iamSdk.IAMClient(clientConfig(target));
+  try {
+    const caller = await fact(() => callerOf(sts, stsSdk));
+    const identityPolicies: Fact<PolicyDocument[] | 'account-root'> = 'value' in caller
+      ? await fact(() => policiesOf(iam, iamSdk, caller.value.arn))
+      : { problem: `unknown caller (${caller.problem})` };
+    return { caller, identityPolicies, mountTargets: { problem: NO_S3FILES_CLIENT }, fileSystemPolicy: { problem: NO_S3FILES_CLIENT } };
+  } finally {
+    sts.destroy();
+    iam.destroy();
+  }
+}
+
 type IamSdk = typeof import('@aws-sdk/client-iam');
+type StsSdk = typeof import('@aws-sdk/client-sts');
+
+async function callerOf(sts: InstanceType<StsSdk['STSClient']>, sdk: StsSdk): Promise<Caller> {
+  const who = await sts.send(new sdk.GetCallerIdentityCommand({}));
+  return { arn: who.Arn!, account: who.Account! };
+}
 
 /**
  * The caller's own policies: a role's (for an assumed-role session), or a user's with its groups',

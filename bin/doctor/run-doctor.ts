@@ -11,7 +11,12 @@ import { judgeNfsOptions, MOUNT_OPTIONS_CHECK } from '../../lambda/shared/mount-
 import { canWrite, compareWithAccessPoint, IDENTITY_CHECK, judgeRootDirectory, PosixIdentity, ROOT_DIRECTORY_CHECK } from '../../lambda/shared/mount-checks/posix-identity';
 import { ROUND_TRIP_CHECK, roundTripCheck } from '../../lambda/shared/mount-checks/round-trip';
 import { connectTcp, endpointOf } from '../../lambda/shared/mount-checks/tcp-connect';
+import { addressFamilyCheck, IPV6_ROUTE_TABLE, parseIpv6Routes } from '../../lambda/shared/mount-checks/address-family';
+import { s3FilesClientAccessCheck, S3FILES_POLICY_CHECK } from '../../lambda/shared/mount-checks/s3-files-client-access';
+import type { FileSystemKind } from '../../lib/file-system/contract/mount-readiness-properties';
+import { s3FilesAccessPointArn, s3FilesFileSystemArn } from '../../lib/file-system/contract/s3-files-names';
 import type { AccessPointFacts, AwsFacts } from './aws-facts';
+import { s3FilesNameChecks, s3FilesUtilsCheck } from './s3-files-checks';
 
 /**
  * The doctor's checks, in the order a mount needs them: the file system and its mount targets (AWS),
@@ -27,6 +32,10 @@ export interface DoctorInput {
   readonly accessPointId?: string;
   /** A directory to check; default: the file system's mount found in mountinfo. */
   readonly mountPoint?: string;
+  /** EFS (default) or S3_FILES. */
+  readonly kind?: FileSystemKind;
+  /** S3 Files: the zones (IDs, use1-az1) whose mount target names to check. */
+  readonly availabilityZoneIds?: string[];
 }
 
 export interface DoctorDeps {
@@ -38,6 +47,10 @@ export interface DoctorDeps {
   readonly efsUtilsStateDir?: string;
   /** mount.efs to ask for its version; default: found on PATH or in the sbin directories. */
   readonly mountEfsCommand?: string;
+  /** mount.s3files, likewise (S3 Files). */
+  readonly mountS3FilesCommand?: string;
+  /** This host's IPv6 routes, as /proc/net/ipv6_route shows them (S3 Files' address-family check); default: that file. */
+  readonly ipv6Routes?: () => string;
   readonly identity: PosixIdentity;
   readonly nfsPort?: number;
 }
@@ -54,6 +67,7 @@ const CONNECT_TIMEOUT_MS = 3000;
 
 export async function runDoctor(input: DoctorInput, deps: DoctorDeps): Promise<DoctorReport> {
   const started = Date.now();
+  if (input.kind === 'S3_FILES') return reportOf(input, await s3FilesChecks(input, deps), started);
   const checks: CheckResult[] = [];
   const aws = 'skipped' in deps.aws ? undefined : deps.aws;
   const noAws = 'skipped' in deps.aws ? deps.aws.skipped : undefined;
@@ -115,9 +129,80 @@ export async function runDoctor(input: DoctorInput, deps: DoctorDeps): Promise<D
     checks.push(skip(ROUND_TRIP_CHECK, `write/read/rename/unlink round trip: skipped, no NFS mount of ${input.fileSystemId}`));
   }
 
+  return reportOf(input, checks, started);
+}
+
+function reportOf(input: DoctorInput, checks: CheckResult[], started: number): DoctorReport {
   const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const c of checks) counts[c.status]++;
   return { fileSystemId: input.fileSystemId, region: input.region, checks, counts, seconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * An S3 Files file system's checks, in the same order: its names (zonal ones for --az-id), TCP 2049
+ * at each address, the IPv6/NAT64 pitfall, the mount (always through amazon-efs-utils' proxy, with
+ * TLS), amazon-efs-utils' release, the caller's own IAM policies, and the round trip. What only the
+ * S3 Files API tells (the mount targets, the file system policy, the access point) is skipped,
+ * saying so: this build has no client for it.
+ */
+async function s3FilesChecks(input: DoctorInput, deps: DoctorDeps): Promise<CheckResult[]> {
+  const aws = 'skipped' in deps.aws ? undefined : deps.aws;
+  const noAws = 'skipped' in deps.aws ? deps.aws.skipped : undefined;
+  const checks: CheckResult[] = [skip('file-system', `the file system's mount targets: skipped, listing them is the S3 Files API (ListMountTargets), and this build has no client for it; --az-id names the zones to check`)];
+
+  const names = await s3FilesNameChecks(input.fileSystemId, input.region, input.availabilityZoneIds ?? [], newResolver({ servers: deps.dnsServers }));
+  checks.push(...names.checks);
+
+  const mount = findMount(input, deps, names.targets);
+  const tunnel = mount.entry && isLocalProxy(mount.entry) ? tunnelStateFor(Number(optionMap(mount.entry.superOptions).get('port')), deps.efsUtilsStateDir) : undefined;
+  const addresses = new Map<string, string>();
+  for (const t of names.targets) for (const a of [t.ipv4, t.ipv6]) if (a) addresses.set(a, `mount target in ${t.availabilityZone}`);
+  for (const [a, what] of names.otherAddresses) addresses.set(a, what);
+  checks.push(...await tcpChecks(addresses, names.targets, deps.nfsPort ?? NFS_PORT));
+  checks.push(addressFamilyCheck(names.lookups, parseIpv6Routes((deps.ipv6Routes ?? (() => readIfPresent(IPV6_ROUTE_TABLE)))())));
+
+  checks.push(mount.check);
+  if (mount.entry && isNfs(mount.entry)) {
+    checks.push(skip(MOUNT_OPTIONS_CHECK, 'mount options: skipped, mount.s3files sets them itself (nfsvers=4.2, rsize=wsize=1 MiB, hard, timeo=600, retrans=2, noresvport)'));
+    checks.push(await encryptionCheck(mount.entry, tunnel));
+  } else {
+    checks.push(skip(MOUNT_OPTIONS_CHECK, 'mount options: skipped, no NFS mount to read them from'));
+    checks.push(skip('encryption-in-transit', 'encryption in transit: skipped, no NFS mount'));
+  }
+  checks.push(await s3FilesUtilsCheck(deps.mountS3FilesCommand, deps.mountEfsCommand));
+
+  if (!aws || input.region === undefined) {
+    checks.push(skip(S3FILES_POLICY_CHECK, `s3files:ClientMount and ClientWrite for this identity: skipped, ${noAws ?? 'no Region given'}`));
+  } else if ('problem' in aws.caller) {
+    checks.push(warn(S3FILES_POLICY_CHECK, `could not tell who the caller is: ${aws.caller.problem}`, 'check the credentials (sts get-caller-identity)'));
+  } else {
+    const fileSystemArn = s3FilesFileSystemArn(partitionOf(input.region), input.region, aws.caller.value.account, input.fileSystemId);
+    const accessPointId = tunnel?.accessPointId ?? input.accessPointId;
+    checks.push(s3FilesClientAccessCheck({
+      fileSystemArn,
+      caller: aws.caller.value,
+      identityPolicies: 'value' in aws.identityPolicies ? aws.identityPolicies.value : aws.identityPolicies,
+      accessPointArn: accessPointId ? s3FilesAccessPointArn(fileSystemArn, accessPointId) : undefined,
+    }));
+  }
+  checks.push(skip('access-point', input.accessPointId
+    ? `access point ${input.accessPointId}: skipped, describing it is the S3 Files API (GetAccessPoint), and this build has no client for it`
+    : 'access point: none given'));
+
+  if (mount.entry && isNfs(mount.entry) && mount.ours) {
+    checks.push(await roundTripCheck(mount.dir!));
+  } else {
+    checks.push(skip(ROUND_TRIP_CHECK, `write/read/rename/unlink round trip: skipped, no NFS mount of ${input.fileSystemId}`));
+  }
+  return checks;
+}
+
+function readIfPresent(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The Region AWS facts were read in: the command reads none without one. */
@@ -197,13 +282,15 @@ function findMount(input: DoctorInput, deps: DoctorDeps, targets: DescribedMount
     if (isLocalProxy(e)) return tunnelStateFor(Number(optionMap(e.superOptions).get('port')), deps.efsUtilsStateDir)?.fileSystemId;
     const server = nfsServerOf(e.source);
     if (targets?.some((t) => t.ipv4 === server || t.ipv6 === server)) return input.fileSystemId;
-    return /(?:^|\.)(fs-[0-9a-f]{8,40})\.efs\./.exec(server)?.[1];
+    return /(?:^|\.)(fs-[0-9a-f]{8,40})\.(?:efs|s3files)\./.exec(server)?.[1];
   };
   if (input.mountPoint) {
     const dir = fs.realpathSync(input.mountPoint);
     const entry = mountContaining(entries, dir);
     const where = entry && entry.mountPoint !== dir ? `${dir} (inside the mount at ${entry.mountPoint})` : dir;
-    const mountCommand = `sudo mount -t efs -o tls,iam${input.accessPointId ? `,accesspoint=${input.accessPointId}` : ''} ${input.fileSystemId}:/ ${dir}`;
+    const mountCommand = input.kind === 'S3_FILES'
+      ? `sudo mount -t s3files${input.accessPointId ? ` -o accesspoint=${input.accessPointId}` : ''} ${input.fileSystemId}:/ ${dir}`
+      : `sudo mount -t efs -o tls,iam${input.accessPointId ? `,accesspoint=${input.accessPointId}` : ''} ${input.fileSystemId}:/ ${dir}`;
     if (!entry || !isNfs(entry)) {
       return { check: fail('mount', `${where} is not an NFS mount${entry ? ` (it is ${entry.fsType}, ${entry.source})` : ''}`, `mount the file system there: ${mountCommand}`), entry, dir, ours: false };
     }

@@ -14,7 +14,7 @@ import * as path from 'node:path';
  */
 
 export const EFS_UTILS_STATE_DIR = '/var/run/efs';
-/** Where mount.efs is installed, besides PATH. */
+/** Where mount.efs and mount.s3files are installed, besides PATH. */
 const MOUNT_EFS_DIRS = ['/sbin', '/usr/sbin', '/usr/local/sbin', '/usr/bin', '/usr/local/bin'];
 
 export interface EfsUtilsVersion {
@@ -22,9 +22,12 @@ export interface EfsUtilsVersion {
   readonly version: string;
 }
 
-/** The installed mount.efs and its version, or undefined when there is none. */
-export async function efsUtilsVersion(command?: string): Promise<EfsUtilsVersion | undefined> {
-  const found = command ?? findMountEfs();
+/**
+ * The installed mount helper (mount.efs, or mount.s3files from 3.0.0 on, which prints its version
+ * the same way) and its version, or undefined when there is none.
+ */
+export async function efsUtilsVersion(command?: string, helper = 'mount.efs'): Promise<EfsUtilsVersion | undefined> {
+  const found = command ?? findMountHelper(helper);
   if (!found) return undefined;
   const out = await new Promise<string>((resolve) => {
     execFile(found, ['--version'], { timeout: 10_000 }, (err, stdout) => resolve(err ? '' : stdout));
@@ -33,10 +36,10 @@ export async function efsUtilsVersion(command?: string): Promise<EfsUtilsVersion
   return match ? { command: found, version: match[1] } : undefined;
 }
 
-function findMountEfs(): string | undefined {
+function findMountHelper(helper: string): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...MOUNT_EFS_DIRS];
   for (const dir of dirs) {
-    const candidate = path.join(dir, 'mount.efs');
+    const candidate = path.join(dir, helper);
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
