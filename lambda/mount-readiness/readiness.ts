@@ -43,10 +43,10 @@ export interface MountTargetEndpoints {
 }
 
 /** The zone a mount target is in, as messages name it. */
-export const zoneOf = (t: MountTargetEndpoints) => t.availabilityZone ?? t.availabilityZoneId ?? 'unknown zone';
+const zoneOf = (t: MountTargetEndpoints) => t.availabilityZone ?? t.availabilityZoneId ?? 'unknown zone';
 
 /** The name a client in any zone resolves to reach this mount target. */
-export function zonalDnsName(fileSystem: GatedFileSystem, t: MountTargetEndpoints): string {
+function zonalDnsName(fileSystem: GatedFileSystem, t: MountTargetEndpoints): string {
   return fileSystem.kind === 'S3_FILES'
     ? s3FilesMountTargetDnsName(t.availabilityZoneId!, fileSystem.id, fileSystem.region)
     : mountTargetDnsName(t.availabilityZone!, fileSystem.id, fileSystem.region);
