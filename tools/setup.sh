@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests and benchmarks need beyond `npm ci`, only where it is missing: Debian
-# packages (FUSE for efs-sim, an arm64 C cross compiler for the seed's native writer, qemu-user to
-# run that build and strace to see it used, the copy tools the benchmark compares, Chromium for the
+# packages (FUSE for efs-sim, acl's getfacl for the seed's root defence, an arm64 C cross compiler
+# for the seed's native writer, qemu-user to run that build and strace to see it used, the copy tools the benchmark compares, Chromium for the
 # HTML report test, zip for test archives, bc for efs-sim's calibration), a project-local Python
 # venv with cfn-lint and moto's server, Node.js 22 (the Lambda runtime's major version) for the
 # tests that run the bundled handlers on it, and its arm64 build, Node.js 24 (the other supported
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 EFS_SIM_PACKAGES=(fuse3 libfuse3-dev pkg-config gcc libc6-dev)
-APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user strace rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
+APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" acl gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user strace rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cdk-efs-kit"
 PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
 

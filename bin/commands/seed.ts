@@ -3,7 +3,7 @@ import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
 import { DEFAULT_LOCK_WAIT_MS, seed } from '../../lambda/seed/copy';
 import type { SeedProgress, SeedSummary } from '../../lambda/seed/seed-summary';
 import { describeHolder } from '../../lambda/seed/target-lock';
-import { settleRootRun } from '../seed-as-root';
+import { settleRootRun } from '../seed-as-root/settle';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
@@ -29,8 +29,7 @@ export function register(program: Command): void {
     .option('--max-entries <n>', `archives: members at most (default: ${DEFAULT_ARCHIVE_LIMITS.maxEntries.toLocaleString('en-US')})`, parsePositiveInteger)
     .option('--max-ratio <n>', `archives: expanded bytes per archive byte, at most, once past 64 MiB (default: ${DEFAULT_ARCHIVE_LIMITS.maxCompressionRatio})`, parsePositiveInteger)
     .option('--lock-wait <seconds>', `how long to wait for another seed run of the same target to finish (default: ${DEFAULT_LOCK_WAIT_MS / 1000})`, parseSeconds)
-    .option('--as-owner', 'as root on a target another user owns: copy as that user (the files then belong to it)', false)
-    .option('--allow-root', 'as root on a target another user owns or can write: copy as root all the same', false)
+    .option('--allow-root', 'as root: copy as root, not as the target\'s owner, even where another user can change the target or the source', false)
     .option('--endpoint <url>', 'S3 endpoint for S3-compatible servers (path-style addressing)')
     .option('--region <region>', 'S3 region (default: AWS_REGION or us-east-1)')
     .addHelpText('after', `
@@ -40,7 +39,9 @@ Examples:
   $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
 
 One run per target at a time: a second run waits for the first (--lock-wait), then gives up.
-As root, on a target another user owns or can write, the seed refuses unless --as-owner or --allow-root.
+As root, the seed works as the target's owner (her uid, primary and supplementary groups), root only
+on a target only root can change; where anyone else can change the target, a directory on the way to
+it or the source, it refuses, naming who, unless --allow-root.
 
 S3: a request with no answer for ${DEFAULT_S3_TIMEOUT_MS / 1000} s (${S3_TIMEOUT_ENV}, in ms), a reset connection, a 5xx answer
 or throttling is retried with growing random waits; an object whose requests still fail fails alone.
@@ -68,7 +69,6 @@ interface SeedCliOptions {
   maxEntries?: number;
   maxRatio?: number;
   lockWait?: number;
-  asOwner: boolean;
   allowRoot: boolean;
   endpoint?: string;
   region?: string;
@@ -124,9 +124,10 @@ const cpuSeconds = () => {
 async function runSeed(sourceSpec: string, target: string, opts: SeedCliOptions): Promise<SeedSummary> {
   // Node's start and loading the CLI, apart from the copy's own CPU.
   const startupCpuSeconds = cpuSeconds();
-  settleRootRun(target, { asOwner: opts.asOwner, allowRoot: opts.allowRoot });
+  const location = parseSourceSpec(sourceSpec);
+  settleRootRun(location.bucket === undefined ? location.key : undefined, target, { allowRoot: opts.allowRoot });
   const limits: ArchiveLimits = { maxMemberBytes: opts.maxMemberSize, maxTotalBytes: opts.maxTotalSize, maxEntries: opts.maxEntries, maxCompressionRatio: opts.maxRatio };
-  const opened = await openSource(parseSourceSpec(sourceSpec), { s3: { endpoint: opts.endpoint, region: opts.region }, limits });
+  const opened = await openSource(location, { s3: { endpoint: opts.endpoint, region: opts.region }, limits });
   const progress = opts.json ? undefined : await progressReporter();
   try {
     const summary = await seed(opened.source, target, {

@@ -156,7 +156,7 @@ async function attack(c: Case, via: 'cli' | 'handler', base: string, asNobody: b
   const ws = workspace(base);
   try {
     const source = await materialize(c.source, path.join(fixtures, `case-${workspaces}`));
-    // As root on a target nobody owns, the CLI refuses unless told otherwise: told, what it does must still be harmless.
+    // As root on a target nobody owns, the CLI would work as nobody; --allow-root keeps it root, and what root does must still be harmless.
     const seedOnce = (from: string, options: { prune?: boolean; props?: Record<string, string>; request?: 'Create' | 'Delete' } = {}) => (via === 'cli'
       ? Promise.resolve(runCli(from, ws.target, options.prune, ...(asNobody ? ['--allow-root'] : [])))
       : runHandler(from, ws.mountPath, { Prune: String(options.prune ?? false), ...options.props }, options.request ?? 'Create'));

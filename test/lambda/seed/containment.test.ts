@@ -188,18 +188,9 @@ describe('as root, on a target another user owns or can write', () => {
   afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
   const seedAs = (...args: string[]) => spawnSync(process.execPath, [CLI, 'seed', path.join(work, 'src'), path.join(work, 'dst'), ...args], { encoding: 'utf8' });
 
-  (isRoot ? test : test.skip)('refuses by default, naming the owner and the flags, and writes nothing', () => {
+  (isRoot ? test : test.skip)('copies as the owner by default: the files and the seed\'s state are its own', () => {
     fs.chownSync(path.join(work, 'dst'), NOBODY, NOBODY);
-    const run = seedAs();
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`refusing to seed as root: ${path.join(work, 'dst').replace(/[/.]/g, '\\$&')} belongs to nobody \\(uid 65534\\), who could change it while root writes there; `
-      + 'run it as that user, or pass --as-owner to copy as uid 65534 \\(the files then belong to it\\), or --allow-root to copy as root all the same'));
-    expect(fs.readdirSync(path.join(work, 'dst'))).toEqual([]);
-  });
-
-  (isRoot ? test : test.skip)('--as-owner copies as the owner: the files and the seed\'s state are its own', () => {
-    fs.chownSync(path.join(work, 'dst'), NOBODY, NOBODY);
-    expect(seedAs('--as-owner')).toMatchObject({ status: 0 });
+    expect(seedAs()).toMatchObject({ status: 0 });
     expect(treeDigest(path.join(work, 'dst'))).toEqual(treeDigest(path.join(work, 'src')));
     for (const name of ['dir-0', 'dir-0/file-0.dat', '.cdk-efs-kit', '.cdk-efs-kit/seed-manifest.json']) {
       expect([name, fs.statSync(path.join(work, 'dst', name)).uid]).toEqual([name, NOBODY]);
@@ -214,7 +205,7 @@ describe('as root, on a target another user owns or can write', () => {
 
   (isRoot ? test : test.skip)('a target every user can write is refused too; only --allow-root goes on', () => {
     fs.chmodSync(path.join(work, 'dst'), 0o777);
-    const run = seedAs('--as-owner');
+    const run = seedAs();
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/every user can write .*; make it writable by root alone, or pass --allow-root to copy as root all the same/);
     expect(seedAs('--allow-root')).toMatchObject({ status: 0 });

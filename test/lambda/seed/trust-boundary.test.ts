@@ -6,9 +6,11 @@ import { printable } from '../../../lambda/shared/printable';
 import { cliForOtherUsers, openToOtherUsers } from '../../helpers/other-user';
 import { makeSentinel, snapshot } from '../../helpers/sentinel';
 import { makeTar, tempDir } from '../../helpers/seed-fixtures';
+import { addTestUser, removeTestUsers, TestUser } from '../../helpers/test-users';
 
 // Where the seed's trust boundary met what it runs in and what it prints: a /proc of another pid
-// namespace, FIFOs planted as the seed's own state files, --as-owner's groups, a planted chain of
+// namespace, FIFOs planted as the seed's own state files, the user a root run works as (her groups,
+// a source another user controls, ACLs, a link planted above the target), a planted chain of
 // directories deeper than any seed makes, a mount path of '..', names that would steer a terminal,
 // a low limit on open files. Each runs the built command line (or the bundled handler, in a process
 // of its own: a run that blocked would block the test's too) on a real local disk, as root where it
@@ -157,24 +159,109 @@ describe('a FIFO planted as one of the seed\'s own state files', () => {
   });
 });
 
-describe('--as-owner', () => {
-  rootTest('takes the owner\'s own groups, never the target\'s: a file only root\'s group can read is not copied for her', () => {
-    // The target belongs to nobody but was left in group root; one source file is readable by group root only.
-    fs.writeFileSync(path.join(source, 'root-group-only.txt'), 'not for nobody', { mode: 0o640 });
+describe('as root, the seed works with the least privilege the target and the source allow', () => {
+  let alice: TestUser;
+  let bob: TestUser;
+  beforeEach(() => {
+    if (!isRoot) return;
+    alice = addTestUser();
+    bob = addTestUser();
+    openToOtherUsers(source);
+    fs.mkdirSync(target, { recursive: true });
+    openToOtherUsers(target);
+  });
+  afterEach(() => {
+    if (isRoot) removeTestUsers();
+  });
+  const asRoot = (...extra: string[]) => cli(['seed', source, target, '--workers', '2', ...extra], { cli: cliForOtherUsers() });
+
+  rootTest('a target chowned to a user but left group root is seeded as her, with her own groups: never gid 0, and a file only root\'s group can read is not copied', () => {
+    fs.writeFileSync(path.join(source, 'root-group-only.txt'), 'not for alice');
     fs.chownSync(path.join(source, 'root-group-only.txt'), 0, 0);
     fs.chmodSync(path.join(source, 'root-group-only.txt'), 0o040);
-    fs.mkdirSync(target, { recursive: true });
-    fs.chownSync(target, 65534, 0);
-    openToOtherUsers(target);
-    openToOtherUsers(source);
+    fs.chownSync(target, alice.uid, 0);
     const before = snapshot(outside);
-    const run = cli(['seed', source, target, '--as-owner', '--workers', '2'], { cli: cliForOtherUsers() });
+    const run = asRoot();
     expect(run.status).toBe(1);
     expect(run.output).toMatch(/root-group-only\.txt: EACCES/);
     expect(fs.existsSync(path.join(target, 'root-group-only.txt'))).toBe(false);
-    // Her primary group (nogroup), from the passwd database.
-    expect(fs.statSync(path.join(target, 'a.txt'))).toMatchObject({ uid: 65534, gid: 65534 });
+    // Her uid and her primary group from the passwd database, not the target's group (root).
+    for (const name of ['a.txt', 'd', 'd/b.txt', '.cdk-efs-kit']) {
+      expect([name, fs.statSync(path.join(target, name))]).toEqual([name, expect.objectContaining({ uid: alice.uid, gid: alice.gid })]);
+    }
     expect(snapshot(outside)).toEqual(before);
+  });
+
+  rootTest('fails when another user controls the source, naming the source, its owner and the flag, before anything is read or written', () => {
+    fs.chownSync(source, bob.uid, bob.gid);
+    for (const owner of [0, alice.uid]) {
+      fs.chownSync(target, owner, owner);
+      const before = snapshot(outside);
+      const run = asRoot();
+      expect({ owner, status: run.status }).toEqual({ owner, status: 2 });
+      expect(run.output).toContain(`refusing to seed as root: the source ${source} belongs to ${bob.name} (uid ${bob.uid}), who could swap what it holds while the seed reads it as ${owner === 0 ? 'root' : `${alice.name} (uid ${alice.uid})`}; `
+        + `run the seed as ${bob.name}, or pass --allow-root to read it as root all the same`);
+      expect(fs.readdirSync(target)).toEqual([]);
+      expect(snapshot(outside)).toEqual(before);
+    }
+  });
+
+  rootTest('a source the target\'s owner controls is read as her', () => {
+    fs.chownSync(source, alice.uid, alice.gid);
+    fs.chownSync(target, alice.uid, alice.gid);
+    expect(asRoot()).toMatchObject({ status: 0 });
+    expect(fs.statSync(path.join(target, 'd', 'b.txt'))).toMatchObject({ uid: alice.uid, gid: alice.gid });
+  });
+
+  rootTest('fails when a POSIX ACL lets a user write the root-owned target; --allow-root goes on as root', () => {
+    execFileSync('setfacl', ['-m', `u:${alice.name}:rwx`, target]);
+    const before = snapshot(outside);
+    const run = asRoot();
+    expect(run.status).toBe(2);
+    expect(run.output).toContain(`refusing to seed as root: ${alice.name} (uid ${alice.uid}) can write ${target} (its ACL says so), who could change it while root writes there; `
+      + 'make it writable by root alone, or pass --allow-root to copy as root all the same');
+    expect(fs.readdirSync(target)).toEqual([]);
+    expect(asRoot('--allow-root')).toMatchObject({ status: 0 });
+    expect(fs.statSync(path.join(target, 'a.txt')).uid).toBe(0);
+    expect(snapshot(outside)).toEqual(before);
+  });
+
+  rootTest('an ACL whose mask takes write away is no writer', () => {
+    execFileSync('setfacl', ['-m', `u:${alice.name}:rwx,m::r-x`, target]);
+    expect(asRoot()).toMatchObject({ status: 0 });
+  });
+
+  rootTest('a link planted in a user\'s directory above the target is not followed: the run refuses, naming her, and the tree it leads to is unchanged', () => {
+    // /home/alice, as it were: hers; in it a link to a root-owned tree, named as the target's parent.
+    const home = path.join(work, 'home');
+    fs.mkdirSync(home);
+    fs.chownSync(home, alice.uid, alice.gid);
+    fs.symlinkSync(outside, path.join(home, 'www'));
+    const before = snapshot(outside);
+    for (const planted of [path.join(home, 'www'), path.join(home, 'www', 'sub')]) {
+      const run = cli(['seed', source, planted, '--workers', '2']);
+      expect({ planted, status: run.status }).toEqual({ planted, status: 2 });
+      expect(run.output).toContain(`refusing to seed as root: ${home}, on the way to ${planted}, belongs to ${alice.name} (uid ${alice.uid}), who could change it while root writes there; `);
+      expect(snapshot(outside)).toEqual(before);
+    }
+  });
+
+  rootTest('a root-owned target every user can write still needs --allow-root', () => {
+    fs.chmodSync(target, 0o777);
+    const run = asRoot();
+    expect(run.status).toBe(2);
+    expect(run.output).toMatch(/every user can write .*; make it writable by root alone, or pass --allow-root to copy as root all the same/);
+    expect(fs.readdirSync(target)).toEqual([]);
+  });
+
+  rootTest('--as-owner is gone: the owner is the default', () => {
+    fs.chownSync(target, alice.uid, alice.gid);
+    const run = asRoot('--as-owner');
+    expect(run.status).not.toBe(0);
+    expect(run.output).toContain("unknown option '--as-owner'");
+    expect(fs.readdirSync(target)).toEqual([]);
+    expect(asRoot()).toMatchObject({ status: 0 });
+    expect(fs.statSync(path.join(target, 'a.txt'))).toMatchObject({ uid: alice.uid, gid: alice.gid });
   });
 });
 
