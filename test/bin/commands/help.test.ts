@@ -42,3 +42,18 @@ test('the defaults people read: advise\'s days and cold share, seed\'s archive l
   ]));
   expect(optionEntries(help('doctor'))).toContainEqual(expect.stringMatching(/^--dns-server <ip\[:port\]> .*\(repeatable\)$/));
 });
+
+test.each([
+  [['probe', '--bogus'], "error: unknown option '--bogus'"],
+  [['seed', 'only-a-source'], "error: missing required argument 'target'"],
+  [['probe', '--dir', '/tmp', 'extra'], "error: too many arguments for 'probe'. Expected 0 arguments but got 1."],
+])('bad usage (%j) is bad input: exit 2, the error and a pointer to --help, no wall of help', (args, error) => {
+  const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  expect(run.status).toBe(2);
+  expect(run.stderr.trim().split('\n')).toEqual([error, '(run with --help for the options)']);
+});
+
+test('--help and --version still exit 0', () => {
+  expect(spawnSync(process.execPath, [CLI, 'seed', '--help']).status).toBe(0);
+  expect(spawnSync(process.execPath, [CLI, '--version']).status).toBe(0);
+});
