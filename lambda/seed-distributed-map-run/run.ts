@@ -18,8 +18,10 @@ export interface DistributedMapRunProperties {
   readonly Trigger?: string;
   /** Where the copy lands (file system, access point, target path): the state machine's definition holds it, its ARN does not. */
   readonly Target?: string;
-  /** Set when the deploy waits: seconds from onEvent's start until the run must be over. */
+  /** Seconds from onEvent's start until a waited run must be over. */
   readonly TimeLimitSeconds?: string;
+  /** 'false' when the deploy only starts the run (the seed's waitForCompletion). */
+  readonly WaitForCompletion?: string;
 }
 
 export interface DistributedMapRunEvent {

@@ -151,3 +151,29 @@ describe.each(Object.keys(SETTINGS) as Engine[])('a %s seed', (engine) => {
     expect(seedResourceId(after).includes(was)).toBe(!variant.replaced);
   });
 });
+
+test('a seed alone on its provider: the replaced resource references the old provider, which CloudFormation deletes only after it', () => {
+  const alone = (vcpus: number) => {
+    const stack = new Stack(new App(), 'Test');
+    const files = new SharedFileSystem(stack, 'Files', { vpc: new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 }) });
+    files.addSeed('Seed', {
+      accessPoint: files.addAccessPoint('App', AccessPointPreset.applicationUser('/app')),
+      source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'seed/'), engine: SeedEngine.singleFunction({ vcpus }),
+    });
+    return Template.fromStack(stack).toJSON().Resources;
+  };
+  const before = alone(1);
+  const after = alone(2);
+  const [was] = seedResourceId(before);
+  expect(seedResourceId(after)).not.toContain(was);
+  // Gone from the new template with the resource: CloudFormation deletes removed resources in the
+  // reverse order of the old template's references, so the old seed's Delete runs while the
+  // framework function its ServiceToken names, the seed function it invokes and that function's
+  // mount still exist.
+  const framework = before[was].Properties.ServiceToken['Fn::GetAtt'][0];
+  expect(after[framework]).toBeUndefined();
+  const userFunction = before[framework].Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN['Fn::GetAtt'][0];
+  expect(before[userFunction].Properties.FileSystemConfigs).toHaveLength(1);
+  // And nothing that stays refers to them.
+  expect(JSON.stringify(after)).not.toContain(framework);
+});
