@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { isRunComplete, onRunEvent, PolledRun, RunCompleteResponse, RunService } from '../shared/deploy-time-run';
+import { quotaHint } from './failure-hint';
 
 /**
  * A custom resource (Provider framework) that runs the Distributed Map seed state machine at deploy
@@ -120,7 +121,11 @@ async function poll(client: SFNClient, executionArn: string): Promise<PolledRun>
         + 'or someone stopped it. This request\'s copy is not complete.');
     case 'FAILED':
     case 'TIMED_OUT':
-      throw new Error(`Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`);
+    {
+      const failure = `Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`;
+      const hint = quotaHint(execution.error, execution.cause);
+      throw new Error(hint ? `${failure}${/[.!?]$/.test(failure) ? '' : '.'} ${hint}` : failure);
+    }
     default:
       return {
         over: false,
