@@ -26,8 +26,10 @@ export interface DataSyncRunProperties {
    * settings are create-only), so the task's ARN does not say it.
    */
   readonly Target?: string;
-  /** Set when the deploy waits: seconds from onEvent's start until the run must be over. */
+  /** Seconds from onEvent's start until a waited run must be over. */
   readonly TimeLimitSeconds?: string;
+  /** 'false' when the deploy only starts the run (the seed's waitForCompletion). */
+  readonly WaitForCompletion?: string;
 }
 
 /** The slice of the Provider framework's event the handler reads. */

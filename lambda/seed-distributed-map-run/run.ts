@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { isRunComplete, onRunEvent, PolledRun, RunCompleteResponse, RunService } from '../shared/deploy-time-run';
+import { quotaHint } from './failure-hint';
 
 /**
  * A custom resource (Provider framework) that runs the Distributed Map seed state machine at deploy
@@ -18,8 +19,10 @@ export interface DistributedMapRunProperties {
   readonly Trigger?: string;
   /** Where the copy lands (file system, access point, target path): the state machine's definition holds it, its ARN does not. */
   readonly Target?: string;
-  /** Set when the deploy waits: seconds from onEvent's start until the run must be over. */
+  /** Seconds from onEvent's start until a waited run must be over. */
   readonly TimeLimitSeconds?: string;
+  /** 'false' when the deploy only starts the run (the seed's waitForCompletion). */
+  readonly WaitForCompletion?: string;
 }
 
 export interface DistributedMapRunEvent {
@@ -118,7 +121,11 @@ async function poll(client: SFNClient, executionArn: string): Promise<PolledRun>
         + 'or someone stopped it. This request\'s copy is not complete.');
     case 'FAILED':
     case 'TIMED_OUT':
-      throw new Error(`Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`);
+    {
+      const failure = `Distributed Map seed: execution ${executionArn} ${execution.status}: ${execution.error ?? 'no error name'}: ${execution.cause ?? 'no cause given'}`;
+      const hint = quotaHint(execution.error, execution.cause);
+      throw new Error(hint ? `${failure}${/[.!?]$/.test(failure) ? '' : '.'} ${hint}` : failure);
+    }
     default:
       return {
         over: false,

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { copyBatch as copy, BatchEvent } from './batch-worker';
 import { isComplete as resume, onEvent as start } from './custom-resource';
+import { invocationClock } from './invocation-time';
 import { countingFailedRuns } from './metrics';
 import type { SeedEvent } from './seed-event';
 import { s3Client } from './sources/s3-client';
@@ -8,8 +9,9 @@ import { s3Client } from './sources/s3-client';
 /** The seed Lambda's entry points: the custom resource (onEvent, isComplete) and the batch worker. */
 const s3 = s3Client();
 
-const deps = (context: Context) => ({ s3, remainingMs: () => context.getRemainingTimeInMillis() });
+/** A request's invocation ends at the function's timeout or the seed's own, whichever comes first. */
+const requestDeps = (event: SeedEvent, context: Context) => ({ s3, remainingMs: invocationClock(context, event?.ResourceProperties) });
 
-export const onEvent = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => start(event, deps(context)));
-export const isComplete = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => resume(event, deps(context)));
-export const copyBatch = (event: BatchEvent, context: Context) => copy(event, deps(context));
+export const onEvent = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => start(event, requestDeps(event, context)));
+export const isComplete = (event: SeedEvent, context: Context) => countingFailedRuns(event, () => resume(event, requestDeps(event, context)));
+export const copyBatch = (event: BatchEvent, context: Context) => copy(event, { s3, remainingMs: () => context.getRemainingTimeInMillis() });

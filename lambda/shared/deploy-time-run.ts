@@ -14,8 +14,14 @@ export interface RunProperties {
   readonly Trigger?: string;
   /** Where the copy lands (file system, access point, target path). */
   readonly Target?: string;
-  /** Set when the deploy waits: seconds from onEvent's start until the run must be over. */
+  /** Seconds from onEvent's start until a waited run must be over. */
   readonly TimeLimitSeconds?: string;
+  /**
+   * 'false' when the deploy only starts the run: isComplete then answers at once. The seed's own
+   * setting, per request, so that changing it needs no other handlers. Absent (resources of earlier
+   * versions): the deploy waits when it has a time limit.
+   */
+  readonly WaitForCompletion?: string;
 }
 
 /** The slice of the Provider framework's event the protocol reads. */
@@ -85,6 +91,7 @@ export async function onRunEvent<P extends RunProperties>(service: RunService<P>
     console.log(JSON.stringify({ message: service.unchanged.message, [service.unchanged.logKey]: owner }));
     return { PhysicalResourceId: owner, Data: {} };
   }
+  waitsFor(service, properties);
   const limit = timeLimitSeconds(properties);
   const deadline: Record<string, number> = limit === undefined ? {} : { Deadline: startedAt + limit * 1000 };
   const run = await service.startOrFollow(owner, event, startedAt);
@@ -120,6 +127,8 @@ async function onRunDelete<P extends RunProperties>(service: RunService<P>, even
 
 export async function isRunComplete<P extends RunProperties>(service: RunService<P>, event: RunEvent<P>): Promise<RunCompleteResponse> {
   if (event.RequestType === 'Delete') return { IsComplete: true };
+  // The deploy only starts the run: onEvent's Data (the run's ARN) is the resource's, and it goes on unobserved by CloudFormation.
+  if (!waitsFor(service, event.ResourceProperties)) return { IsComplete: true };
   const run = event.Data?.[service.runKey];
   if (typeof run !== 'string' || !run) return { IsComplete: true }; // onEvent had nothing to run
   const deadline = event.Data?.Deadline;
@@ -129,6 +138,15 @@ export async function isRunComplete<P extends RunProperties>(service: RunService
   if (Date.now() < deadline) return { IsComplete: false };
   // Past the limit the deploy fails: the service stops the copy too, rather than leave it running unobserved.
   return polled.stopAtDeadline(describeSeconds(timeLimitSeconds(event.ResourceProperties)!));
+}
+
+/** Whether the request waits for its run: WaitForCompletion checked (the handler is the trust boundary). */
+function waitsFor<P extends RunProperties>(service: RunService<P>, properties: P): boolean {
+  const value = properties.WaitForCompletion;
+  if (value !== undefined && value !== 'true' && value !== 'false') {
+    throw new Error(`${service.name}: WaitForCompletion must be 'true' or 'false', got ${JSON.stringify(value)}.`);
+  }
+  return value !== 'false';
 }
 
 function warn(message: string, arn: string, error: unknown): void {

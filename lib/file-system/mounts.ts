@@ -1,4 +1,4 @@
-import { Annotations, Stack } from 'aws-cdk-lib';
+import { Annotations, Stack, Tokenization } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -60,7 +60,7 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   }
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
-  fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
+  fn.addEnvironment('UV_THREADPOOL_SIZE', Tokenization.stringifyNumber(threadPoolSize));
   allowNfsFrom(files, fn, where);
   // The function mounts when it starts: not before its NFS rules exist.
   dependOnRulesBetween(cfn, fn, files);

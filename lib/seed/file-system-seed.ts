@@ -162,7 +162,7 @@ export class FileSystemSeed extends Construct {
 
   /**
    * The seed function (single-function engine: shared by the seeds of the stack that mount the same
-   * access point with the same settings), or the batch worker (Distributed Map engine).
+   * access point with the same size and subnets), or the batch worker (Distributed Map engine).
    */
   public readonly function?: lambda.Function;
   /** The custom resource whose completion means the content is in place. */

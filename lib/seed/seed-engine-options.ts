@@ -77,9 +77,10 @@ export interface SingleFunctionEngineOptions {
    */
   readonly vcpus?: number;
   /**
-   * Timeout of each seed invocation. The function checkpoints before it runs out and the next
-   * invocation resumes, until the whole seed's time limit of 50 minutes (CloudFormation waits an
-   * hour for a custom resource).
+   * Timeout of each seed invocation, 2 to 15 minutes. The copy checkpoints a minute before it runs
+   * out and the next invocation resumes, until the whole seed's time limit of 50 minutes
+   * (CloudFormation waits an hour for a custom resource). Seeds sharing a function each keep their
+   * own; the function's timeout is the largest of theirs.
    * @default Duration.minutes(15)
    */
   readonly timeout?: Duration;

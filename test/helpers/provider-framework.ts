@@ -66,13 +66,14 @@ export class Waiter {
   /** One poll: the answer CloudFormation got, or undefined when isComplete said "not yet" (the waiter retries). */
   async poll(): Promise<CfnResponse | undefined> {
     const answered = this.provider.responses.length;
+    const input = JSON.parse(this.input);
     try {
-      await this.provider.run(() => framework.isComplete(JSON.parse(this.input)));
+      await this.provider.run(() => framework.isComplete(input));
     } catch (error) {
       if (error instanceof Retry) return undefined;
       throw error;
     }
-    return this.provider.responses[answered];
+    return this.provider.answerTo(input.RequestId, answered);
   }
 
   /** Polls until the request is answered, at most `polls` times, with `between` between polls (the waiter's interval). */
@@ -102,16 +103,29 @@ export class ProviderFramework {
   async send(request: CfnRequest): Promise<{ response?: CfnResponse; waiter?: Waiter }> {
     const answered = this.responses.length;
     let waiterInput: string | undefined;
-    await this.run(() => framework.onEvent({
+    this.waiterStarts.set(request.RequestId, (input) => { waiterInput = input; });
+    try {
+      await this.run(() => framework.onEvent({
       ...request,
       StackId: this.stackId,
       LogicalResourceId: this.logicalResourceId,
       ResourceType: 'Custom::Seed',
       ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:framework-onEvent',
       ResponseURL: 'https://127.0.0.1/cloudformation-response',
-    }), (input) => { waiterInput = input; });
+      }));
+    } finally {
+      this.waiterStarts.delete(request.RequestId);
+    }
     if (waiterInput !== undefined) return { waiter: new Waiter(this, waiterInput) };
-    return { response: this.responses[answered] };
+    return { response: this.answerTo(request.RequestId, answered) };
+  }
+
+  /**
+   * The answer to `requestId` sent since `answered` answers: found by its request, since requests
+   * delivered at once (parallel Creates on one provider) are answered in any order.
+   */
+  answerTo(requestId: string, answered: number): CfnResponse | undefined {
+    return this.responses.slice(answered).find((r) => r.RequestId === requestId);
   }
 
   /** Sends `request` and, when the deploy waits, polls until it is answered (see Waiter.answer). */
@@ -120,16 +134,24 @@ export class ProviderFramework {
     return response ?? waiter!.answer(undefined, between);
   }
 
+  /**
+   * Who hears the waiter start of each request being sent, by its RequestId: requests sent at once
+   * (parallel Creates on one provider) share the framework's one outbound startExecution.
+   */
+  private readonly waiterStarts = new Map<string, (input: string) => void>();
+
   /** Runs framework code with its outbound calls wired to this provider. */
-  async run(block: () => Promise<unknown>, onWaiterStarted: (input: string) => void = () => {
-    throw new Error('unexpected waiter start');
-  }): Promise<void> {
+  async run(block: () => Promise<unknown>): Promise<void> {
     process.env.USER_ON_EVENT_FUNCTION_ARN = ON_EVENT_ARN;
     if (this.handlers.isComplete) process.env.USER_IS_COMPLETE_FUNCTION_ARN = IS_COMPLETE_ARN;
     else delete process.env.USER_IS_COMPLETE_FUNCTION_ARN;
     process.env.WAITER_STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:waiter';
     outbound.invokeFunction = (req: { FunctionName: string; Payload: string }) => this.invoke(req);
-    outbound.startExecution = async (req: { input: string }) => onWaiterStarted(req.input);
+    outbound.startExecution = async (req: { input: string }) => {
+      const started = this.waiterStarts.get(JSON.parse(req.input).RequestId);
+      if (!started) throw new Error('unexpected waiter start');
+      started(req.input);
+    };
     outbound.httpRequest = async (_options: unknown, body: string) => {
       this.responses.push(JSON.parse(body));
     };

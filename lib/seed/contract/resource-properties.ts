@@ -31,6 +31,13 @@ export interface SeedResourceProperties {
   readonly TargetSubPath: string;
   /** Writer pool size, '1'..'1024'. */
   readonly Concurrency: string;
+  /**
+   * Seconds each invocation of the single-function engine may run (the seed's `timeout`), from
+   * MIN_INVOCATION_TIMEOUT_SECONDS to MAX_INVOCATION_TIMEOUT_SECONDS: its slice stops within them,
+   * whatever the shared function's own timeout (the largest its seeds ask). Absent from resources of
+   * versions before it was passed, and from the Distributed Map's batches: the function's timeout then.
+   */
+  readonly InvocationTimeoutSeconds?: string;
   /** 'true' to delete files the source no longer has (only files an earlier seed wrote). */
   readonly Prune: string;
   /** 'true' to remove what the seed wrote when the resource is deleted. */
@@ -45,6 +52,11 @@ export interface SeedResourceProperties {
   readonly MaxEntries?: string;
   readonly MaxCompressionRatio?: string;
 }
+
+/** A slice stops starting files a minute before its invocation's end (lambda/seed/slice-deadline.ts): an invocation must be longer. */
+export const MIN_INVOCATION_TIMEOUT_SECONDS = 120;
+/** Lambda's longest timeout. */
+export const MAX_INVOCATION_TIMEOUT_SECONDS = 900;
 
 /** Lambda mounts a file system at /mnt/<name>, and nowhere else: a name, never '.' or '..' (/mnt/.. is the root). */
 export const LAMBDA_MOUNT_PATH = /^\/mnt\/(?!\.\.?$)[A-Za-z0-9._-]+$/;
@@ -80,6 +92,8 @@ export function seedPropertyProblems(props: Partial<Record<keyof SeedResourcePro
   need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
   need('TargetSubPath', (v) => typeof v === 'string' && targetSubPathProblem(v) === undefined, targetSubPathProblem('..')!);
   need('Concurrency', (v) => isCount(v, MAX_CONCURRENCY), `must be an integer from 1 to ${MAX_CONCURRENCY}`);
+  need('InvocationTimeoutSeconds', (v) => isCount(v, MAX_INVOCATION_TIMEOUT_SECONDS) && Number(v) >= MIN_INVOCATION_TIMEOUT_SECONDS,
+    `must be a whole number of seconds from ${MIN_INVOCATION_TIMEOUT_SECONDS} to ${MAX_INVOCATION_TIMEOUT_SECONDS}`, true);
   need('Prune', isFlag, "must be 'true' or 'false'");
   need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
   need('KeysUrlEncoded', isFlag, "must be 'true' or 'false'", true);

@@ -197,12 +197,12 @@ export class DataSyncSeedRun extends Construct {
 
   private runAtDeploy(props: DataSyncSeedRunProps): CustomResource {
     const executions = `${this.task.attrTaskArn}/execution/*`;
-    const handlers = runHandlers(this, props);
+    const handlers = runHandlers(this);
     const run = handlers.addResource(this, 'Run', {
       resourceType: 'Custom::CdkEfsKitDataSyncSeed',
-      properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger, Target: props.target },
+      properties: { TaskArn: this.task.attrTaskArn, Trigger: props.trigger, Target: props.target, WaitForCompletion: String(props.waitForCompletion) },
     });
-    // The handlers serve every DataSync seed of the file system: each seed adds its own task to their
+    // The handlers serve every DataSync seed of the stack: each seed adds its own task to their
     // policies. onEvent starts an execution tagged with its source, place and request (tagging at start
     // needs TagResource, DataSync's tag-on-create rule), unless one for the same source and place is
     // still going or this request started the latest; it cancels those a deploy started for another (a
@@ -213,22 +213,23 @@ export class DataSyncSeedRun extends Construct {
       resources: [executions],
     }));
     // isComplete polls the execution, and cancels it when the deploy's time limit runs out.
-    handlers.isComplete?.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], resources: [executions] }));
-    for (const fn of [handlers.onEvent, handlers.isComplete]) {
-      if (fn) acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
+    handlers.isComplete!.addToRolePolicy(new iam.PolicyStatement({ actions: ['datasync:DescribeTaskExecution', 'datasync:CancelTaskExecution'], resources: [executions] }));
+    for (const fn of [handlers.onEvent, handlers.isComplete!]) {
+      acknowledgeWildcard(fn, `${nagRef(this.task, 'TaskArn')}/execution/*`, 'Execution ARNs are created at run time under the task\'s ARN.');
     }
     return run;
   }
 }
 
 /**
- * The functions that start and await DataSync executions, with their Provider: one set per file
- * system (and whether the deploy waits) in the seed's stack, whatever the task.
+ * The functions that start and await DataSync executions, with their Provider: one set for the
+ * DataSync seeds of the stack, whatever their task, file system or wait.
  */
-function runHandlers(scope: Construct, props: DataSyncSeedRunProps): DeployTimeProvider {
+function runHandlers(scope: Construct): DeployTimeProvider {
   return sharedSeedProvider(scope, {
     kind: 'DataSyncRun',
-    key: { fileSystem: props.fileSystem.node.path, waits: props.waitForCompletion },
+    // They mount nothing and each seed adds its own grants: nothing about a seed is theirs.
+    key: {},
     newFunction: (parent, id, handler) => {
       const fn = new lambda.Function(parent, id, {
         runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('seed-datasync-run'), handler, timeout: Duration.minutes(1), memorySize: 256,
@@ -242,7 +243,8 @@ function runHandlers(scope: Construct, props: DataSyncSeedRunProps): DeployTimeP
       return fn;
     },
     onEventId: 'StartExecution',
-    isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
+    // Always: whether a request waits is its own (WaitForCompletion), so changing it changes no ServiceToken.
+    isCompleteId: 'WaitForExecution',
     queryInterval: Duration.seconds(30),
   });
 }

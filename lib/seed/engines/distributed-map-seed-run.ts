@@ -183,22 +183,20 @@ export class DistributedMapSeedRun extends Construct {
   private runAtDeploy(props: DistributedMapSeedRunProps): CustomResource {
     const stack = this.stateMachine.stack;
     const executions = `arn:${stack.partition}:states:${stack.region}:${stack.account}:execution:${this.stateMachine.stateMachineName}:*`;
-    const handlers = runHandlers(this, props);
+    const handlers = runHandlers(this);
     const run = handlers.addResource(this, 'Run', {
       resourceType: 'Custom::CdkEfsKitDistributedMapSeed',
-      properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger, Target: props.target },
+      properties: { StateMachineArn: this.stateMachine.stateMachineArn, Trigger: props.trigger, Target: props.target, WaitForCompletion: String(props.waitForCompletion) },
     });
-    // The handlers serve every Distributed Map seed of the file system: each seed adds its own state
+    // The handlers serve every Distributed Map seed of the stack: each seed adds its own state
     // machine to their policies. onEvent follows a running execution of the same source and place,
     // stops those of another (a newer request wins, a rollback included), and a Delete stops what still runs.
     this.stateMachine.grantStartExecution(handlers.onEvent);
     handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:ListExecutions'], resources: [this.stateMachine.stateMachineArn] }));
     handlers.onEvent.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StopExecution'], resources: [executions] }));
     acknowledgeWildcard(handlers.onEvent, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
-    if (handlers.isComplete) {
-      handlers.isComplete.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
-      acknowledgeWildcard(handlers.isComplete, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
-    }
+    handlers.isComplete!.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution', 'states:StopExecution'], resources: [executions] }));
+    acknowledgeWildcard(handlers.isComplete!, nagResource(this, executions), 'Execution ARNs are created at run time under the state machine\'s name.');
     // The execution starts child executions and reads S3 with the role's policies, which aws-cdk
     // keeps apart from the state machine (they name it): they must exist before the first run.
     run.node.addDependency(this.stateMachine);
@@ -208,17 +206,19 @@ export class DistributedMapSeedRun extends Construct {
 
 /**
  * The functions that start and await the state machine's executions, with their Provider: one set
- * per file system (and whether the deploy waits) in the seed's stack, whatever the state machine.
+ * for the Distributed Map seeds of the stack, whatever their state machine, file system or wait.
  */
-function runHandlers(scope: Construct, props: DistributedMapSeedRunProps): DeployTimeProvider {
+function runHandlers(scope: Construct): DeployTimeProvider {
   return sharedSeedProvider(scope, {
     kind: 'DistributedMapRun',
-    key: { fileSystem: props.fileSystem.node.path, waits: props.waitForCompletion },
+    // They mount nothing and each seed adds its own grants: nothing about a seed is theirs.
+    key: {},
     newFunction: (parent, id, handler) => new lambda.Function(parent, id, {
       runtime: lambda.Runtime.NODEJS_22_X, code: handlerCode('seed-distributed-map-run'), handler, timeout: Duration.minutes(1), memorySize: 256,
     }),
     onEventId: 'StartExecution',
-    isCompleteId: props.waitForCompletion ? 'WaitForExecution' : undefined,
+    // Always: whether a request waits is its own (WaitForCompletion), so changing it changes no ServiceToken.
+    isCompleteId: 'WaitForExecution',
     queryInterval: Duration.seconds(30),
   });
 }

@@ -29,7 +29,8 @@ function deployedSeed(waitForCompletion: boolean) {
   const isCompleteClient = dataSync.client('isComplete');
   const framework = new ProviderFramework({
     onEvent: (event) => onEvent(event, onEventClient),
-    isComplete: waitForCompletion ? (event) => isComplete(event, isCompleteClient) : undefined,
+    // Always there: whether a request waits is its own (WaitForCompletion), answered by isComplete.
+    isComplete: (event) => isComplete(event, isCompleteClient),
   });
   return {
     task,
@@ -121,8 +122,9 @@ async function rollBackDuringRun(seed: Seed) {
   expect(await seed.framework.deliver(create(v1), aWhile)).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.task });
   dataSync.settle();
   const forward = await seed.framework.send(update(seed.task, v2, v1));
-  if (forward.waiter) expect(await forward.waiter.poll()).toBeUndefined(); // still copying
-  else expect(forward.response).toMatchObject({ Status: 'SUCCESS' });
+  // Waited, it is still copying; not waited, the waiter's first poll answers at once.
+  if (v2.WaitForCompletion === 'true') expect(await forward.waiter!.poll()).toBeUndefined();
+  else expect(await forward.waiter!.poll()).toMatchObject({ Status: 'SUCCESS' });
   dataSync.advance();
   // Another resource fails: CloudFormation stops waiting for this one and sends the rollback Update.
   const rollback = await seed.framework.send(update(seed.task, v1, v2));
@@ -245,6 +247,46 @@ describe('retries: the same request delivered again starts no second execution',
     expect(again).toMatchObject({ Status: 'SUCCESS', Data: { TaskExecutionArn: first.Data!.TaskExecutionArn } });
     expect(seed.statuses()).toEqual(['SUCCESS']);
     expect(seed.executions()[0].tags).toContainEqual({ Key: REQUEST_TAG, Value: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  });
+});
+
+describe('parallel Creates on one provider: the run handlers a stack\'s DataSync seeds share', () => {
+  // CloudFormation creates the seeds of a stack at once (up to three in flight, seed-lanes.ts), all
+  // through one Provider and one pair of run functions, waited or not. DataSync is the stand-in shaped
+  // after the API reference (see the top of this file), since moto's DataSync cannot serve: each task
+  // runs its own executions, one at a time.
+  test('6 seeds created at once, half of them waited, each end SUCCESS on their own task with one execution of their own, cancelling nothing', async () => {
+    const waits = [true, false, true, false, true, false];
+    const seeds = waits.map((wait) => deployedSeed(wait));
+    const provider = seeds[0].framework;
+    const requests = seeds.map((seed, i) => create(seed.properties({ targetPath: `/site${i}`, version: `v${i}` })));
+    const answers = await Promise.all(requests.map((request) => provider.deliver(request, aWhile)));
+    answers.forEach((answer, i) => {
+      expect(answer).toMatchObject({ Status: 'SUCCESS', RequestId: requests[i].RequestId, PhysicalResourceId: seeds[i].task });
+      expect(answer.Data!.TaskExecutionArn).toEqual(seeds[i].executions()[0].arn);
+    });
+    dataSync.settle();
+    for (const seed of seeds) expect(seed.statuses()).toEqual(['SUCCESS']);
+    // Each execution carries its own seed's source-and-place tag and its own request's tag.
+    const tags = seeds.map((seed) => seed.executions()[0].tags);
+    expect(new Set(tags.map((t) => t.find((x) => x.Key === TRIGGER_TAG)!.Value)).size).toBe(6);
+    expect(new Set(tags.map((t) => t.find((x) => x.Key === REQUEST_TAG)!.Value)).size).toBe(6);
+    const commands = dataSync.requests.map((r) => r.command);
+    expect(commands.filter((c) => c === 'StartTaskExecution')).toHaveLength(6);
+    expect(commands.filter((c) => c === 'CancelTaskExecution')).toHaveLength(0);
+    expect(provider.invocations.onEvent).toBe(6);
+  });
+
+  test('while the first seed of three is still running, two more created at once start their own runs and leave it running', async () => {
+    const seeds = [deployedSeed(true), deployedSeed(true), deployedSeed(true)];
+    const provider = seeds[0].framework;
+    const first = await provider.send(create(seeds[0].properties({ targetPath: '/a' })));
+    expect(await first.waiter!.poll()).toBeUndefined();
+    const others = await Promise.all([1, 2].map((i) => provider.deliver(create(seeds[i].properties({ targetPath: `/b${i}` })), aWhile)));
+    expect(others.map((a) => a.Status)).toEqual(['SUCCESS', 'SUCCESS']);
+    expect(await first.waiter!.answer(50, aWhile)).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seeds[0].task });
+    dataSync.settle();
+    expect(seeds.map((seed) => seed.statuses())).toEqual([['SUCCESS'], ['SUCCESS'], ['SUCCESS']]);
   });
 });
 

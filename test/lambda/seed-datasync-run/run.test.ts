@@ -170,6 +170,26 @@ describe('isComplete', () => {
     expect(datasync.calls()).toHaveLength(0);
   });
 
+  test('a request that does not wait (WaitForCompletion false) is complete at once, asking DataSync nothing: the run goes on', async () => {
+    const detached = { ...WAITED, WaitForCompletion: 'false' };
+    expect(await isComplete({ ...started(), ResourceProperties: detached }, client)).toEqual({ IsComplete: true });
+    expect(datasync.calls()).toHaveLength(0);
+  });
+
+  test('an Update that only turns waiting off starts nothing and is complete at once: the setting is the request\'s', async () => {
+    const detached = { ...WAITED, WaitForCompletion: 'false' };
+    const response = await onEvent(event('Update', { PhysicalResourceId: TASK, ResourceProperties: detached, OldResourceProperties: { ...WAITED, WaitForCompletion: 'true' } }), client);
+    expect(response).toEqual({ PhysicalResourceId: TASK, Data: {} });
+    expect(await isComplete({ ...event('Update', { PhysicalResourceId: TASK, ResourceProperties: detached }), Data: response.Data }, client)).toEqual({ IsComplete: true });
+    expect(datasync.commandCalls(StartTaskExecutionCommand)).toHaveLength(0);
+  });
+
+  test.each(['no', '', 'FALSE'])('fails, naming the property, when WaitForCompletion is %j: the handler is the trust boundary', async (value) => {
+    await expect(onEvent(event('Create', { ResourceProperties: { ...WAITED, WaitForCompletion: value } }), client))
+      .rejects.toThrow(`DataSync seed: WaitForCompletion must be 'true' or 'false', got ${JSON.stringify(value)}.`);
+    expect(datasync.commandCalls(StartTaskExecutionCommand)).toHaveLength(0);
+  });
+
   test('fails clearly without a deadline to bound the wait', async () => {
     await expect(isComplete(event('Create', { Data: { TaskExecutionArn: EXECUTION } }), client)).rejects.toThrow('no Deadline from onEvent');
   });

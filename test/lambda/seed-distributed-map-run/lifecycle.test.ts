@@ -68,7 +68,8 @@ async function deployedSeed(waitForCompletion: boolean) {
   const machineArn = stateMachineArn!;
   const framework = new ProviderFramework({
     onEvent: (event) => onEvent(event, clients.onEvent),
-    isComplete: waitForCompletion ? (event) => isComplete(event, clients.isComplete) : undefined,
+    // Always there: whether a request waits is its own (WaitForCompletion), answered by isComplete.
+    isComplete: (event) => isComplete(event, clients.isComplete),
   });
   return {
     machineArn,
@@ -126,8 +127,9 @@ async function rollBackDuringRun(seed: Seed) {
   const slow = seed.properties({ version: 'slow' });
   expect(await seed.framework.deliver(create(v1))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: seed.machineArn });
   const forward = await seed.framework.send(update(seed, slow, v1));
-  if (forward.waiter) expect(await forward.waiter.poll()).toBeUndefined(); // still copying
-  else expect(forward.response).toMatchObject({ Status: 'SUCCESS' });
+  // Waited, it is still copying; not waited, the waiter's first poll answers at once.
+  if (slow.WaitForCompletion === 'true') expect(await forward.waiter!.poll()).toBeUndefined();
+  else expect(await forward.waiter!.poll()).toMatchObject({ Status: 'SUCCESS' });
   await running(seed);
   // Another resource fails: CloudFormation stops waiting for this one and sends the rollback Update.
   const rollback = await seed.framework.deliver(update(seed, v1, slow));
@@ -240,6 +242,37 @@ describe('retries: the same request delivered again starts no second execution',
     const again = await seed.framework.deliver(request);
     expect(again).toMatchObject({ Status: 'SUCCESS', Data: { ExecutionArn: first.Data!.ExecutionArn } });
     expect(await statuses(seed, ['SUCCEEDED'])).toEqual(['SUCCEEDED']);
+  });
+});
+
+describe('parallel Creates on one provider: the run handlers a stack\'s Distributed Map seeds share', () => {
+  // CloudFormation creates the seeds of a stack at once (up to three in flight, seed-lanes.ts), all
+  // through one Provider and one pair of run functions, waited or not, each seed with its own state
+  // machine on moto.
+  test('4 seeds created at once, half of them waited, each end SUCCESS with one execution of their own state machine', async () => {
+    const waits = [true, false, true, false];
+    const seeds = await Promise.all(waits.map((wait) => deployedSeed(wait)));
+    const provider = seeds[0].framework;
+    const requests = seeds.map((seed, i) => create(seed.properties({ targetPath: `/site${i}` })));
+    const answers = await Promise.all(requests.map((request) => provider.deliver(request)));
+    for (const [i, seed] of seeds.entries()) {
+      expect(answers[i]).toMatchObject({ Status: 'SUCCESS', RequestId: requests[i].RequestId, PhysicalResourceId: seed.machineArn });
+      const [execution] = await seed.executions();
+      expect(answers[i].Data!.ExecutionArn).toBe(execution.executionArn);
+      expect(await statuses(seed, ['SUCCEEDED'])).toEqual(['SUCCEEDED']);
+    }
+    expect(provider.invocations.onEvent).toBe(4);
+  });
+
+  test('a seed still running when three more are created at once is left running: each request stops only its own state machine\'s runs', async () => {
+    const seeds = await Promise.all([false, true, true, true].map((wait) => deployedSeed(wait)));
+    const provider = seeds[0].framework;
+    expect(await provider.deliver(create(seeds[0].properties({ version: 'slow', targetPath: '/slow' })))).toMatchObject({ Status: 'SUCCESS' });
+    await running(seeds[0]);
+    const answers = await Promise.all([1, 2, 3].map((i) => provider.deliver(create(seeds[i].properties({ targetPath: `/site${i}` })))));
+    expect(answers.map((a) => a.Status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+    expect(await statuses(seeds[0], ['RUNNING'])).toEqual(['RUNNING']);
+    for (const seed of seeds.slice(1)) expect(await statuses(seed, ['SUCCEEDED'])).toEqual(['SUCCEEDED']);
   });
 });
 

@@ -1,4 +1,5 @@
 import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { quotaHint } from '../../../lambda/seed-distributed-map-run/failure-hint';
 import { isComplete, onEvent } from '../../../lambda/seed-distributed-map-run/run';
 import { Moto, startMoto } from '../../helpers/moto';
 import { settledStatus, untilMotoRuns } from '../../helpers/moto-sfn';
@@ -48,6 +49,23 @@ test('starts the state machine and completes when the execution succeeds', async
 test('fails with the execution\'s error and cause', async () => {
   const arn = await stateMachine('broken', { StartAt: 'Boom', States: { Boom: { Type: 'Fail', Error: 'SeedBatchFailed', Cause: '3 of 40 batches failed' } } });
   await expect(runToEnd(arn, 'req-2')).rejects.toThrow(/FAILED: SeedBatchFailed: 3 of 40 batches failed/);
+});
+
+test('when a worker stays throttled, the reason says the account\'s Lambda concurrency quota is the cause, and how to raise it', async () => {
+  const arn = await stateMachine('throttled', { StartAt: 'Boom', States: { Boom: { Type: 'Fail', Error: 'Lambda.TooManyRequestsException', Cause: 'Rate Exceeded.' } } });
+  const failure = await runToEnd(arn, 'req-throttled').then(() => undefined, (e: Error) => e.message);
+  expect(failure).toContain('FAILED: Lambda.TooManyRequestsException: Rate Exceeded. The workers were throttled by the account\'s Lambda concurrency quota, even after the map\'s retries: '
+    + 'lower the engine\'s maxConcurrency, or raise the account\'s "Concurrent executions" quota (Service Quotas, AWS Lambda).');
+});
+
+test('when the map\'s tolerated failures are exceeded, the reason says the quota can be the cause, where to look, and how to raise it', () => {
+  // Step Functions names this error itself: a Fail state may not use a States. name, so moto cannot raise it here.
+  expect(quotaHint('States.ExceedToleratedFailureThreshold', 'The specified tolerated failure threshold was exceeded')).toEqual(
+    'Batches fail after their retries when keys cannot be copied (S3 or EFS errors) or when the workers stay throttled; the failed items '
+    + 'and their errors are in the seed\'s results bucket (seed-results/). If the failed items show Lambda.TooManyRequestsException, '
+    + 'the workers were throttled by the account\'s Lambda concurrency quota: lower the engine\'s maxConcurrency, or raise the account\'s '
+    + '"Concurrent executions" quota (Service Quotas, AWS Lambda).');
+  expect(quotaHint('SeedBatchFailed', '3 of 40 batches failed')).toBeUndefined();
 });
 
 test('Delete starts nothing, and answers with its physical id whatever the properties', async () => {

@@ -191,3 +191,20 @@ describeWithFuse('on efs-sim', () => {
     expect(fs.readdirSync(path.join(sim.mount, 'www'))).toEqual(['users-file.txt']);
   });
 });
+
+describe('per-request settings (the seed\'s own, on a shared function)', () => {
+  test('an Update that changes only the seed\'s timeout or concurrency copies nothing: they change how, not what', async () => {
+    const before = props({ InvocationTimeoutSeconds: '900' });
+    const { PhysicalResourceId } = await create(before);
+    for (const after of [{ ...before, InvocationTimeoutSeconds: '300' }, { ...before, Concurrency: '128' }]) {
+      const update = await handler.onEvent({ RequestType: 'Update', LogicalResourceId: 'Seed', ResourceProperties: after, OldResourceProperties: before, PhysicalResourceId }, context());
+      expect(update).toEqual({ PhysicalResourceId, Data: { Complete: 'true' } });
+    }
+  });
+
+  test.each(['60', '901', 'soon'])('fails, naming the property and its bounds, when InvocationTimeoutSeconds is %j, before anything is touched', async (value) => {
+    const event = { RequestType: 'Create', LogicalResourceId: 'Seed', ResourceProperties: props({ InvocationTimeoutSeconds: value }) };
+    await expect(handler.onEvent(event, context())).rejects.toThrow(`invalid seed properties: InvocationTimeoutSeconds must be a whole number of seconds from 120 to 900, got ${JSON.stringify(value)}`);
+    expect(fs.readdirSync(work)).toEqual([]);
+  });
+});

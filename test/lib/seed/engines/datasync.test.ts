@@ -191,13 +191,12 @@ test('passes options through: verification, includes, excludes, schedule, bandwi
   });
 });
 
-test('without waiting, only starts the execution', () => {
+test('without waiting, the request says so: the handlers are those of waited seeds, whose isComplete answers it at once', () => {
   seedWithDataSync({}, { waitForCompletion: false });
   const template = Template.fromStack(stack);
   const handlers = Object.values(template.findResources('AWS::Lambda::Function')).map((f: any) => f.Properties.Handler);
-  expect(handlers).not.toContain('index.isComplete');
-  // No time limit: the handler only starts the execution.
-  expect(Object.values<any>(template.findResources('Custom::CdkEfsKitDataSyncSeed'))[0].Properties.TimeLimitSeconds).toBeUndefined();
+  expect(handlers).toContain('index.isComplete');
+  expect(Object.values<any>(template.findResources('Custom::CdkEfsKitDataSyncSeed'))[0].Properties.WaitForCompletion).toBe('false');
 });
 
 test('fails when DataSync is asked to extract an archive', () => {

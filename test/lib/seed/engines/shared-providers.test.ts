@@ -76,14 +76,36 @@ describe('single-function seeds share their handlers per access point', () => {
     expect(own.stateMachines).toBeLessThanOrEqual(2);
   });
 
-  test.each([
-    ['another size', { engine: SeedEngine.singleFunction({ vcpus: 2 }) }],
-    ['another timeout', { engine: SeedEngine.singleFunction({ timeout: Duration.minutes(10) }) }],
-    ['another concurrency (the thread pool is the function\'s)', { concurrency: 128 }],
-  ])('a seed with %s gets a second set of handlers', (_name, options) => {
+  test('a seed with another size gets a second set of handlers: memory is the function\'s', () => {
     addSeeds(2, 1);
-    files.addSeed('Other', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'other/'), targetPath: '/other', ...options });
+    files.addSeed('Other', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'other/'), targetPath: '/other', engine: SeedEngine.singleFunction({ vcpus: 2 }) });
     expect(seedsOwn()).toEqual({ functions: 10, stateMachines: 2, roles: 12 });
+  });
+
+  test('seeds with another timeout or concurrency share the handlers: the functions get the largest, each request its own', () => {
+    addSeeds(2, 1);
+    files.addSeed('Other', {
+      accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'other/'), targetPath: '/other', concurrency: 128, engine: SeedEngine.singleFunction({ timeout: Duration.minutes(5) }),
+    });
+    files.addSeed('Longest', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'longest/'), targetPath: '/longest', concurrency: 8 });
+    expect(seedsOwn()).toEqual({ functions: 5, stateMachines: 1, roles: 6 });
+    const template = Template.fromStack(stack);
+    const seedFunctions = Object.values<any>(template.findResources('AWS::Lambda::Function')).filter((f) => f.Properties.FileSystemConfigs);
+    expect(seedFunctions.map((f) => [f.Properties.Timeout, f.Properties.Environment.Variables.UV_THREADPOOL_SIZE])).toEqual([[900, '128'], [900, '128']]);
+    const requests = Object.fromEntries(seedResources().map(([, r]) => [r.Properties.TargetSubPath, [r.Properties.InvocationTimeoutSeconds, r.Properties.Concurrency]]));
+    expect(requests).toEqual({ seed0: ['900', '64'], seed1: ['900', '64'], other: ['300', '128'], longest: ['900', '8'] });
+  });
+
+  test('the functions\' timeout is the largest their seeds ask', () => {
+    files.addSeed('Short', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'a/'), targetPath: '/a', engine: SeedEngine.singleFunction({ timeout: Duration.minutes(5) }) });
+    files.addSeed('Longer', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'b/'), targetPath: '/b', engine: SeedEngine.singleFunction({ timeout: Duration.minutes(8) }) });
+    const seedFunctions = Object.values<any>(Template.fromStack(stack).findResources('AWS::Lambda::Function')).filter((f) => f.Properties.FileSystemConfigs);
+    expect(seedFunctions.map((f) => f.Properties.Timeout)).toEqual([480, 480]);
+  });
+
+  test.each([[Duration.minutes(1), '60 s'], [Duration.minutes(16), '960 s']])('fails when the timeout is %s: each invocation needs more than its minute of margin, and Lambda allows 15', (timeout, shown) => {
+    expect(() => files.addSeed('Odd', { accessPoint: accessPoints[0], source: SeedSource.s3(bucket, 'a/'), engine: SeedEngine.singleFunction({ timeout }) }))
+      .toThrow(`FileSystemSeed(Test/Files/Odd): timeout must be from 2 to 15 minutes (each invocation stops starting files a minute before its end; Lambda's most is 15), got "${shown}".`);
   });
 
   test('seeds on two file systems do not share: each function mounts one access point', () => {
@@ -102,9 +124,9 @@ describe('single-function seeds share their handlers per access point', () => {
     const resolved = [first, second].map((p) => resolveTokens(p, (id) => (id.startsWith('FilesApp') ? 'fsap-0123456789abcdef0' : id.startsWith('Files') ? 'fs-0123456789abcdef0' : id)));
     expect(resolved.map((p) => [p.TargetSubPath, p.Key, p.MetricsName])).toEqual([['seed0', 'data/0/', 'Test/Files/Seed0'], ['seed1', 'data/1/', 'Test/Files/Seed1']]);
     expect(resolved.map(physicalIdOf)).toEqual(['seed:fs-0123456789abcdef0:fsap-0123456789abcdef0:/seed0', 'seed:fs-0123456789abcdef0:fsap-0123456789abcdef0:/seed1']);
-    // Each seed keeps its construct path (<seed>/Resource, a logical id CDK writes without 'Resource'):
-    // its logical id, nag acknowledgements and metrics by path are what they were.
-    expect(resources.map(([id]) => id)).toEqual([expect.stringMatching(/^FilesSeed0[0-9A-F]{8}$/), expect.stringMatching(/^FilesSeed1[0-9A-F]{8}$/)]);
+    // Each seed's resource is named after its provider (<seed>/ResourceVia<kind><hash>): a change that
+    // moves it to another provider gives it a new logical id, a replacement CloudFormation accepts.
+    expect(resources.map(([id]) => id)).toEqual([expect.stringMatching(/^FilesSeed0ResourceViaSingleFunction[0-9a-f]{8}[0-9A-F]{8}$/), expect.stringMatching(/^FilesSeed1ResourceViaSingleFunction[0-9a-f]{8}[0-9A-F]{8}$/)]);
   });
 
   test('each seed waits for the mount targets and the readiness gate itself', () => {
@@ -150,7 +172,7 @@ describe('single-function seeds share their handlers per access point', () => {
   });
 });
 
-describe('DataSync and Distributed Map seeds share their run handlers per file system', () => {
+describe('DataSync and Distributed Map seeds share their run handlers in the stack', () => {
   test('8 DataSync seeds: one starter, one waiter and one Provider; each task in their policies', () => {
     addSeeds(8, 2, { engine: SeedEngine.dataSync() });
     const template = Template.fromStack(stack);
@@ -163,14 +185,24 @@ describe('DataSync and Distributed Map seeds share their run handlers per file s
     expect(nagErrors(stack).filter((f) => f.includes('/Seed') || f.includes('/CdkEfsKitSeed'))).toEqual([]);
   });
 
-  test('seeds the deploy waits for and seeds it only starts get a Provider each: only one of them has a waiter', () => {
+  test('seeds the deploy waits for and seeds it only starts share one Provider: each request says whether it waits', () => {
     addSeeds(2, 1, { engine: SeedEngine.dataSync() });
     files.addSeed('Detached', { accessPoint: accessPoints[1], source: SeedSource.s3(bucket, 'detached/'), engine: SeedEngine.dataSync(), waitForCompletion: false });
     const template = Template.fromStack(stack);
     const runFunctions = Object.keys(template.findResources('AWS::Lambda::Function')).filter((id) => id.startsWith('CdkEfsKitSeedDataSyncRun'));
-    expect(runFunctions).toHaveLength(5 + 2); // the waited Provider's, and a starter with the framework's onEvent
-    const [detached] = Object.values<any>(template.findResources('Custom::CdkEfsKitDataSyncSeed')).filter((r) => r.Properties.TimeLimitSeconds === undefined);
-    expect(detached.Properties.ServiceToken['Fn::GetAtt'][0]).not.toEqual(seedResources('Custom::CdkEfsKitDataSyncSeed')[0][1].Properties.ServiceToken['Fn::GetAtt'][0]);
+    expect(runFunctions).toHaveLength(5);
+    const resources = seedResources('Custom::CdkEfsKitDataSyncSeed').map(([, r]) => r.Properties);
+    expect(new Set(resources.map((p) => JSON.stringify(p.ServiceToken))).size).toBe(1);
+    expect(resources.map((p) => p.WaitForCompletion)).toEqual(['true', 'true', 'false']);
+  });
+
+  test('seeds on two file systems share one run Provider: the run handlers mount nothing', () => {
+    addSeeds(1, 1, { engine: SeedEngine.distributedMap() });
+    const other = new SharedFileSystem(stack, 'Other', { vpc: files.vpc });
+    other.addSeed('Seed', { accessPoint: other.addAccessPoint('App', AccessPointPreset.applicationUser('/app0')), source: SeedSource.s3(bucket, 'data/'), engine: SeedEngine.distributedMap() });
+    const tokens = seedResources('Custom::CdkEfsKitDistributedMapSeed').map(([, r]) => JSON.stringify(r.Properties.ServiceToken));
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).toEqual(tokens[1]);
   });
 
   test('8 Distributed Map seeds: a worker and a state machine each, one run Provider for all', () => {
