@@ -46,16 +46,14 @@ export class LocalDirectorySource implements EntrySource {
 
   private started(): TreeWalk {
     if (!this.walk) {
-      let fd: number | undefined;
       try {
-        fd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        this.rootFd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        this.walk = new TreeWalk(this.rootFd);
       } catch (err) {
         // Reported through entries(), as any failure of the walk.
-        this.walk = new TreeWalk(this.dir, -1, (err as NodeJS.ErrnoException).code === 'ENOTDIR' || (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : err as Error);
-        return this.walk;
+        const { code } = err as NodeJS.ErrnoException;
+        this.walk = new TreeWalk(-1, code === 'ENOTDIR' || code === 'ENOENT' ? new Error(`the source ${this.dir} is not a directory`) : err as Error);
       }
-      this.rootFd = fd;
-      this.walk = new TreeWalk(this.dir, fd);
     }
     return this.walk;
   }
@@ -75,8 +73,8 @@ class TreeWalk {
   private failure?: Error;
   private wake?: () => void;
 
-  /** @param rootFd the held source root (-1 where it could not be opened, for `openFailure` or as not a directory) */
-  constructor(private readonly root: string, private readonly rootFd: number, openFailure?: Error) {
+  /** @param rootFd the held source root (-1 where it could not be opened: `openFailure` says why) */
+  constructor(private readonly rootFd: number, openFailure?: Error) {
     this.totals = this.run(openFailure);
     this.totals.catch(() => undefined); // reported through entries()
   }
@@ -98,7 +96,6 @@ class TreeWalk {
   private async run(openFailure?: Error): Promise<{ files: number; bytes: number }> {
     try {
       if (openFailure) throw openFailure;
-      if (this.rootFd < 0) throw new Error(`the source ${this.root} is not a directory`);
       await checkProcFd(this.fast, this.rootFd);
       await this.visit('');
       return this.found.reduce((t, e) => (e.type === 'file' ? { files: t.files + 1, bytes: t.bytes + e.size } : t), { files: 0, bytes: 0 });
