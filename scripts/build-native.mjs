@@ -1,4 +1,4 @@
-// Compiles the seed's native writer (lambda/seed/native/write-new-file.c) for Linux on x64 (the
+// Compiles the seed's native writer (lambda/seed/native/*.c: write-new-file.c and open-beneath.c) for Linux on x64 (the
 // seed's Lambda function) and arm64 (the command line on Graviton), into
 // dist/handlers/seed/native/linux-<arch>.node, beside the handler that loads it. N-API's headers
 // come from the node-api-headers package, so no download of Node's sources is needed; its symbols
@@ -6,12 +6,13 @@
 // platform, which the one line the build prints names: the seed writes small files through Node's
 // calls there.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { arch } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const source = join(root, 'lambda', 'seed', 'native', 'write-new-file.c');
+const sourceDir = join(root, 'lambda', 'seed', 'native');
+const sources = readdirSync(sourceDir).filter((file) => file.endsWith('.c')).sort().map((file) => join(sourceDir, file));
 const outDir = join(root, 'dist', 'handlers', 'seed', 'native');
 const headers = join(root, 'node_modules', 'node-api-headers', 'include');
 
@@ -38,7 +39,7 @@ for (const target of Object.keys(CROSS)) {
   }
   execFileSync(compiler, [
     '-std=c11', '-O2', '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-fvisibility=hidden', '-s',
-    '-I', headers, '-o', join(outDir, `linux-${target}.node`), source,
+    '-I', headers, '-o', join(outDir, `linux-${target}.node`), ...sources,
   ], { stdio: 'inherit' });
   built.push(`linux-${target}`);
 }

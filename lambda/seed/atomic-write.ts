@@ -6,6 +6,7 @@ import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 import { NativeWriter } from './native-writer';
+import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile } from './sources/source-file';
 import { Directory } from './target-tree';
 
 /** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
@@ -98,19 +99,40 @@ const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O
  * name, never what a link points to. On failure the file is removed.
  */
 export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
-  const file = dir.at(name);
-  if (content instanceof LocalFileContent && content.size < SMALL_COPY_BYTES && calls.fast && content.calls.fast) return writeSmallFileNow(calls, file, content, options, replace);
+  if (content instanceof LocalFileContent) return writeSourceFile(calls, dir, name, content, options, replace);
   if (calls.native && !calls.fast && options.mtimeMs === undefined) {
     const whole = await wholeContent(content, options);
-    if (whole !== undefined) return writeSmallFileNatively(calls, calls.native, dir, name, whole, options, replace);
+    if (whole !== undefined) return writeSmallFileNatively(calls, calls.native, dir, name, whole, 0, options, replace);
   }
+  return writeNewFile(calls, dir.at(name), options, replace, (fd) => Buffer.isBuffer(content) ? calls.writeAll(fd, content, WRITE_CHUNK_BYTES) : writeStream(calls, fd, content));
+}
+
+/**
+ * writeUnseenFile of a local source file: opened beneath the source root and fstat'ed first, and
+ * written with the mode that fstat gave (permission bits only) and no more than the size it gave.
+ */
+async function writeSourceFile(calls: FileSystemCalls, dir: Directory, name: string, content: LocalFileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
+  const now = content.calls.fast;
+  const source = now ? openSourceFileNow(content) : await openSourceFile(content);
+  const sourceOptions = { ...options, mode: source.mode & 0o777 };
+  try {
+    if (source.size < SMALL_COPY_BYTES && calls.fast && now) return writeSmallFileNow(calls, dir.at(name), content.calls, source, sourceOptions, replace);
+    if (calls.native && !calls.fast && options.mtimeMs === undefined && source.size <= WRITE_CHUNK_BYTES) {
+      return await writeSmallFileNatively(calls, calls.native, dir, name, source.fd, source.size, sourceOptions, replace);
+    }
+    return await writeNewFile(calls, dir.at(name), sourceOptions, replace, (fd) => copyLocalFile(calls, fd, content.calls, source));
+  } finally {
+    closeSourceFile(content, source.fd);
+  }
+}
+
+/** Creates `file` (see writeUnseenFile), fills it with `fill`, and gives it the owner and time asked for; on failure it is removed. */
+async function writeNewFile(calls: FileSystemCalls, file: string, options: WriteOptions, replace: boolean, fill: (fd: number) => Promise<number>): Promise<WrittenFile> {
   const fd = await createNew(() => calls.open(file, CREATE_NEW, options.mode), replace, () => calls.unlink(file));
   try {
     let written: WrittenFile;
     try {
-      const bytes = Buffer.isBuffer(content) ? await calls.writeAll(fd, content, WRITE_CHUNK_BYTES)
-        : content instanceof LocalFileContent ? await copyLocalFile(calls, fd, content)
-        : await writeStream(calls, fd, content);
+      const bytes = await fill(fd);
       checkDelivered(bytes, options);
       if (options.uid !== undefined || options.gid !== undefined) await calls.fchown(fd, options.uid ?? -1, options.gid ?? -1);
       if (options.mtimeMs !== undefined) await calls.futimes(fd, new Date(options.mtimeMs));
@@ -140,13 +162,11 @@ async function createNew<T>(create: () => Promise<T>, replace: boolean, removeEx
 }
 
 /**
- * A file's content as the native writer takes it, whole: a buffer, or a local file's path (the
- * writer reads it); undefined for one larger than a write request (1 MiB), which the calls copy.
- * A stream is read to its end first, keeping no more than it declared: one that delivers more or
- * less is refused before any file is made.
+ * A file's content as the native writer takes it, whole: a buffer; undefined for one larger than a
+ * write request (1 MiB), which the calls copy. A stream is read to its end first, keeping no more
+ * than it declared: one that delivers more or less is refused before any file is made.
  */
-async function wholeContent(content: FileContent, options: WriteOptions): Promise<Buffer | string | undefined> {
-  if (content instanceof LocalFileContent) return content.size <= WRITE_CHUNK_BYTES ? content.path : undefined;
+async function wholeContent(content: Buffer | Readable, options: WriteOptions): Promise<Buffer | undefined> {
   if (Buffer.isBuffer(content)) return content.length <= WRITE_CHUNK_BYTES ? content : undefined;
   if (options.expectedSize === undefined || options.expectedSize > WRITE_CHUNK_BYTES) return undefined;
   const chunks: Buffer[] = [];
@@ -161,11 +181,11 @@ async function wholeContent(content: FileContent, options: WriteOptions): Promis
 
 /**
  * writeUnseenFile's calls on a slow file system, made by the native writer in one trip to the
- * thread pool instead of one trip each (open, write, fchown, fstat, close); the file is removed on
- * failure.
+ * thread pool instead of one trip each (open, write, fchown, fstat, close), of a buffer or of an open
+ * source file (`sourceBytes` of it at most); the file is removed on failure.
  */
-async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | string, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
-  const file = await createNew(() => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid), replace, () => calls.unlink(dir.at(name)));
+async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | number, sourceBytes: number, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
+  const file = await createNew(() => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid, sourceBytes), replace, () => calls.unlink(dir.at(name)));
   try {
     checkDelivered(file.bytes, options);
   } catch (err) {
@@ -180,7 +200,7 @@ async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWrit
  * page cache): the same calls, made one after another with no promise to settle between them, which
  * on tmpfs cost a small file's copy a twentieth of its CPU.
  */
-function writeSmallFileNow(calls: FileSystemCalls, file: string, content: LocalFileContent, options: WriteOptions, replace: boolean): WrittenFile {
+function writeSmallFileNow(calls: FileSystemCalls, file: string, sourceCalls: FileSystemCalls, source: OpenedSourceFile, options: WriteOptions, replace: boolean): WrittenFile {
   const fd = calls.now(() => {
     try {
       return fs.openSync(file, CREATE_NEW, options.mode);
@@ -193,7 +213,7 @@ function writeSmallFileNow(calls: FileSystemCalls, file: string, content: LocalF
   try {
     let written: WrittenFile;
     try {
-      const bytes = copySmallFileNow(calls, fd, content);
+      const bytes = copySmallFileNow(calls, fd, sourceCalls, source);
       checkDelivered(bytes, options);
       if (options.uid !== undefined || options.gid !== undefined) calls.now(() => fs.fchownSync(fd, options.uid ?? -1, options.gid ?? -1));
       if (options.mtimeMs !== undefined) calls.now(() => fs.futimesSync(fd, options.mtimeMs! / 1000, options.mtimeMs! / 1000));
@@ -213,30 +233,20 @@ function writeSmallFileNow(calls: FileSystemCalls, file: string, content: LocalF
 }
 
 /** copyLocalFile for a file below SMALL_COPY_BYTES, made with synchronous calls (see writeSmallFileNow). */
-function copySmallFileNow(calls: FileSystemCalls, fd: number, content: LocalFileContent): number {
-  const input = content.calls.now(() => fs.openSync(content.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW));
+function copySmallFileNow(calls: FileSystemCalls, fd: number, sourceCalls: FileSystemCalls, source: OpenedSourceFile): number {
   const spares = spareBuffers.get(SMALL_COPY_BYTES)!;
   const buffer = spares.pop() ?? Buffer.allocUnsafeSlow(SMALL_COPY_BYTES);
   try {
-    for (let total = 0; ;) {
-      const n = content.calls.now(() => fs.readSync(input, buffer, 0, buffer.length, total));
+    let total = 0;
+    for (let n = -1; total < source.size && n !== 0; total += n) {
+      n = sourceCalls.now(() => fs.readSync(source.fd, buffer, 0, Math.min(buffer.length, source.size - total), total));
       for (let offset = 0; offset < n;) offset += calls.now(() => fs.writeSync(fd, buffer, offset, n - offset, null));
-      total += n;
-      if (n === 0 || atEnd(n, buffer, total, content)) return total;
     }
+    return total;
   } finally {
     spares.push(buffer);
-    content.calls.now(() => fs.closeSync(input));
   }
 }
-
-/**
- * Whether a read of `n` bytes ended the file: a short read of a regular file is its end, and at the
- * size the walk saw no read is left to make (a small file's copy takes one read, not two). At any
- * other size the copy reads on to the end, and a file that grew or shrank since the walk is caught
- * by the size check.
- */
-const atEnd = (n: number, buffer: Buffer, total: number, content: LocalFileContent) => n < buffer.length && total === content.size;
 
 /** Refuses content whose length is not the one the source declared (an archive that lies about a size). */
 function checkDelivered(bytes: number, options: WriteOptions): void {
@@ -250,22 +260,25 @@ const SMALL_COPY_BYTES = 64 * 1024;
 /** Buffers for copyLocalFile by size, one per copy in flight at most, kept for the next ones. */
 const spareBuffers = new Map<number, Buffer[]>([[SMALL_COPY_BYTES, []], [WRITE_CHUNK_BYTES, []]]);
 
-/** Copies the local file to `fd` (written with `calls`) through a reused buffer; its length. */
-async function copyLocalFile(calls: FileSystemCalls, fd: number, content: LocalFileContent): Promise<number> {
-  const input = await content.calls.open(content.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  const size = content.size < SMALL_COPY_BYTES ? SMALL_COPY_BYTES : WRITE_CHUNK_BYTES;
+/**
+ * Copies the opened source file to `fd` (written with `calls`) through a reused buffer, up to the size
+ * its fstat gave (a file that grew since is cut there; one that shrank is caught by the size check);
+ * its length.
+ */
+async function copyLocalFile(calls: FileSystemCalls, fd: number, sourceCalls: FileSystemCalls, source: OpenedSourceFile): Promise<number> {
+  const size = source.size < SMALL_COPY_BYTES ? SMALL_COPY_BYTES : WRITE_CHUNK_BYTES;
   const spares = spareBuffers.get(size)!;
   const buffer = spares.pop() ?? Buffer.allocUnsafeSlow(size);
   try {
-    for (let total = 0; ;) {
-      const n = await content.calls.read(input, buffer, total);
-      if (n === 0) return total;
+    let total = 0;
+    while (total < source.size) {
+      const n = await sourceCalls.read(source.fd, buffer.subarray(0, Math.min(buffer.length, source.size - total)), total);
+      if (n === 0) break;
       total += await calls.writeAll(fd, buffer.subarray(0, n), WRITE_CHUNK_BYTES);
-      if (atEnd(n, buffer, total, content)) return total;
     }
+    return total;
   } finally {
     spares.push(buffer);
-    await content.calls.close(input);
   }
 }
 

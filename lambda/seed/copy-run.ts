@@ -20,6 +20,7 @@ import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
 import { HEARTBEAT_MS, TargetLock } from './target-lock';
 import { TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
+import { describeResolution } from './open-beneath';
 
 /**
  * Looks for a directory's unchanged entries (per the manifest) in one listing of it; or makes a
@@ -187,7 +188,7 @@ export class CopyRun {
     return {
       ...this.counts, pruned, failed: this.failed, complete: this.complete && !this.lostLock && !this.superseded, seconds: (Date.now() - this.started) / 1000,
       peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles, warnings: this.warnings,
-      filesByWorker: this.workers?.filesWritten ?? [], kept,
+      filesByWorker: this.workers?.filesWritten ?? [], kept, pathResolution: describeResolution(),
     };
   }
 

@@ -25,7 +25,7 @@ async function contentOf(content: CopyRequest['content']): Promise<FileContent> 
   if ('bytes' in content) return Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength);
   // The SDK is loaded only by a worker that fetches from S3.
   if ('remote' in content) return (await import('./sources/s3-worker-fetch')).fetchRemoteObject(content.remote);
-  return new LocalFileContent(content.path, content.size, source);
+  return new LocalFileContent(content.root, content.path, content.size, source);
 }
 
 async function copy({ id, placement, write, content }: CopyRequest): Promise<void> {

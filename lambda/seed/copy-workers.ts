@@ -14,7 +14,8 @@ import { besideSeedBundle } from './seed-bundle';
  * process has, not one. The main thread keeps everything else (the walk, the scheduling, the directories,
  * the manifest) on its own thread: a worker only writes a file it is told to, at the place it is
  * told, with the seed's usual guarantees (a new inode, atomic, nothing followed). Only content a
- * worker can reach itself travels: a local file by its path, an S3 object by its bucket and key
+ * worker can reach itself travels: a local file by its path beneath the source root's descriptor
+ * (threads share it; the worker opens it beneath that root as the main thread would), an S3 object by its bucket and key
  * (the worker fetches it with a client of its own, so HTTP and TLS spread over the vCPUs too),
  * in-memory content by value; other streams (zip members, large tar members) are written by the
  * main thread.
@@ -29,7 +30,7 @@ export interface CopyRequest {
   readonly id: number;
   readonly placement: { readonly dirFd: number; readonly name: string; readonly inPlace: boolean; readonly tempDirFd?: number };
   readonly write: WriteOptions;
-  readonly content: { readonly path: string; readonly size: number } | { readonly bytes: Uint8Array } | { readonly remote: RemoteObject };
+  readonly content: { readonly root: number; readonly path: string; readonly size: number } | { readonly bytes: Uint8Array } | { readonly remote: RemoteObject };
 }
 
 /** What it answers: the file written, or the error (its message and code, as Node gave them). */
@@ -96,7 +97,7 @@ export class CopyWorkers {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const lane = this.lanes.reduce((least, l) => (l.inFlight < least.inFlight ? l : least));
-    const shipped = content instanceof LocalFileContent ? { path: content.path, size: content.size }
+    const shipped = content instanceof LocalFileContent ? { root: content.root, path: content.path, size: content.size }
       : Buffer.isBuffer(content) ? { bytes: content } : { remote: content };
     if (lane.outbox.length === 0) setImmediate(() => this.flush(lane));
     lane.outbox.push({ id, placement: { dirFd: dir.fd, name, inPlace, tempDirFd: tempDir?.fd }, write, content: shipped });

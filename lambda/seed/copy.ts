@@ -12,6 +12,7 @@ import { StateDirectory } from './state-directory';
 import { newHolderId, TargetLock } from './target-lock';
 import { checkTarget, placeAbove } from './target-root';
 import { concurrencyFor, idleDescriptorsFor, openFileLimit, TargetTree } from './target-tree';
+import { describeResolution } from './open-beneath';
 
 /** How long a run waits for another to let go of the target's lock, by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -75,7 +76,7 @@ async function dryRunWithoutTarget(source: EntrySource): Promise<SeedSummary> {
   }
   return {
     ...counts, written: counts.files, writtenBytes: counts.bytes, skipped: 0, pruned: 0, failed: [], complete: true,
-    seconds: (Date.now() - started) / 1000, peakConcurrency: 0, specialFiles: [], warnings: [], filesByWorker: [], kept: [],
+    seconds: (Date.now() - started) / 1000, peakConcurrency: 0, specialFiles: [], warnings: [], filesByWorker: [], kept: [], pathResolution: describeResolution(),
   };
 }
 

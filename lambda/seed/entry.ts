@@ -42,12 +42,14 @@ export interface RemoteObject {
 export type FileContent = Buffer | Readable | LocalFileContent;
 
 /**
- * Content left in a local file until it is written: the writer copies it through a buffer it reuses,
- * as cp does, rather than a new buffer (or stream chunks) per file, reading with `calls`, the source
- * file system's (synchronous while it answers from memory, whatever the target does).
+ * Content left in a local file until it is written: the file `path` (relative, '/'-separated) beneath
+ * the source root the descriptor `root` holds, which the writer opens beneath it (see
+ * sources/source-file.ts) and copies through a buffer it reuses, as cp does, rather than a new buffer
+ * (or stream chunks) per file, reading with `calls`, the source file system's (synchronous while it
+ * answers from memory, whatever the target does). `size` is what the walk saw.
  */
 export class LocalFileContent {
-  constructor(readonly path: string, readonly size: number, readonly calls: FileSystemCalls) {}
+  constructor(readonly root: number, readonly path: string, readonly size: number, readonly calls: FileSystemCalls) {}
 }
 
 export interface DirectoryEntry {

@@ -7,17 +7,56 @@ import { besideSeedBundle } from './seed-bundle';
 /** What the addon resolves with: [0, bytes, ino, size, mtime s, mtime ns], or [errno, failed call]. */
 type Outcome = number[];
 
-interface Addon {
-  writeNewFile(dirFd: number, name: string, mode: number, content: Buffer | string, uid: number, gid: number): Promise<Outcome>;
+/** What native/*.c export: the writer (write-new-file.c) and the beneath-opener (open-beneath.c). */
+export interface NativeAddon {
+  /** `content` a buffer, or an open source file's descriptor read from its start, `sourceBytes` at most. */
+  writeNewFile(dirFd: number, name: string, mode: number, content: Buffer | number, uid: number, gid: number, sourceBytes: number): Promise<Outcome>;
+  /** 0 where openat2 is in use, else the errno that refused it (the descriptor walk is in use). */
+  beneathResolution(): number;
+  /** A descriptor, or -errno. */
+  openBeneathSync(dirFd: number, path: string, flags: number, mode: number): number;
+  openBeneath(dirFd: number, path: string, flags: number, mode: number): Promise<number>;
+  /** 0, or -errno. */
+  closeBeneath(fd: number): number;
 }
 
-/** The calls write-new-file.c names a failure by, by number (the first makes the file; the last opens the source). */
-const CALLS = ['', 'open', 'read', 'write', 'fchown', 'fstat', 'close', 'open'];
+/** The calls write-new-file.c names a failure by, by number (the first makes the file). */
+const CALLS = ['', 'open', 'read', 'write', 'fchown', 'fstat', 'close'];
 const OPEN_TARGET = 1;
-const OPEN_SOURCE = 7;
 
 /** undefined until first asked for; null where there is none. */
 let shared: NativeWriter | null | undefined;
+let sharedAddon: NativeAddon | null | undefined;
+
+/** Where the addon is: bundled beside the seed handler (the CLI uses the package's copy). */
+const ADDON_DIRECTORIES = besideSeedBundle('native');
+
+/**
+ * This thread's addon, loaded once, whatever CDK_EFS_KIT_NATIVE says (which turns off the writer,
+ * not the beneath-opener); null where there is none, or it does not load.
+ */
+export function sharedNativeAddon(): NativeAddon | null {
+  if (sharedAddon === undefined) {
+    try {
+      sharedAddon = loadNativeAddon(ADDON_DIRECTORIES);
+    } catch (err) {
+      // A build the runtime cannot load (a C library older than glibc 2.28, say): slower, not wrong.
+      console.warn(`cdk-efs-kit: the native addon did not load (${(err as Error).message.split('\n')[0]}); the seed makes its calls through Node`);
+      sharedAddon = null;
+    }
+  }
+  return sharedAddon;
+}
+
+/** The addon for this platform from the first of `directories` that has it, or null. */
+export function loadNativeAddon(directories: string[]): NativeAddon | null {
+  const file = `${process.platform}-${process.arch}.node`;
+  const addon = directories.map((dir) => path.join(dir, file)).find((candidate) => fs.existsSync(candidate));
+  if (!addon) return null;
+  const module = { exports: {} as NativeAddon };
+  process.dlopen(module, addon);
+  return module.exports;
+}
 
 /** A directory the seed holds open (target-tree's Directory): its descriptor, and a name's path through it. */
 interface HeldDirectory {
@@ -42,47 +81,36 @@ export interface NewFile {
  * the same calls through Node. CDK_EFS_KIT_NATIVE=0 turns it off.
  */
 export class NativeWriter {
-  /** Where the addon is: bundled beside the seed handler (the CLI uses the package's copy). */
-  static readonly DIRECTORIES = besideSeedBundle('native');
-
   /** This thread's writer, loaded once (null where there is none, or CDK_EFS_KIT_NATIVE=0). */
   static shared(): NativeWriter | null {
     if (shared === undefined) {
-      try {
-        shared = process.env.CDK_EFS_KIT_NATIVE === '0' ? null : NativeWriter.load(NativeWriter.DIRECTORIES);
-      } catch (err) {
-        // A build the runtime cannot load (a C library older than glibc 2.28, say): slower, not wrong.
-        console.warn(`cdk-efs-kit: the native writer did not load (${(err as Error).message.split('\n')[0]}); small files are written through Node's calls`);
-        shared = null;
-      }
+      const addon = process.env.CDK_EFS_KIT_NATIVE === '0' ? null : sharedNativeAddon();
+      shared = addon && new NativeWriter(addon);
     }
     return shared;
   }
 
-  /** The addon for this platform from the first of `directories` that has it, or null. */
+  /** The writer of the addon in the first of `directories` that has it, or null. */
   static load(directories: string[]): NativeWriter | null {
-    const file = `${process.platform}-${process.arch}.node`;
-    const addon = directories.map((dir) => path.join(dir, file)).find((candidate) => fs.existsSync(candidate));
-    if (!addon) return null;
-    const module = { exports: {} as Addon };
-    process.dlopen(module, addon);
-    return new NativeWriter(module.exports);
+    const addon = loadNativeAddon(directories);
+    return addon && new NativeWriter(addon);
   }
 
-  private constructor(private readonly addon: Addon) {}
+  private constructor(private readonly addon: NativeAddon) {}
 
   /**
    * Creates `name` (a new file only: O_EXCL|O_NOFOLLOW) in the directory `dir` holds, with `content`
-   * (a buffer, or the path of a local file to copy), owned by uid/gid (-1 keeps the writer's). On
-   * failure the file is removed and the error is Node's, with the failed call's name.
+   * (a buffer, or an open source file's descriptor: `sourceBytes` of it at most, from its start),
+   * owned by uid/gid (-1 keeps the writer's). On failure the file is removed and the error is
+   * Node's, with the failed call's name.
    */
-  async writeNewFile(dir: HeldDirectory, name: string, mode: number, content: Buffer | string, uid = -1, gid = -1): Promise<NewFile> {
-    const outcome = await this.addon.writeNewFile(dir.fd, name, mode, content, uid, gid);
+  async writeNewFile(dir: HeldDirectory, name: string, mode: number, content: Buffer | number, uid = -1, gid = -1, sourceBytes = 0): Promise<NewFile> {
+    const outcome = await this.addon.writeNewFile(dir.fd, name, mode, content, uid, gid, sourceBytes);
     if (outcome[0] !== 0) {
       const [errno, call] = outcome;
       if (call !== OPEN_TARGET) await unlink(dir.at(name)).catch(() => undefined);
       // As Node names them: the path for an open, none for a call on a descriptor.
-      throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name) : call === OPEN_SOURCE ? content as string : undefined);
+      throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name) : undefined);
     }
     const [, bytes, ino, size, seconds, nanoseconds] = outcome;
     // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.
@@ -91,7 +119,7 @@ export class NativeWriter {
 }
 
 /** An error as Node's fs calls make them: `ENOENT: no such file or directory, open 'x'` (or `ENOSPC: ..., write`), with errno, code, syscall and any path. */
-function systemError(errno: number, syscall: string, file?: string): NodeJS.ErrnoException {
+export function systemError(errno: number, syscall: string, file?: string): NodeJS.ErrnoException {
   const code = getSystemErrorName(-errno);
   const description = getSystemErrorMap().get(-errno)?.[1] ?? 'unknown error';
   const message = `${code}: ${description}, ${syscall}${file === undefined ? '' : ` '${file}'`}`;

@@ -42,4 +42,10 @@ export interface SeedSummary {
   readonly filesByWorker: number[];
   /** Files and links the source no longer has that are kept because they changed since a seed wrote them (prune). */
   readonly kept: string[];
+  /**
+   * How paths beneath the directories the seed holds were resolved: 'openat2' (the kernel refuses
+   * links and '..' at every component) or 'descriptor walk' (one component at a time, each without
+   * following a link), with why openat2 is not in use. See lambda/seed/open-beneath.ts.
+   */
+  readonly pathResolution: string;
 }

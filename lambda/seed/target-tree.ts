@@ -374,10 +374,11 @@ let procFdChecked = false;
 
 /**
  * The seed needs Linux's /proc/self/fd to be this process's table: without it no operation could be
- * tied to a directory it holds. Checked once, on the target root's descriptor: its path through
+ * tied to a directory it holds. Checked once per process, on the first root it opens (the source's
+ * or the target's): its path through
  * /proc/self/fd must lead to what fstat says the descriptor holds.
  */
-async function checkProcFd(calls: FileSystemCalls, fd: number): Promise<void> {
+export async function checkProcFd(calls: FileSystemCalls, fd: number): Promise<void> {
   if (procFdChecked) return;
   const held = await calls.fstat(fd);
   let seen: fs.BigIntStats | undefined;

@@ -1,5 +1,6 @@
 // The seed's small-file write as one job on libuv's thread pool: openat (a new file only, relative
-// to a directory descriptor the seed holds), write the content (given, or read from a local file),
+// to a directory descriptor the seed holds), write the content (given, or read from a source file
+// the caller opened, up to the size its fstat gave),
 // fchown, statx (what Node's fstat calls: the identity a later run checks before deleting it) and
 // close. Node makes each of those a job of its own, and on a slow file system (EFS) every job costs
 // the JS thread a hop to the pool and back; one job per file costs one. A failure reports the call
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "open-beneath.h"
 
 // The calls a failure names, in the order lambda/seed/native-writer.ts lists them.
 enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CALL_FSTAT, CALL_CLOSE, CALL_OPEN_SOURCE };
@@ -26,7 +28,8 @@ typedef struct {
   napi_deferred deferred;
   int dir_fd;
   char *name;
-  char *source_path;     // read from here when there is no content buffer
+  int source_fd;         // read from here (from offset 0, source_bytes at most) when there is no content buffer
+  double source_bytes;
   // A copy of the content buffer's bytes: a reference to the Buffer keeps the object alive, not its
   // memory, which an ArrayBuffer transferred or detached meanwhile would free under the job.
   char *content;
@@ -43,7 +46,6 @@ typedef struct {
 
 static void free_job(write_job *job) {
   free(job->name);
-  free(job->source_path);
   free(job->content);
   free(job);
 }
@@ -62,21 +64,19 @@ static int write_all(int fd, const char *data, size_t length) {
   return 0;
 }
 
-// Copies the local file at `path` to `fd`; the bytes copied, or -1 with errno and *failed set.
-static double copy_file(const char *path, int fd, enum failed_call *failed) {
-  int input = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (input < 0) {
-    *failed = CALL_OPEN_SOURCE;
-    return -1;
-  }
+// Copies at most `limit` bytes of the source file `input` (from its start) to `fd`: the bytes
+// copied, or -1 with errno and *failed set. A file that grew since its fstat is cut at the size that
+// fstat gave (a device swapped in would otherwise be read until the target is full).
+static double copy_file(int input, double limit, int fd, enum failed_call *failed) {
   char *buffer = malloc(COPY_BUFFER_BYTES);
   double total = -1;
   if (buffer == NULL) {
     errno = ENOMEM;
     *failed = CALL_READ;
   } else {
-    for (total = 0;;) {
-      ssize_t n = read(input, buffer, COPY_BUFFER_BYTES);
+    for (total = 0; total < limit;) {
+      size_t want = limit - total < COPY_BUFFER_BYTES ? (size_t)(limit - total) : COPY_BUFFER_BYTES;
+      ssize_t n = pread(input, buffer, want, (off_t)total);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) *failed = CALL_READ;
       else if (n > 0 && write_all(fd, buffer, (size_t)n) < 0) *failed = CALL_WRITE;
@@ -87,7 +87,6 @@ static double copy_file(const char *path, int fd, enum failed_call *failed) {
   }
   int saved = errno;
   free(buffer);
-  close(input);
   errno = saved;
   return total;
 }
@@ -101,8 +100,8 @@ static void execute(napi_env env, void *data) {
     job->failed = CALL_OPEN;
     return;
   }
-  if (job->source_path != NULL) {
-    job->bytes = copy_file(job->source_path, fd, &job->failed);
+  if (job->source_fd >= 0) {
+    job->bytes = copy_file(job->source_fd, job->source_bytes, fd, &job->failed);
   } else if (write_all(fd, job->content, job->content_bytes) < 0) {
     job->failed = CALL_WRITE;
   } else {
@@ -167,12 +166,12 @@ static napi_value fail(napi_env env, const char *message) {
   return NULL;
 }
 
-// writeNewFile(dirFd, name, mode, content: Buffer | string (a local file's path), uid, gid): Promise<number[]>
+// writeNewFile(dirFd, name, mode, content: Buffer | number (an open source file's descriptor), uid, gid, sourceBytes): Promise<number[]>
 static napi_value write_new_file(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
+  size_t argc = 7;
+  napi_value argv[7];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 6) return fail(env, "writeNewFile takes 6 arguments");
+  if (argc != 7) return fail(env, "writeNewFile takes 7 arguments");
 
   int32_t dir_fd, mode, uid, gid;
   if (napi_get_value_int32(env, argv[0], &dir_fd) != napi_ok || napi_get_value_int32(env, argv[2], &mode) != napi_ok
@@ -183,13 +182,14 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   napi_valuetype content_type;
   napi_is_buffer(env, argv[3], &is_buffer);
   napi_typeof(env, argv[3], &content_type);
-  if (!is_buffer && content_type != napi_string) return fail(env, "writeNewFile: the content must be a Buffer or a file's path");
+  if (!is_buffer && content_type != napi_number) return fail(env, "writeNewFile: the content must be a Buffer or an open file's descriptor");
 
   if (dir_fd < 0) return fail(env, "writeNewFile: the directory descriptor must be an open descriptor");
 
   write_job *job = calloc(1, sizeof(write_job));
   if (job == NULL) return fail(env, "writeNewFile: out of memory");
   job->dir_fd = dir_fd;
+  job->source_fd = -1;
   // Permission bits only, never setuid, setgid or sticky, whatever the caller passes (the umask still applies).
   job->mode = (mode_t)mode & 0777;
   job->uid = (uid_t)uid;
@@ -216,9 +216,10 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
       return fail(env, "writeNewFile: out of memory");
     }
     if (job->content_bytes > 0) memcpy(job->content, content, job->content_bytes);
-  } else if ((job->source_path = copy_string(env, argv[3])) == NULL) {
+  } else if (napi_get_value_int32(env, argv[3], &job->source_fd) != napi_ok || job->source_fd < 0
+             || napi_get_value_double(env, argv[6], &job->source_bytes) != napi_ok || !(job->source_bytes >= 0)) {
     free_job(job);
-    return fail(env, "writeNewFile: the source must be a non-empty path with no NUL");
+    return fail(env, "writeNewFile: the source must be an open descriptor, with a size of 0 or more");
   }
 
   napi_value promise, resource_name;
@@ -238,5 +239,6 @@ NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "writeNewFile", NAPI_AUTO_LENGTH, write_new_file, NULL, &fn);
   napi_set_named_property(env, exports, "writeNewFile", fn);
+  export_open_beneath(env, exports);
   return exports;
 }

@@ -1,12 +1,22 @@
 import * as fs from 'fs';
-import * as path from 'path';
-import { lstat, readdir, readlink, stat } from '../../shared/fs-calls';
+import { close, lstat, readdir, readlink } from '../../shared/fs-calls';
 import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from '../entry';
 import { FileSystemCalls, isPromise } from '../file-system-calls';
+import { BeneathOpener } from '../open-beneath';
+import { checkProcFd, Directory } from '../target-tree';
 
-/** A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. */
+/**
+ * A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. The caller names
+ * its root (through links, as with cp), which is opened once and held; everything below is reached
+ * from that descriptor only, never by a path: each directory is opened beneath the root (see
+ * BeneathOpener) and listed and lstat'ed through its own descriptor, each file opened beneath the
+ * root when it is copied. Whoever can write the source may change it during the run; what the seed
+ * reads stays inside it: a directory swapped for a link fails that entry, named, and nothing is read
+ * through it.
+ */
 export class LocalDirectorySource implements EntrySource {
   private walk?: TreeWalk;
+  private rootFd?: number;
 
   constructor(private readonly dir: string) {}
 
@@ -27,8 +37,24 @@ export class LocalDirectorySource implements EntrySource {
     return this.started().entries();
   }
 
+  /** Lets the held root go (once the copy is over: copy workers read through it). */
+  async close(): Promise<void> {
+    const fd = this.rootFd;
+    this.rootFd = undefined;
+    if (fd !== undefined) await close(fd).catch(() => undefined);
+  }
+
   private started(): TreeWalk {
-    this.walk ??= new TreeWalk(this.dir);
+    if (!this.walk) {
+      try {
+        this.rootFd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        this.walk = new TreeWalk(this.rootFd);
+      } catch (err) {
+        // Reported through entries(), as any failure of the walk.
+        const { code } = err as NodeJS.ErrnoException;
+        this.walk = new TreeWalk(-1, code === 'ENOTDIR' || code === 'ENOENT' ? new Error(`the source ${this.dir} is not a directory`) : err as Error);
+      }
+    }
     return this.walk;
   }
 }
@@ -41,13 +67,15 @@ export class LocalDirectorySource implements EntrySource {
 class TreeWalk {
   readonly totals: Promise<{ files: number; bytes: number }>;
   private readonly fast = new FileSystemCalls(FileSystemCalls.SOURCE);
+  private readonly opener = BeneathOpener.shared();
   private readonly found: SeedEntry[] = [];
   private done = false;
   private failure?: Error;
   private wake?: () => void;
 
-  constructor(private readonly root: string) {
-    this.totals = this.run();
+  /** @param rootFd the held source root (-1 where it could not be opened: `openFailure` says why) */
+  constructor(private readonly rootFd: number, openFailure?: Error) {
+    this.totals = this.run(openFailure);
     this.totals.catch(() => undefined); // reported through entries()
   }
 
@@ -65,10 +93,10 @@ class TreeWalk {
     }
   }
 
-  private async run(): Promise<{ files: number; bytes: number }> {
+  private async run(openFailure?: Error): Promise<{ files: number; bytes: number }> {
     try {
-      const top = await stat(this.root).catch(() => undefined);
-      if (!top?.isDirectory()) throw new Error(`the source ${this.root} is not a directory`);
+      if (openFailure) throw openFailure;
+      await checkProcFd(this.fast, this.rootFd);
       await this.visit('');
       return this.found.reduce((t, e) => (e.type === 'file' ? { files: t.files + 1, bytes: t.bytes + e.size } : t), { files: 0, bytes: 0 });
     } catch (err) {
@@ -80,22 +108,34 @@ class TreeWalk {
     }
   }
 
+  /** Lists the directory `relative` through a descriptor opened beneath the root, then its subdirectories. */
   private async visit(relative: string): Promise<void> {
-    const dir = relative ? path.join(this.root, relative) : this.root;
+    let dirFd: number;
     let names: string[];
     try {
-      // Names only: the lstat every entry needs anyway says what it is.
-      names = await this.fast.run(() => fs.readdirSync(dir), () => readdir(dir));
+      dirFd = relative ? await this.fast.call(() => this.opener.openSync(this.rootFd, relative, OPEN_DIRECTORY), () => this.opener.open(this.rootFd, relative, OPEN_DIRECTORY)) : this.rootFd;
     } catch (err) {
-      // The root's own failure ends the walk; a subdirectory's fails its entries alone.
-      if (!relative) throw err;
-      this.found.push({ type: 'failed', path: relative, reason: `cannot list the source directory: ${(err as Error).message}` });
-      this.wake?.();
+      this.fail(relative, linkRefusal(err as NodeJS.ErrnoException) ?? `cannot list the source directory: ${(err as Error).message}`);
       return;
     }
-    const entries = names.map((name) => this.entryOf(relative ? `${relative}/${name}` : name, `${dir}/${name}`));
-    // While the source is fast every entry is known already; on a slow one, the lstats run in parallel.
-    const known = entries.some(isPromise) ? await Promise.all(entries) : entries as SeedEntry[];
+    const dir = new Directory(dirFd);
+    let known: SeedEntry[];
+    try {
+      try {
+        // Names only: the lstat every entry needs anyway says what it is.
+        names = await this.fast.run(() => fs.readdirSync(dir.path), () => readdir(dir.path));
+      } catch (err) {
+        // The root's own failure ends the walk; a subdirectory's fails its entries alone.
+        if (!relative) throw err;
+        this.fail(relative, `cannot list the source directory: ${(err as Error).message}`);
+        return;
+      }
+      const entries = names.map((name) => this.entryOf(relative ? `${relative}/${name}` : name, dir.at(name)));
+      // While the source is fast every entry is known already; on a slow one, the lstats run in parallel.
+      known = entries.some(isPromise) ? await Promise.all(entries) : entries as SeedEntry[];
+    } finally {
+      if (dirFd !== this.rootFd) this.fast.now(() => this.opener.close(dirFd));
+    }
     const subdirectories: string[] = [];
     for (const entry of known) {
       this.found.push(entry);
@@ -105,21 +145,36 @@ class TreeWalk {
     await Promise.all(subdirectories.map((sub) => this.visit(sub)));
   }
 
-  private entryOf(rel: string, full: string): SeedEntry | Promise<SeedEntry> {
+  private fail(relative: string, reason: string): void {
+    this.found.push({ type: 'failed', path: relative, reason });
+    this.wake?.();
+  }
+
+  /** `rel`'s entry, from an lstat of `held` (its name through its directory's descriptor). */
+  private entryOf(rel: string, held: string): SeedEntry | Promise<SeedEntry> {
     const failed = (err: Error): SeedEntry => ({ type: 'failed', path: rel, reason: `cannot read the source: ${err.message}` });
     const entry = (s: fs.Stats): SeedEntry | Promise<SeedEntry> => {
-      if (s.isFile()) return new LocalFile(rel, full, s, this.fast);
+      if (s.isFile()) return new LocalFile(rel, this.rootFd, s, this.fast);
       if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
-      if (s.isSymbolicLink()) return readlink(full).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
+      if (s.isSymbolicLink()) return readlink(held).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
       return { type: 'special', path: rel, kind: specialKind(s) }; // no content to copy
     };
     try {
-      const stats = this.fast.run(() => fs.lstatSync(full), () => lstat(full));
+      const stats = this.fast.run(() => fs.lstatSync(held), () => lstat(held));
       return isPromise(stats) ? stats.then(entry, failed) : entry(stats);
     } catch (err) {
       return failed(err as Error); // gone since the listing, say
     }
   }
+}
+
+/** A source directory, opened to be listed; never through a link (the opener adds O_NOFOLLOW). */
+const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY;
+
+/** The failure of a directory the opener refused because a link is on its path; undefined for any other. */
+function linkRefusal(err: NodeJS.ErrnoException): string | undefined {
+  if (err.code !== 'ELOOP' && err.code !== 'EXDEV' && err.code !== 'ENOTDIR') return undefined;
+  return `not copied: on the source it is reached through a symlink or is no longer a directory (${err.code}; replaced since it was listed), and a seed never follows one; nothing outside the source is read`;
 }
 
 /** A file of the tree; its content is read only when it is written. */
@@ -129,15 +184,15 @@ class LocalFile implements FileEntry {
   readonly mode: number;
   readonly identity: string;
 
-  constructor(readonly path: string, private readonly full: string, stats: fs.Stats, private readonly calls: FileSystemCalls) {
+  constructor(readonly path: string, private readonly root: number, stats: fs.Stats, private readonly calls: FileSystemCalls) {
     this.size = stats.size;
     this.mode = stats.mode & 0o7777;
     this.identity = `${stats.size}:${Math.trunc(stats.mtimeMs)}`;
   }
 
-  /** Copied by the writer through a buffer it reuses, read with this source's calls (synchronous while it is fast). */
+  /** Opened beneath the root by the writer, and copied through a buffer it reuses, read with this source's calls (synchronous while it is fast). */
   async open(): Promise<FileContent> {
-    return new LocalFileContent(this.full, this.size, this.calls);
+    return new LocalFileContent(this.root, this.path, this.size, this.calls);
   }
 }
 

@@ -52,7 +52,10 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
   const { format, bucket, key } = location;
   const nothing = async () => undefined;
   if (!bucket) {
-    if (format === 'directory') return { source: new LocalDirectorySource(key), close: nothing };
+    if (format === 'directory') {
+      const directory = new LocalDirectorySource(key);
+      return { source: directory, close: () => directory.close() };
+    }
     if (format === 'zip') {
       const { openZipFile } = await import('./zip-archive');
       const zip = await zipSource(key, () => openZipFile(key), options.limits);

@@ -13,16 +13,20 @@ import { builtNativeWriter } from '../../helpers/native-writer';
 // (CDK_EFS_KIT_SYNC_CALLS=0) through the thread pool, call by call or as the native writer's one job.
 let work: string;
 let source: string;
+/** The source root, held as a local-directory source holds it. */
+let sourceRoot: number;
 let tree: TargetTree;
 beforeEach(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-efs-kit-atomic-'));
   source = path.join(work, 'source');
   fs.mkdirSync(source);
+  sourceRoot = fs.openSync(source, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
   fs.mkdirSync(path.join(work, 'target'));
   tree = (await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), path.join(work, 'target')))!;
 });
 afterEach(async () => {
   await tree.close();
+  fs.closeSync(sourceRoot);
   jest.restoreAllMocks();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -40,9 +44,10 @@ function callsFor(mode: string): FileSystemCalls {
   }
 }
 
-function sourceFile(name: string, content: string, size = Buffer.byteLength(content), mode = 'synchronous'): LocalFileContent {
+function sourceFile(name: string, content: string, size = Buffer.byteLength(content), mode = 'synchronous', fileMode = 0o640): LocalFileContent {
   fs.writeFileSync(path.join(source, name), content);
-  return new LocalFileContent(path.join(source, name), size, callsFor(mode));
+  fs.chmodSync(path.join(source, name), fileMode);
+  return new LocalFileContent(sourceRoot, name, size, callsFor(mode));
 }
 
 const target = (name: string) => path.join(work, 'target', name);
@@ -50,8 +55,8 @@ const target = (name: string) => path.join(work, 'target', name);
 describe.each(MODES)('a local file, calls %s', (mode) => {
   const calls = () => (mode === 'synchronous' ? tree.calls : callsFor(mode));
 
-  test('is copied whole, and its identity is the written file\'s', async () => {
-    const written = await writeUnseenFile(calls(), tree.root, 'a.txt', sourceFile('a.txt', 'hello', undefined, mode), { mode: 0o640 }, false);
+  test('is copied whole, with the mode its fstat gives, and its identity is the written file\'s', async () => {
+    const written = await writeUnseenFile(calls(), tree.root, 'a.txt', sourceFile('a.txt', 'hello', undefined, mode, 0o640), { mode: 0o604 }, false);
     expect(fs.readFileSync(target('a.txt'), 'utf8')).toBe('hello');
     expect(fs.statSync(target('a.txt')).mode & 0o777).toBe(0o640);
     expect(written).toEqual({ bytes: 5, identity: writtenIdentity(fs.statSync(target('a.txt'))) });
@@ -154,16 +159,16 @@ class CountedCalls extends FileSystemCalls {
   }
 }
 
-test('a small file at the size the walk saw takes one read; a larger one reads on until a read finds nothing', async () => {
+test('a file is read up to the size its fstat gave, no further: one read for a small file, no read that finds nothing', async () => {
   const small = new CountedCalls(FileSystemCalls.SOURCE);
   fs.writeFileSync(path.join(source, 'small'), 'x'.repeat(1000));
-  await writeUnseenFile(tree.calls, tree.root, 'small', new LocalFileContent(path.join(source, 'small'), 1000, small), { mode: 0o644 }, false);
-  expect(small.made).toBe(3); // open, one read, close
+  await writeUnseenFile(tree.calls, tree.root, 'small', new LocalFileContent(sourceRoot, 'small', 1000, small), { mode: 0o644 }, false);
+  expect(small.made).toBe(4); // open, fstat, one read, close
 
   const large = new CountedCalls(FileSystemCalls.SOURCE);
   const size = 3 * 1024 * 1024;
   fs.writeFileSync(path.join(source, 'large'), Buffer.alloc(size, 1));
-  await writeUnseenFile(tree.calls, tree.root, 'large', new LocalFileContent(path.join(source, 'large'), size, large), { mode: 0o644 }, false);
+  await writeUnseenFile(tree.calls, tree.root, 'large', new LocalFileContent(sourceRoot, 'large', size, large), { mode: 0o644 }, false);
   expect(fs.statSync(target('large')).size).toBe(size);
-  expect(large.made).toBe(6); // open, three full 1 MiB reads and one that finds nothing, close
+  expect(large.made).toBe(6); // open, fstat, three full 1 MiB reads, close
 });

@@ -34,14 +34,30 @@ test('writes a buffer into the directory it is given, and reports the identity f
   expect(writtenIdentity(file)).toBe(writtenIdentity(fs.lstatSync(target('a.txt'))));
 });
 
-test('copies a local file in reads of 64 KiB, whatever its size', async () => {
+/** Runs `use` with `file` open for reading, closed after. */
+async function withOpen<T>(file: string, use: (fd: number) => Promise<T>): Promise<T> {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY);
+  try {
+    return await use(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+test('copies an open source file in reads of 64 KiB, whatever its size', async () => {
   const content = Buffer.alloc(200_000);
   for (let i = 0; i < content.length; i++) content[i] = i % 251;
   fs.writeFileSync(path.join(work, 'source'), content);
-  const file = await builtNativeWriter().writeNewFile(dir, 'b.bin', 0o644, path.join(work, 'source'));
+  const file = await withOpen(path.join(work, 'source'), (fd) => builtNativeWriter().writeNewFile(dir, 'b.bin', 0o644, fd, -1, -1, 200_000));
   expect(fs.readFileSync(target('b.bin')).equals(content)).toBe(true);
   expect(file.bytes).toBe(200_000);
   expect(writtenIdentity(file)).toBe(writtenIdentity(fs.lstatSync(target('b.bin'))));
+});
+
+test('reads a source no further than the size it is given: a device that never ends gives that many bytes', async () => {
+  const file = await withOpen('/dev/zero', (fd) => builtNativeWriter().writeNewFile(dir, 'zero', 0o644, fd, -1, -1, 16));
+  expect(file.bytes).toBe(16);
+  expect(fs.readFileSync(target('zero'))).toEqual(Buffer.alloc(16));
 });
 
 test('acts in the directory it holds, even after that directory is renamed and a link put at its old name', async () => {
@@ -73,37 +89,74 @@ describe('the content buffer\'s memory', () => {
   });
 });
 
-test('under AddressSanitizer and UBSan: no read of freed memory when a buffer\'s memory is transferred and collected while its job waits', () => {
-  // The writer built again with gcc's sanitizers, loaded by a Node that preloads their runtimes.
+describe('under AddressSanitizer and UBSan', () => {
+  // The addon built again with gcc's sanitizers, loaded by a Node that preloads their runtimes.
+  const sanitized = () => {
+    const native = path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'native');
+    const addon = path.join(work, 'sanitized.node');
+    execFileSync('gcc', ['-std=c11', '-O1', '-g', '-fno-omit-frame-pointer', '-fsanitize=address,undefined', '-fno-sanitize-recover=undefined',
+      '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-I', path.join(__dirname, '..', '..', '..', 'node_modules', 'node-api-headers', 'include'),
+      '-o', addon, ...fs.readdirSync(native).filter((file) => file.endsWith('.c')).map((file) => path.join(native, file))]);
+    return addon;
+  };
   const runtime = (lib: string) => execFileSync('gcc', [`-print-file-name=${lib}`], { encoding: 'utf8' }).trim();
-  const addon = path.join(work, 'sanitized.node');
-  execFileSync('gcc', ['-std=c11', '-O1', '-g', '-fno-omit-frame-pointer', '-fsanitize=address,undefined', '-fno-sanitize-recover=undefined',
-    '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-I', path.join(__dirname, '..', '..', '..', 'node_modules', 'node-api-headers', 'include'),
-    '-o', addon, path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'native', 'write-new-file.c')]);
-  const driver = `
-    const fs = require('fs');
-    const { writeNewFile } = require(process.argv[1]);
-    const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    (async () => {
-      for (let i = 0; i < 100; i++) {
-        const memory = new ArrayBuffer(4096 + i);
-        const job = writeNewFile(dir, 'f' + i, 0o644, Buffer.from(memory).fill(97), -1, -1);
-        structuredClone(memory, { transfer: [memory] });
-        global.gc(); // the memory's new owner is collected: freed before the job writes
-        await job;
-      }
-      fs.writeFileSync(process.argv[3], 'x'.repeat(200000));
-      await writeNewFile(dir, 'copy', 0o644, process.argv[3], -1, -1);
-      await writeNewFile(dir, 'copy', 0o644, process.argv[3], -1, -1).catch(() => undefined);
-      console.log('clean');
-    })();`;
-  const run = spawnSync(process.execPath, ['--expose-gc', '-e', driver, addon, path.join(work, 'target'), path.join(work, 'source')], {
-    encoding: 'utf8', timeout: 120_000,
-    env: { ...process.env, LD_PRELOAD: `${runtime('libasan.so')}:${runtime('libubsan.so')}`, ASAN_OPTIONS: 'detect_leaks=0' },
+  const run = (driver: string, env: Record<string, string> = {}) => {
+    const result = spawnSync(process.execPath, ['--expose-gc', '-e', driver, sanitized(), path.join(work, 'target'), path.join(work, 'source')], {
+      encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, ...env, LD_PRELOAD: `${runtime('libasan.so')}:${runtime('libubsan.so')}`, ASAN_OPTIONS: 'detect_leaks=0' },
+    });
+    return { status: result.status, output: `${result.stdout}${result.stderr}`.split('\n').filter((line) => /clean|ERROR|SUMMARY|runtime error/.test(line)) };
+  };
+
+  test('no read of freed memory when a buffer\'s memory is transferred and collected while its job waits', () => {
+    const driver = `
+      const fs = require('fs');
+      const { writeNewFile } = require(process.argv[1]);
+      const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      (async () => {
+        for (let i = 0; i < 100; i++) {
+          const memory = new ArrayBuffer(4096 + i);
+          const job = writeNewFile(dir, 'f' + i, 0o644, Buffer.from(memory).fill(97), -1, -1, 0);
+          structuredClone(memory, { transfer: [memory] });
+          global.gc(); // the memory's new owner is collected: freed before the job writes
+          await job;
+        }
+        fs.writeFileSync(process.argv[3], 'x'.repeat(200000));
+        const source = fs.openSync(process.argv[3], fs.constants.O_RDONLY);
+        await writeNewFile(dir, 'copy', 0o644, source, -1, -1, 200000);
+        await writeNewFile(dir, 'copy', 0o644, source, -1, -1, 200000).catch(() => undefined);
+        console.log('clean');
+      })();`;
+    expect(run(driver)).toEqual({ status: 0, output: ['clean'] });
+    expect(fs.readFileSync(target('f99'), 'utf8')).toBe('a'.repeat(4195));
+    expect(fs.statSync(target('copy')).size).toBe(200000);
   });
-  expect({ status: run.status, output: `${run.stdout}${run.stderr}`.split('\n').filter((line) => /clean|ERROR|SUMMARY|runtime error/.test(line)) })
-    .toEqual({ status: 0, output: ['clean'] });
-  expect(fs.readFileSync(target('f99'), 'utf8')).toBe('a'.repeat(4195));
+
+  // Every kind of path the beneath-opener meets, sync and on the thread pool, by openat2 and by the walk.
+  test.each([['openat2', {}], ['the descriptor walk', { CDK_EFS_KIT_OPENAT2: '0' }]])('opens beneath a directory by %s, refusing what leads out, with no memory error', (_how, env) => {
+    fs.mkdirSync(path.join(work, 'target', 'a', 'b'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'target', 'a', 'b', 'c.txt'), 'c');
+    fs.symlinkSync('/etc', path.join(work, 'target', 'a', 'link'));
+    const driver = `
+      const fs = require('fs');
+      const { openBeneath, openBeneathSync, beneathResolution } = require(process.argv[1]);
+      const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      const paths = ['a/b/c.txt', 'a/link/passwd', 'a/../a/b/c.txt', '../x', '/etc/passwd', 'a//b/c.txt', 'a/b/missing', 'a/b/c.txt/x', 'a/' + 'b'.repeat(5000)];
+      (async () => {
+        const outcomes = [];
+        for (const p of paths) {
+          const sync = openBeneathSync(dir, p, fs.constants.O_RDONLY, 0);
+          const pooled = await openBeneath(dir, p, fs.constants.O_RDONLY, 0);
+          for (const fd of [sync, pooled]) if (fd >= 0) fs.closeSync(fd);
+          outcomes.push([p.slice(0, 20), sync >= 0 ? 'fd' : -sync, pooled >= 0 ? 'fd' : -pooled]);
+        }
+        const made = openBeneathSync(dir, 'a/b/new.txt', fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o640);
+        fs.closeSync(made);
+        console.log(outcomes.length === paths.length && beneathResolution() >= 0 ? 'clean' : 'wrong');
+      })();`;
+    expect(run(driver, env as Record<string, string>)).toEqual({ status: 0, output: ['clean'] });
+    expect(fs.statSync(path.join(work, 'target', 'a', 'b', 'new.txt')).mode & 0o777).toBe(0o640);
+  });
 });
 
 test('gives permission bits only: no setuid, setgid or sticky bit whatever mode it is passed', async () => {
@@ -126,15 +179,6 @@ describe('refuses, with an error as Node would give', () => {
     expect(fs.readlinkSync(target('e.txt'))).toBe(path.join(work, 'secret'));
   });
 
-  test('a source that is missing or a link, leaving nothing at the name', async () => {
-    fs.writeFileSync(path.join(work, 'real'), 'real');
-    fs.symlinkSync(path.join(work, 'real'), path.join(work, 'link'));
-    await expect(builtNativeWriter().writeNewFile(dir, 'f.txt', 0o644, path.join(work, 'missing')))
-      .rejects.toMatchObject({ code: 'ENOENT', syscall: 'open', path: path.join(work, 'missing') });
-    await expect(builtNativeWriter().writeNewFile(dir, 'g.txt', 0o644, path.join(work, 'link'))).rejects.toMatchObject({ code: 'ELOOP' });
-    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
-  });
-
   test('a name that is not one path component, before any call', async () => {
     fs.mkdirSync(target('sub'));
     for (const name of ['sub/h.txt', '', '../h.txt', '.', '..', 'h.txt\0.sh']) {
@@ -145,10 +189,9 @@ describe('refuses, with an error as Node would give', () => {
     expect(fs.existsSync(path.join(work, 'h.txt'))).toBe(false);
   });
 
-  test('a source path that is empty or holds a NUL, and a descriptor that is not one (AT_FDCWD is -100)', async () => {
-    for (const source of ['', `${path.join(work, 'real')}\0.sh`]) {
-      await expect(async () => builtNativeWriter().writeNewFile(dir, 'l.txt', 0o644, source)).rejects.toThrow('the source must be a non-empty path with no NUL');
-    }
+  test('a source descriptor that is not one or a size below 0, and a directory descriptor that is not one (AT_FDCWD is -100)', async () => {
+    await expect(async () => builtNativeWriter().writeNewFile(dir, 'l.txt', 0o644, -100, -1, -1, 1)).rejects.toThrow('the source must be an open descriptor, with a size of 0 or more');
+    await expect(async () => builtNativeWriter().writeNewFile(dir, 'l.txt', 0o644, dir.fd, -1, -1, -1)).rejects.toThrow('the source must be an open descriptor, with a size of 0 or more');
     await expect(async () => builtNativeWriter().writeNewFile({ fd: -100, at: (name) => name }, 'l.txt', 0o644, Buffer.from('x')))
       .rejects.toThrow('the directory descriptor must be an open descriptor');
     expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
@@ -157,7 +200,7 @@ describe('refuses, with an error as Node would give', () => {
 
   test('a source it cannot read (a directory), removing the file it made, with no path in the error as Node gives none for a read', async () => {
     fs.mkdirSync(path.join(work, 'a-directory'));
-    const error = await builtNativeWriter().writeNewFile(dir, 'm.txt', 0o644, path.join(work, 'a-directory')).catch((err) => err);
+    const error = await withOpen(path.join(work, 'a-directory'), (fd) => builtNativeWriter().writeNewFile(dir, 'm.txt', 0o644, fd, -1, -1, 10).catch((err) => err));
     expect(error).toMatchObject({ code: 'EISDIR', syscall: 'read', message: 'EISDIR: illegal operation on a directory, read' });
     expect(error.path).toBeUndefined();
     expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
@@ -191,7 +234,7 @@ test('loads and writes in a worker thread too (the seed\'s copy workers)', async
     const module = { exports: {} };
     process.dlopen(module, workerData.addon);
     const dir = fs.openSync(workerData.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    module.exports.writeNewFile(dir, 'j.txt', 0o644, Buffer.from('from a worker'), -1, -1).then((outcome) => parentPort.postMessage(outcome[0]));`;
+    module.exports.writeNewFile(dir, 'j.txt', 0o644, Buffer.from('from a worker'), -1, -1, 0).then((outcome) => parentPort.postMessage(outcome[0]));`;
   const addon = path.join(NATIVE_BUILD, `${process.platform}-${process.arch}.node`);
   const worker = new Worker(script, { eval: true, workerData: { addon, dir: path.join(work, 'target') } });
   const status = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
@@ -208,7 +251,7 @@ test('the linux-arm64 build writes as the x64 one does, under Node.js 22 for arm
     const module = { exports: {} };
     process.dlopen(module, ${JSON.stringify(path.join(NATIVE_BUILD, 'linux-arm64.node'))});
     const dir = fs.openSync(${JSON.stringify(path.join(work, 'target'))}, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    module.exports.writeNewFile(dir, 'k.txt', 0o600, Buffer.from('on arm64'), -1, -1).then((outcome) => console.log(JSON.stringify([process.arch, outcome])));`;
+    module.exports.writeNewFile(dir, 'k.txt', 0o600, Buffer.from('on arm64'), -1, -1, 0).then((outcome) => console.log(JSON.stringify([process.arch, outcome])));`;
   const out = execFileSync('qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', node, '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const [arch, [status, bytes, ino, size, seconds, nanoseconds]] = JSON.parse(out);
   expect([arch, status, bytes]).toEqual(['arm64', 0, 8]);
@@ -235,7 +278,7 @@ test('a build without a C compiler says so in one line and builds nothing (the s
   // The build script and the source in a copy of the repository's layout, with only node on the PATH.
   const copy = path.join(work, 'repo');
   const root = path.join(__dirname, '..', '..', '..');
-  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c']) {
+  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c', 'lambda/seed/native/open-beneath.c', 'lambda/seed/native/open-beneath.h']) {
     fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
     fs.copyFileSync(path.join(root, file), path.join(copy, file));
   }
