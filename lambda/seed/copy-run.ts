@@ -5,7 +5,7 @@ import { CopyWorkers } from './copy-workers';
 import { EntrySource } from './entry';
 import { Copied, FileCopier, Job } from './file-copy';
 import { FileSystemCalls } from './file-system-calls';
-import { Manifest } from './manifest';
+import { Manifest, MAX_MANIFEST_FILES } from './manifest';
 import { commitRequest, LeftoversRun, pruneStale } from './leftovers';
 import { LinkJudge } from './link-judge';
 import { ManifestBook } from './manifest-book';
@@ -186,6 +186,9 @@ export class CopyRun {
   /** Saves the manifest where it changed (an unchanged re-run writes nothing but its lock) and tidies the state directory. */
   private async finish(): Promise<void> {
     if (this.settings.dryRun || !this.state) return;
+    if (this.manifest.files.size > MAX_MANIFEST_FILES) {
+      this.warnings.push(`the manifest records ${this.manifest.files.size} files, more than the ${MAX_MANIFEST_FILES} a seed reads back: the next run ignores it, and checks and rewrites every file; seed parts of this source to targets of their own`);
+    }
     if (this.book.changed || this.manifest.running) {
       // The files are in place either way; without the manifest the next run re-checks and rewrites them.
       await this.book.save(false).catch((err) => this.fail(`${STATE_DIR}/seed-manifest.json`, err));

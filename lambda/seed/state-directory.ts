@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import { MiB } from '../shared/sizes';
-import { emptyManifest, Manifest, parseManifest, serializeManifest } from './manifest';
+import { emptyManifest, jsonStringCount, Manifest, MAX_MANIFEST_FILES, MAX_MANIFEST_STRINGS, parseManifest, serializeManifest } from './manifest';
 import { removeTree } from './removal';
 import { MAX_RUN_TOKENS_BYTES, RUN_TOKENS, RunTokens } from './run-tokens';
 import { openStateFile, StateFileError } from './state-file';
@@ -104,8 +104,8 @@ export class StateDirectory {
   }
 
   /**
-   * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES or one that is
-   * not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
+   * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES, with more than
+   * MAX_MANIFEST_STRINGS strings (MAX_MANIFEST_FILES files), or one that is not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
    * regular file (a FIFO, say: see openStateFile) or belongs to another user than `owner` (the lock's)
    * is refused.
    */
@@ -133,6 +133,11 @@ export class StateDirectory {
           const n = await calls.read(fd, buffer.subarray(read), read);
           if (n === 0) break;
           read += n;
+        }
+        // Memory follows the strings, not the bytes: too many are not parsed at all.
+        const strings = jsonStringCount(buffer.subarray(0, read));
+        if (strings > MAX_MANIFEST_STRINGS) {
+          return ignored(`it holds ${strings} strings, more than the ${MAX_MANIFEST_STRINGS} of the ${MAX_MANIFEST_FILES} files a seed reads a manifest of`);
         }
         return parseManifest(buffer.toString('utf8', 0, read));
       } finally {

@@ -195,3 +195,27 @@ describe('a state directory renamed away under a running seed', () => {
     }
   });
 });
+
+describe('the manifest, read bounded in memory', () => {
+  test('a 20 MiB manifest of short keys is ignored unparsed, saying why, and the run stays small', () => {
+    // 1.5 million files of keys a few bytes long: parsed, they took 568 MiB (a key costs its strings and two map entries, whatever its length).
+    const state = path.join(target, '.cdk-efs-kit');
+    fs.mkdirSync(state, { recursive: true, mode: 0o700 });
+    const files: string[] = [];
+    for (let n = 0, bytes = 0; bytes < 20 * 1024 * 1024; n++) {
+      const key = JSON.stringify(`k${n.toString(36)}`);
+      files.push(`${key},"s",""`);
+      bytes += key.length + 7;
+    }
+    fs.writeFileSync(path.join(state, 'seed-manifest.json'), `{"version":3,"files":[${files.join(',')}],"directories":[]}`, { mode: 0o600 });
+    const before = snapshot(outside);
+    const run = spawnSync('/usr/bin/time', ['-f', 'peak-kib %M', process.execPath, CLI, 'seed', source, target, '--json'], { encoding: 'utf8', timeout: HUNG_MS });
+    expect(run.status).toBe(0);
+    const summary = JSON.parse(run.stdout);
+    expect(summary).toMatchObject({ written: 2, failed: [], complete: true });
+    expect(summary.warnings.join('\n')).toMatch(/ignored the manifest \(it holds 4\d{6} strings, more than the 3000000 of the 1000000 files a seed reads a manifest of\)/);
+    // A memory bound, not a time: 101 MiB measured, 568 MiB when it was parsed.
+    expect(Number(/peak-kib (\d+)/.exec(run.stderr)![1]) / 1024).toBeLessThan(250);
+    expect(snapshot(outside)).toEqual(before);
+  });
+});
