@@ -49,16 +49,23 @@ export const writtenIdentity = (stats: Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs'
  */
 export async function writeFileAtomically(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: AtomicWriteOptions, tempDir = dir): Promise<WrittenFile> {
   const tmp = temporaryName(options.runToken);
-  const written = await writeUnseenFile(calls, tempDir, tmp, content, options, false);
+  const written = await writeUnseenFile(calls, tempDir, tmp, content, options, false).catch((err) => refuseTaken(tmp, err));
   await renameIntoPlace(calls, tempDir.at(tmp), dir.at(name));
   return written;
 }
 
 /** Makes a symlink at `name` in `dir` the same way: under a temporary name, then renamed over it. */
 export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, dir: Directory, name: string, runToken: string): Promise<void> {
-  const tmp = dir.at(temporaryName(runToken));
-  await calls.symlink(linkTarget, tmp);
+  const tmpName = temporaryName(runToken);
+  const tmp = dir.at(tmpName);
+  await calls.symlink(linkTarget, tmp).catch((err) => refuseTaken(tmpName, err));
   await renameIntoPlace(calls, tmp, dir.at(name));
+}
+
+/** A temporary name of this run's found taken: someone made it to be written through or renamed, and it is left alone. */
+function refuseTaken(name: string, err: NodeJS.ErrnoException): never {
+  if (err.code !== 'EEXIST') throw err;
+  throw Object.assign(new Error(`${name}, this run's temporary name for it, is taken by an entry the seed did not make: it is left alone; remove it and run the seed again`), { code: 'EEXIST' });
 }
 
 async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: string): Promise<void> {

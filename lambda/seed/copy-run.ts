@@ -11,7 +11,7 @@ import { LinkJudge } from './link-judge';
 import { ManifestBook } from './manifest-book';
 import { PendingWork } from './pending-work';
 import { RoundRobinPool } from './round-robin-pool';
-import { describeNotProven, MadeProof, NotProven } from './run-tokens';
+import { describeNotProven, MadeProof, NotProven, RunToken } from './run-tokens';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { checkLinkTargetShape } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
@@ -37,8 +37,8 @@ export interface RunSettings {
   readonly nested: boolean;
   /** What the settling noticed (a concurrency lowered to the open-file limit), reported with the run's warnings. */
   readonly warnings?: string[];
-  /** This run's token, in every staging and temporary name it gives (recorded in the state directory before the run starts). */
-  readonly runToken: string;
+  /** This run's token, in every staging and temporary name it gives (recorded in the state directory before the first). */
+  readonly runToken: RunToken;
   /** What proves an entry with a reserved name a seed's (its tokens include this run's). */
   readonly proof: MadeProof;
 }
@@ -153,7 +153,7 @@ export class CopyRun {
     const { dryRun, useManifest } = this.settings;
     // Stopped in the `finally`: a worker left running keeps the process alive.
     this.workers = dryRun ? undefined : CopyWorkers.start(this.options.workers ?? 0);
-    this.copier = new FileCopier(this.calls, { uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers, runToken: this.settings.runToken });
+    this.copier = new FileCopier(this.calls, { uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers, runToken: this.settings.runToken.token });
     const timer = this.lock ? setInterval(() => void this.keepAlive(), HEARTBEAT_MS) : undefined;
     let sourceFailure: unknown;
     try {
@@ -168,7 +168,7 @@ export class CopyRun {
       await this.workers?.close();
     }
     // Before anything is published or removed: is the lock (and the state directory it is in) still this run's?
-    if (this.lock && !this.lostLock && !await this.lock.heartbeat()) await this.lockLost();
+    if (this.lock && !this.lostLock && !await this.lock.stillHeld()) await this.lockLost();
     if (this.lostLock) return this.summary(0, []);
     if (sourceFailure !== undefined) {
       // What was written is whole and recorded: the next run goes on from there.
@@ -195,8 +195,8 @@ export class CopyRun {
     }
     // Complete and clean: every leftover of the runs recorded is gone (their entries in the directories
     // this run listed), and so are this run's own staging and temporary names; their tokens go too.
-    if (this.complete && this.leftoversGone && this.failed.length === 0 && this.settings.proof.tokens.tokens.length > 0) {
-      await this.state.saveTokens(this.settings.proof.tokens.keeping(new Set())).catch((err) => this.fail(`${STATE_DIR}/run-tokens.json`, err));
+    if (this.complete && this.leftoversGone && this.failed.length === 0 && this.settings.runToken.onDisk) {
+      await this.state.forgetTokens().catch((err) => this.fail(`${STATE_DIR}/run-tokens.json`, err));
     }
     await this.state.tidy(SCRATCH_NAME);
   }
@@ -384,7 +384,8 @@ export class CopyRun {
         scratch = undefined;
         return undefined;
       });
-      return await this.copier!.copy(job, { dir, name, inPlace, tempDir }, () => this.directories.sweepBeforeWriting(key));
+      // The first write of a run records its token (its temporary names carry it) before it makes anything.
+      return await this.copier!.copy(job, { dir, name, inPlace, tempDir }, () => this.settings.runToken.recorded().then(() => this.directories.sweepBeforeWriting(key)));
     } finally {
       if (scratch !== undefined) this.tree.unpin(scratch);
       this.tree.unpin(key);

@@ -8,7 +8,7 @@ import { FileSystemCalls } from './file-system-calls';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { emptyManifest } from './manifest';
 import { newRunToken } from './reserved-names';
-import { RunTokens } from './run-tokens';
+import { RunToken, RunTokens } from './run-tokens';
 import type { SeedSummary } from './seed-summary';
 import { StateDirectory } from './state-directory';
 import { newHolderId, TargetLock } from './target-lock';
@@ -54,13 +54,11 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
     const manifest = state ? await state.readManifest(lock?.uid) : emptyManifest();
     // This run's token is recorded before any entry with it is made: the proof, for a later run, that the seed made it.
     // A later slice of the same deploy request goes on with the token its earlier slice recorded.
-    let tokens = state && lock ? await state.readTokens(lock.uid) : RunTokens.none;
-    let runToken = tokens.newestOf(holder);
-    if (runToken === undefined) {
-      runToken = newRunToken();
-      tokens = tokens.with(runToken, ['staging', 'temporary'], holder);
-      if (state && lock) await state.saveTokens(tokens);
-    }
+    const recorded = state && lock ? await state.readTokens(lock.uid) : RunTokens.none;
+    const reused = recorded.newestOf(holder);
+    const token = reused ?? newRunToken();
+    const tokens = reused ? recorded : recorded.with(token, ['staging', 'temporary'], holder);
+    const runToken = new RunToken(token, state && lock && !reused ? () => state.saveTokens(tokens) : undefined, recorded.tokens.length > 0);
     const proof = { tokens, owners: new Set([lock?.uid, options.uid].filter((uid): uid is number => uid !== undefined)) };
     // Another seed's place above this one: files here may have been rewritten by it, so check each.
     const nested = useManifest && placeAbove(path.join(root, subPath));

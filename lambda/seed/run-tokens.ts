@@ -72,13 +72,37 @@ export class RunTokens {
     return new RunTokens(recorded, holder);
   }
 
-  /** Only the tokens in `kept`. */
-  keeping(kept: ReadonlySet<string>): RunTokens {
-    return new RunTokens(new Map([...this.recorded].filter(([token]) => kept.has(token))));
-  }
-
   serialize(): string {
     return JSON.stringify({ tokens: Object.fromEntries([...this.recorded].map(([token, kinds]) => [token, [...kinds]])), ...this.holder ? { holder: this.holder } : {} });
+  }
+}
+
+/**
+ * This run's token, recorded in the state (beside those recorded before) the first time the run is
+ * about to make an entry that carries it: a run that makes none (an unchanged re-run) writes nothing.
+ */
+export class RunToken {
+  private recording?: Promise<void>;
+
+  /**
+   * @param save records the token (none where there is no state to record it in, or an earlier slice of the same request did)
+   * @param recordedBefore whether the state held tokens when the run started
+   */
+  constructor(readonly token: string, private readonly save: (() => Promise<void>) | undefined, private readonly recordedBefore: boolean) {}
+
+  /** Settles once the token is recorded: call before making an entry with it. A failed save is tried again by the next call. */
+  recorded(): Promise<void> {
+    if (!this.save) return Promise.resolve();
+    this.recording ??= this.save().catch((err) => {
+      this.recording = undefined;
+      throw err;
+    });
+    return this.recording;
+  }
+
+  /** Whether the state may hold tokens now (a clean run's end then drops them). */
+  get onDisk(): boolean {
+    return this.recordedBefore || this.recording !== undefined;
   }
 }
 

@@ -185,6 +185,14 @@ export class StateDirectory {
     await this.writeAtomically(RUN_TOKENS, Buffer.from(tokens.serialize()), 0o600);
   }
 
+  /** Drops every recorded token (a clean run's end: their entries are gone). */
+  async forgetTokens(): Promise<void> {
+    if (!await this.inPlace()) throw new StateMovedError(this.tree.where);
+    await this.tree.using(STATE_DIR, (dir) => this.tree.calls.unlink(dir.at(RUN_TOKENS))).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
   /**
    * Writes the manifest atomically (a new private file, then a rename over the old one). `running`
    * marks a checkpoint of a run still under way.

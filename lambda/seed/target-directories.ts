@@ -4,8 +4,8 @@ import { DEFAULT_DIRECTORY_MODE } from './entry';
 import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { FileSystemCalls } from './file-system-calls';
 import { removeTree } from './removal';
-import { reservedName, stagedAs, stagingName } from './reserved-names';
-import { MadeProof, NotProven, proveMade } from './run-tokens';
+import { ReservedKind, reservedName, stagedAs, stagingName } from './reserved-names';
+import { MadeProof, NotProven, proveMade, RunToken } from './run-tokens';
 import { STATE_DIR } from './state-directory';
 import { TargetTree } from './target-tree';
 
@@ -103,7 +103,7 @@ export interface DirectoryMakerOptions {
   /** Told of each directory a seed made (this run, or an interrupted one under a staging name): only those are ever removed. */
   readonly made: (relative: string) => void;
   /** This run's token, in its staging names (recorded before the first is made). */
-  readonly runToken: string;
+  readonly runToken: RunToken;
   /** What proves an entry with a reserved name a seed's (none for workers sharing a target: nothing is then removed). */
   readonly proof: MadeProof;
   /** Told of each entry with a reserved name left alone: the seed cannot prove it made it. */
@@ -210,7 +210,7 @@ export class DirectoryMaker {
   }
 
   /** Whether a seed made `name` in `parent`: its kind if so; else it is reported as left alone. */
-  private async prove(parent: string, name: string): Promise<string | undefined> {
+  private async prove(parent: string, name: string): Promise<ReservedKind | undefined> {
     const made = await proveMade(this.tree, parent, name, this.options.proof).catch((err: Error) => ({ path: `${parent}/${name}`, why: err.message }));
     if (typeof made === 'string') return made;
     this.options.leftAlone(made);
@@ -252,7 +252,7 @@ export class DirectoryMaker {
       }
       return;
     }
-    const onDisk = stage ? stagingName(this.options.runToken, name) : name;
+    const onDisk = stage ? stagingName(this.options.runToken.token, name) : name;
     const begun = stage && listing ? await this.adoptBegun(relative, parent, name) : undefined;
     if (begun) {
       // An interrupted run's staging directory, which a seed provably made: go on filling it.
@@ -260,7 +260,7 @@ export class DirectoryMaker {
       this.options.made(relative);
     } else if (this.dryRun) {
       return; // nothing below it exists either
-    } else if (await this.mkdir(relative, parent, onDisk)) {
+    } else if (await (stage ? this.options.runToken.recorded() : Promise.resolve()).then(() => this.mkdir(relative, parent, onDisk))) {
       this.options.made(relative);
     } else if (stage) {
       // This run's token is new: whoever made that name did it to be adopted.
@@ -277,7 +277,7 @@ export class DirectoryMaker {
    */
   private async adoptBegun(relative: string, parent: string, name: string): Promise<string | undefined> {
     const { proof } = this.options;
-    for (const staged of this.listings.staged.get(parent)?.get(stagedAs(this.options.runToken, name)) ?? []) {
+    for (const staged of this.listings.staged.get(parent)?.get(stagedAs(this.options.runToken.token, name)) ?? []) {
       if (!proof.tokens.records(reservedName(staged)?.token, 'staging')) continue;
       await this.adopt(relative, parent, staged);
       const { uid } = await this.tree.using(relative, (dir) => this.calls.fstat(dir.fd));
