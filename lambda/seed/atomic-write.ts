@@ -1,28 +1,12 @@
-import { createHash } from 'crypto';
 import * as fs from 'fs';
 import { Readable } from 'stream';
-import { threadId } from 'worker_threads';
 import { MiB } from '../shared/sizes';
 import { FileContent, LocalFileContent } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 import { NativeWriter } from './native-writer';
 import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile } from './sources/source-file';
+import { temporaryName } from './reserved-names';
 import { Directory } from './target-tree';
-
-/** Every temporary file the seed creates starts with this, so a later run can find and remove leftovers. */
-export const TEMP_PREFIX = '.cdk-efs-kit-tmp-';
-
-/**
- * A directory this run creates is made under this prefix and filled there, then renamed to its name
- * once it is filled: its files need no temporary names and no rename each.
- */
-export const NEW_DIRECTORY_PREFIX = '.cdk-efs-kit-new-';
-
-/** Where the directory `name` is made until it is published (a name too long for the prefix is hashed). */
-export function stagingName(name: string): string {
-  const staged = `${NEW_DIRECTORY_PREFIX}${name}`;
-  return Buffer.byteLength(staged) <= 255 ? staged : `${NEW_DIRECTORY_PREFIX}${createHash('sha256').update(name).digest('hex')}`;
-}
 
 /** Large files go out in writes of this size: EFS clients move up to 1 MiB per request. */
 export const WRITE_CHUNK_BYTES = MiB;
@@ -35,6 +19,11 @@ export interface WriteOptions {
   readonly gid?: number;
   /** Give the file this modification time (one more round trip); otherwise it gets the write time. */
   readonly mtimeMs?: number;
+}
+
+/** A write through a temporary name, which carries the run's token (see reserved-names.ts). */
+export interface AtomicWriteOptions extends WriteOptions {
+  readonly runToken: string;
 }
 
 /** What the seed records of each file it writes, to recognise it later as still the one it wrote. */
@@ -54,30 +43,30 @@ export interface WrittenFile {
  */
 export const writtenIdentity = (stats: Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs'>) => `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
-let sequence = 0;
-
-/** A name no other writer uses: this process's and thread's ids and a counter (O_EXCL guards the rest). */
-function temporaryName(): string {
-  return `${TEMP_PREFIX}${process.pid}-${threadId}-${(sequence++).toString(36)}`;
-}
-
 /**
  * Writes `content` to `name` in `dir` so that no reader and no interrupted run ever sees a partial
  * file: a temporary file in the same directory (or in `tempDir`, on the same file system), then
  * renamed over the final name. On failure the temporary file is removed.
  */
-export async function writeFileAtomically(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: WriteOptions, tempDir = dir): Promise<WrittenFile> {
-  const tmp = temporaryName();
-  const written = await writeUnseenFile(calls, tempDir, tmp, content, options, false);
+export async function writeFileAtomically(calls: FileSystemCalls, dir: Directory, name: string, content: FileContent, options: AtomicWriteOptions, tempDir = dir): Promise<WrittenFile> {
+  const tmp = temporaryName(options.runToken);
+  const written = await writeUnseenFile(calls, tempDir, tmp, content, options, false).catch((err) => refuseTaken(tmp, err));
   await renameIntoPlace(calls, tempDir.at(tmp), dir.at(name));
   return written;
 }
 
 /** Makes a symlink at `name` in `dir` the same way: under a temporary name, then renamed over it. */
-export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, dir: Directory, name: string): Promise<void> {
-  const tmp = dir.at(temporaryName());
-  await calls.symlink(linkTarget, tmp);
+export async function writeSymlinkAtomically(calls: FileSystemCalls, linkTarget: string, dir: Directory, name: string, runToken: string): Promise<void> {
+  const tmpName = temporaryName(runToken);
+  const tmp = dir.at(tmpName);
+  await calls.symlink(linkTarget, tmp).catch((err) => refuseTaken(tmpName, err));
   await renameIntoPlace(calls, tmp, dir.at(name));
+}
+
+/** A temporary name of this run's found taken: someone made it to be written through or renamed, and it is left alone. */
+function refuseTaken(name: string, err: NodeJS.ErrnoException): never {
+  if (err.code !== 'EEXIST') throw err;
+  throw Object.assign(new Error(`${name}, this run's temporary name for it, is taken by an entry the seed did not make: it is left alone; remove it and run the seed again`), { code: 'EEXIST' });
 }
 
 async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: string): Promise<void> {

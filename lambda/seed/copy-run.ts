@@ -5,17 +5,18 @@ import { CopyWorkers } from './copy-workers';
 import { EntrySource } from './entry';
 import { Copied, FileCopier, Job } from './file-copy';
 import { FileSystemCalls } from './file-system-calls';
-import { Manifest } from './manifest';
+import { Manifest, MAX_MANIFEST_FILES } from './manifest';
 import { commitRequest, LeftoversRun, pruneStale } from './leftovers';
 import { LinkJudge } from './link-judge';
 import { ManifestBook } from './manifest-book';
 import { PendingWork } from './pending-work';
 import { RoundRobinPool } from './round-robin-pool';
+import { describeNotProven, MadeProof, NotProven, RunToken } from './run-tokens';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { checkLinkTargetShape } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
 import type { SeedFailure, SeedSummary } from './seed-summary';
-import { STATE_DIR, StateDirectory } from './state-directory';
+import { STATE_DIR, StateDirectory, StateMovedError } from './state-directory';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
 import { HEARTBEAT_MS, TargetLock } from './target-lock';
 import { TargetTree } from './target-tree';
@@ -37,6 +38,10 @@ export interface RunSettings {
   readonly nested: boolean;
   /** What the settling noticed (a concurrency lowered to the open-file limit), reported with the run's warnings. */
   readonly warnings?: string[];
+  /** This run's token, in every staging and temporary name it gives (recorded in the state directory before the first). */
+  readonly runToken: RunToken;
+  /** What proves an entry with a reserved name a seed's (its tokens include this run's). */
+  readonly proof: MadeProof;
 }
 
 /**
@@ -73,6 +78,10 @@ export class CopyRun {
   private readonly linkJobs: Job[] = [];
   /** Links this run wrote, judged again once they are all in place. */
   private readonly writtenLinks: string[] = [];
+  /** Entries with the seed's reserved names that it cannot prove it made: left alone, and reported. */
+  private readonly leftAlone: NotProven[] = [];
+  /** Whether every leftover of earlier runs that this run found is gone (then their tokens are dropped). */
+  private leftoversGone = false;
 
   private readonly calls: FileSystemCalls;
   private readonly listings: TargetListings;
@@ -121,8 +130,8 @@ export class CopyRun {
     this.listings = new TargetListings(tree);
     // Workers sharing a target (no manifest) could not agree on who publishes a new directory.
     this.directories = new DirectoryMaker({
-      tree, listings: this.listings, dryRun, staging: !dryRun && useManifest, shared: !useManifest, uid, gid,
-      fail: (relative, err) => this.fail(relative, err), made: (relative) => this.book.recordDirectory(relative),
+      tree, listings: this.listings, dryRun, staging: !dryRun && useManifest, uid, gid, runToken: settings.runToken, proof: settings.proof,
+      fail: (relative, err) => this.fail(relative, err), made: (relative) => this.book.recordDirectory(relative), leftAlone: (entry) => this.leftAlone.push(entry),
     });
     this.unchanged = new UnchangedEntries(tree, this.listings, this.directories, manifest.written);
     // Not for workers sharing a target: they could remove each other's files in flight there.
@@ -145,7 +154,7 @@ export class CopyRun {
     const { dryRun, useManifest } = this.settings;
     // Stopped in the `finally`: a worker left running keeps the process alive.
     this.workers = dryRun ? undefined : CopyWorkers.start(this.options.workers ?? 0);
-    this.copier = new FileCopier(this.calls, { uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers });
+    this.copier = new FileCopier(this.calls, { uid: this.options.uid, gid: this.options.gid, byTime: !useManifest, workers: this.workers, runToken: this.settings.runToken.token });
     const timer = this.lock ? setInterval(() => void this.keepAlive(), HEARTBEAT_MS) : undefined;
     let sourceFailure: unknown;
     try {
@@ -159,13 +168,15 @@ export class CopyRun {
       await this.keepingAlive;
       await this.workers?.close();
     }
+    // Before anything is published or removed: is the lock (and the state directory it is in) still this run's?
+    if (this.lock && !this.lostLock && !await this.lock.stillHeld()) await this.lockLost();
     if (this.lostLock) return this.summary(0, []);
     if (sourceFailure !== undefined) {
       // What was written is whole and recorded: the next run goes on from there.
       await this.finish();
       throw sourceFailure;
     }
-    if (this.complete && !dryRun) await this.directories.publish(this.options.deadline);
+    if (this.complete && !dryRun) this.leftoversGone = await this.directories.publish(this.options.deadline);
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
     if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers)) this.complete = false;
@@ -176,9 +187,17 @@ export class CopyRun {
   /** Saves the manifest where it changed (an unchanged re-run writes nothing but its lock) and tidies the state directory. */
   private async finish(): Promise<void> {
     if (this.settings.dryRun || !this.state) return;
+    if (this.manifest.files.size > MAX_MANIFEST_FILES) {
+      this.warnings.push(`the manifest records ${this.manifest.files.size} files, more than the ${MAX_MANIFEST_FILES} a seed reads back: the next run ignores it, and checks and rewrites every file; seed parts of this source to targets of their own`);
+    }
     if (this.book.changed || this.manifest.running) {
       // The files are in place either way; without the manifest the next run re-checks and rewrites them.
       await this.book.save(false).catch((err) => this.fail(`${STATE_DIR}/seed-manifest.json`, err));
+    }
+    // Complete and clean: every leftover of the runs recorded is gone (their entries in the directories
+    // this run listed), and so are this run's own staging and temporary names; their tokens go too.
+    if (this.complete && this.leftoversGone && this.failed.length === 0 && this.settings.runToken.onDisk) {
+      await this.state.forgetTokens().catch((err) => this.fail(`${STATE_DIR}/run-tokens.json`, err));
     }
     await this.state.tidy(SCRATCH_NAME);
   }
@@ -187,7 +206,8 @@ export class CopyRun {
     this.progress();
     return {
       ...this.counts, pruned, failed: this.failed, complete: this.complete && !this.lostLock && !this.superseded, seconds: (Date.now() - this.started) / 1000,
-      peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles, warnings: this.warnings,
+      peakConcurrency: this.pool.peakConcurrency, specialFiles: this.specialFiles,
+      warnings: this.leftAlone.length > 0 ? [...this.warnings, describeNotProven(this.leftAlone)] : this.warnings,
       filesByWorker: this.workers?.filesWritten ?? [], kept, pathResolution: describeResolution(),
     };
   }
@@ -365,7 +385,8 @@ export class CopyRun {
         scratch = undefined;
         return undefined;
       });
-      return await this.copier!.copy(job, { dir, name, inPlace, tempDir }, () => this.directories.sweepBeforeWriting(key));
+      // The first write of a run records its token (its temporary names carry it) before it makes anything.
+      return await this.copier!.copy(job, { dir, name, inPlace, tempDir }, () => this.settings.runToken.recorded().then(() => this.directories.sweepBeforeWriting(key)));
     } finally {
       if (scratch !== undefined) this.tree.unpin(scratch);
       this.tree.unpin(key);
@@ -414,8 +435,7 @@ export class CopyRun {
     this.keepingAlive ??= (async () => {
       if (this.lostLock) return;
       if (!await this.lock!.heartbeat()) {
-        this.lostLock = true;
-        this.fail(STATE_DIR, new Error(`the seed lost the target's lock (it was not kept alive for a minute and another run took it over, or ${STATE_DIR} was moved away): it stopped; run it again`));
+        await this.lockLost();
         return;
       }
       if (this.options.request && !this.superseded) {
@@ -434,6 +454,13 @@ export class CopyRun {
       if (this.book.checkpointDue) await this.book.checkpoint();
     })().finally(() => { this.keepingAlive = undefined; });
     return this.keepingAlive;
+  }
+
+  /** The run lost its lock, or the state directory the lock is in: it writes nothing more, and says which. */
+  private async lockLost(): Promise<void> {
+    this.lostLock = true;
+    this.fail(STATE_DIR, this.state && !await this.state.inPlace() ? new StateMovedError(this.tree.where)
+      : new Error('the seed lost the target\'s lock (it was not kept alive for a minute and another run took it over): it stopped; run it again'));
   }
 
   private skip(job: Job): void {

@@ -3,7 +3,7 @@ import * as os from 'os';
 import { Worker } from 'worker_threads';
 import { LAMBDA_MIB_PER_VCPU } from '../../lib/core/contract/lambda-cpu';
 import { copyWorkersFor, SEED_WORKERS_ENV } from '../../lib/seed/contract/copy-workers';
-import type { WriteOptions, WrittenFile } from './atomic-write';
+import type { AtomicWriteOptions, WrittenFile } from './atomic-write';
 import { FileContent, LocalFileContent, RemoteObject } from './entry';
 import type { Placement } from './placement';
 import { besideSeedBundle } from './seed-bundle';
@@ -29,7 +29,7 @@ import { besideSeedBundle } from './seed-bundle';
 export interface CopyRequest {
   readonly id: number;
   readonly placement: { readonly dirFd: number; readonly name: string; readonly inPlace: boolean; readonly tempDirFd?: number };
-  readonly write: WriteOptions;
+  readonly write: AtomicWriteOptions;
   readonly content: { readonly root: number; readonly path: string; readonly size: number } | { readonly bytes: Uint8Array } | { readonly remote: RemoteObject };
 }
 
@@ -93,7 +93,7 @@ export class CopyWorkers {
   }
 
   /** Has a worker write `content` (see canTake, or an S3 object) at `placement`; the file written. */
-  write({ dir, name, inPlace, tempDir }: Placement, write: WriteOptions, content: LocalFileContent | Buffer | RemoteObject): Promise<WrittenFile> {
+  write({ dir, name, inPlace, tempDir }: Placement, write: AtomicWriteOptions, content: LocalFileContent | Buffer | RemoteObject): Promise<WrittenFile> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     const lane = this.lanes.reduce((least, l) => (l.inFlight < least.inFlight ? l : least));

@@ -7,6 +7,8 @@ import { EntrySource } from './entry';
 import { FileSystemCalls } from './file-system-calls';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { emptyManifest } from './manifest';
+import { newRunToken } from './reserved-names';
+import { RunToken, RunTokens } from './run-tokens';
 import type { SeedSummary } from './seed-summary';
 import { StateDirectory } from './state-directory';
 import { newHolderId, TargetLock } from './target-lock';
@@ -43,19 +45,28 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
   if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;
   let lock: TargetLock | undefined;
+  const holder = options.request?.id ?? newHolderId();
   try {
     const state = useManifest ? await StateDirectory.open(tree, !dryRun) : undefined;
     // A dry run writes nothing and takes no lock: it reports what a run would do now.
     lock = state && !dryRun
-      ? await state.lock({ holder: options.request?.id ?? newHolderId(), waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, onWait: options.onLockWait })
+      ? await state.lock({ holder, waitMs: options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, onWait: options.onLockWait })
       : undefined;
     const manifest = state ? await state.readManifest(lock?.uid) : emptyManifest();
+    // This run's token is recorded before any entry with it is made: the proof, for a later run, that the seed made it.
+    // A later slice of the same deploy request goes on with the token its earlier slice recorded.
+    const recorded = state && lock ? await state.readTokens(lock.uid) : RunTokens.none;
+    const reused = recorded.newestOf(holder);
+    const token = reused ?? newRunToken();
+    const tokens = reused ? recorded : recorded.with(token, ['staging', 'temporary'], holder);
+    const runToken = new RunToken(token, state && lock && !reused ? () => state.saveTokens(tokens) : undefined, recorded.tokens.length > 0);
+    const proof = { tokens, owners: new Set([lock?.uid, options.uid].filter((uid): uid is number => uid !== undefined)) };
     // Another seed's place above this one: files here may have been rewritten by it, so check each.
     const nested = useManifest && placeAbove(path.join(root, subPath));
     const warnings = concurrency < requested
       ? [`wrote ${concurrency} file${concurrency === 1 ? '' : 's'} at a time, not the ${requested} asked for: the limit on open files (ulimit -n) is ${openFiles}, and each file in flight holds up to 3`]
       : [];
-    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest, nested, warnings }, manifest, state, lock).run();
+    return await new CopyRun(source, tree, options, { concurrency, dryRun, useManifest, nested, warnings, runToken, proof }, manifest, state, lock).run();
   } finally {
     await lock?.release();
     await tree.close();

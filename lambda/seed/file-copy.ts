@@ -25,6 +25,8 @@ export interface FileCopierOptions {
   readonly byTime: boolean;
   /** Worker threads to write files on (those whose content they can reach). @default - this thread writes */
   readonly workers?: CopyWorkers;
+  /** The run's token, in every temporary name (see reserved-names.ts). */
+  readonly runToken: string;
 }
 
 /**
@@ -57,8 +59,8 @@ export class FileCopier {
       }
     }
     await beforeWrite();
-    const { uid, gid } = this.options;
-    const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
+    const { uid, gid, runToken } = this.options;
+    const writeOptions = { mode: entry.mode & FILE_MODE_BITS, uid, gid, runToken, expectedSize: entry.size, mtimeMs: byTime ? entry.mtimeMs : undefined };
     const { workers } = this.options;
     // An S3 object a worker can fetch itself is not opened here at all.
     if (workers && entry.remote) return { written: true, ...await workers.write(placement, writeOptions, entry.remote) };
@@ -73,7 +75,7 @@ export class FileCopier {
 
   private async symlink(entry: SymlinkEntry, { dir, name }: Placement, beforeWrite: () => Promise<void>): Promise<Copied> {
     await beforeWrite();
-    await writeSymlinkAtomically(this.calls, entry.target, dir, name);
+    await writeSymlinkAtomically(this.calls, entry.target, dir, name, this.options.runToken);
     return { written: true, bytes: 0 };
   }
 }

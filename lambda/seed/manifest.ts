@@ -34,6 +34,40 @@ export interface Manifest {
   pending?: { readonly request: string; readonly added: Set<string> };
 }
 
+/**
+ * The most files a manifest the seed reads may record: it holds three strings each (its path, its
+ * source's identity, its identity as written), and the seed reads at most MAX_MANIFEST_STRINGS.
+ * Parsed, a file costs about 250 bytes of memory however short its strings (the strings, two map
+ * entries): a 20 MiB manifest of 1.5 million short keys took 568 MiB to read. A manifest with more
+ * strings is ignored (every file is then checked and rewritten), never parsed; a run that records
+ * more says so.
+ */
+export const MAX_MANIFEST_FILES = 1_000_000;
+export const MAX_MANIFEST_STRINGS = 3 * MAX_MANIFEST_FILES;
+
+/** How many strings the JSON text in `bytes` holds, counted without parsing it: one pass, allocating nothing. */
+export function jsonStringCount(bytes: Uint8Array): number {
+  let strings = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (!inString) {
+      if (byte === QUOTE) {
+        inString = true;
+        strings++;
+      }
+    } else if (byte === BACKSLASH) {
+      i++; // the escaped character, a quote included
+    } else if (byte === QUOTE) {
+      inString = false;
+    }
+  }
+  return strings;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
 export const emptyManifest = (): Manifest => ({ files: new Map(), written: new Map(), directories: new Set(), problems: [], running: false });
 
 /**

@@ -1,7 +1,9 @@
 import * as path from 'path';
-import { NEW_DIRECTORY_PREFIX, TEMP_PREFIX, writtenIdentity } from './atomic-write';
+import { writtenIdentity } from './atomic-write';
 import { LINK_IDENTITY } from './entry';
+import { reservedName } from './reserved-names';
 import { RoundRobinPool } from './round-robin-pool';
+import { MadeProof, NotProven, proveMade } from './run-tokens';
 import { MAX_DEPTH, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { TargetTree } from './target-tree';
 
@@ -111,18 +113,23 @@ export async function removeMadeDirectories(tree: TargetTree, candidates: Iterab
 
 /**
  * Removes what interrupted seeds left in `directories` (keys, '' the root): staging directories never
- * published, whole, and temporary files never renamed (names only the seed makes). True when nothing
- * is left; false when the deadline stopped it (the next call goes on).
+ * published, whole, and temporary files never renamed, each only where `proof` shows a seed made it
+ * (see run-tokens.ts); any other entry with a reserved name is left alone and returned. `finished` is
+ * false when the deadline stopped it (the next call goes on).
  */
-export async function removeLeftovers(tree: TargetTree, directories: Iterable<string>, concurrency: number, deadline: number): Promise<boolean> {
+export async function removeLeftovers(tree: TargetTree, directories: Iterable<string>, proof: MadeProof, concurrency: number, deadline: number): Promise<{ finished: boolean; leftAlone: NotProven[] }> {
   const removal = new TreeRemoval(tree, concurrency, deadline);
+  const leftAlone: NotProven[] = [];
   await Promise.all([...new Set(['', ...directories])].map(async (key) => {
-    if (await tree.find(key) !== 'real') return;
+    if (Date.now() >= deadline || await tree.find(key) !== 'real') return;
     const names = await tree.using(key, (dir) => tree.calls.readdir(dir.path)).catch(() => []);
-    await Promise.all(names.filter((d) => d.name.startsWith(NEW_DIRECTORY_PREFIX) || d.name.startsWith(TEMP_PREFIX))
-      .map((d) => removal.remove(key, d.name, d.isDirectory())));
+    await Promise.all(names.filter((d) => reservedName(d.name)).map(async (d) => {
+      const made = await proveMade(tree, key, d.name, proof).catch((err: Error) => ({ path: key === '' ? d.name : `${key}/${d.name}`, why: err.message }));
+      if (typeof made !== 'string') leftAlone.push(made);
+      else await removal.remove(key, d.name, made === 'staging');
+    }));
   }));
-  return removal.finish();
+  return { finished: await removal.finish(), leftAlone };
 }
 
 /**

@@ -3,6 +3,7 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/li
 import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
 import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
 import { identityOf, sameResource } from './resource-identity';
+import { describeNotProven, RunTokens } from './run-tokens';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './seed-event';
 
@@ -113,7 +114,10 @@ async function removeSlice(place: Place, identity: string, request: string, conc
       for (const problem of manifest?.problems ?? []) console.warn(JSON.stringify({ message: 'seed warning', warning: problem }));
       const files = [...manifest?.files ?? []].map(([file, source]) => ({ path: file, identity: source.startsWith(LINK_IDENTITY) ? source : manifest!.written.get(file) }));
       const directories = [...manifest?.directories ?? [], ...files.flatMap((file) => [...parentsOf(file.path)])];
-      const leftoversGone = await removeLeftovers(tree, directories, concurrency, deadline);
+      // Only what the state records its runs made (their tokens), and owned by the user the seed writes as.
+      const proof = { tokens: state && lock ? await state.readTokens(lock.uid) : RunTokens.none, owners: new Set(lock ? [lock.uid] : []) };
+      const { finished: leftoversGone, leftAlone } = await removeLeftovers(tree, directories, proof, concurrency, deadline);
+      if (leftAlone.length > 0) console.warn(JSON.stringify({ message: 'seed warning', warning: describeNotProven(leftAlone) }));
       const failures: string[] = [];
       const { gone, kept } = await removeWritten(tree, files, concurrency, (relative, err) => failures.push(`${relative}: ${(err as Error).message}`), deadline);
       if (failures.length > 0) console.warn(JSON.stringify({ message: 'files the seed wrote could not be removed', count: failures.length, failures: failures.slice(0, 20) }));

@@ -1,4 +1,4 @@
-import { TEMP_PREFIX } from './atomic-write';
+import { TEMP_PREFIX } from './reserved-names';
 import { StateDirectory } from './state-directory';
 import { TargetTree } from './target-tree';
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import { MiB } from '../shared/sizes';
-import { emptyManifest, Manifest, parseManifest, serializeManifest } from './manifest';
+import { emptyManifest, jsonStringCount, Manifest, MAX_MANIFEST_FILES, MAX_MANIFEST_STRINGS, parseManifest, serializeManifest } from './manifest';
 import { removeTree } from './removal';
+import { MAX_RUN_TOKENS_BYTES, RUN_TOKENS, RunTokens } from './run-tokens';
 import { openStateFile, StateFileError } from './state-file';
 import { LockOptions, TargetLock } from './target-lock';
 import { TargetTree } from './target-tree';
@@ -27,7 +28,7 @@ export const MAX_MANIFEST_BYTES = 64 * MiB;
 
 /** The temporary file of a save: a random hex part (a save killed before its rename leaves it). */
 const saveTempName = (name: string) => `${name}.${randomBytes(6).toString('hex')}.tmp`;
-const SAVE_TEMP = /^(seed-manifest|request)\.json\.[0-9a-f]+\.tmp$/;
+const SAVE_TEMP = /^(seed-manifest|request|run-tokens)\.json\.[0-9a-f]+\.tmp$/;
 /** Stale locks moved aside by a takeover that was interrupted. */
 const STALE_LOCK = /^lock\.stale-[0-9a-f]+$/;
 
@@ -53,6 +54,15 @@ export interface PlaceClaim {
    * roll back, deletes the new one and keeps it. Whichever Delete comes first settles the place.
    */
   readonly previous?: string;
+}
+
+/** The target's `.cdk-efs-kit` is no longer the state directory the run holds: renamed away or replaced while it ran. */
+export class StateMovedError extends Error {
+  constructor(where: string) {
+    super(`${where}/${STATE_DIR} is no longer the state directory this run holds (it was renamed away or replaced while the seed ran): `
+      + 'the run stopped, writing nothing more; another run may have made a new one, and what this run staged stays for it to judge; run the seed again');
+    this.name = 'StateMovedError';
+  }
 }
 
 export class StateDirectory {
@@ -94,8 +104,8 @@ export class StateDirectory {
   }
 
   /**
-   * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES or one that is
-   * not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
+   * The manifest, checked: a symlink in its place, one larger than MAX_MANIFEST_BYTES, with more than
+   * MAX_MANIFEST_STRINGS strings (MAX_MANIFEST_FILES files), or one that is not JSON is ignored (and reported: every file is then checked and rewritten); one that is not a
    * regular file (a FIFO, say: see openStateFile) or belongs to another user than `owner` (the lock's)
    * is refused.
    */
@@ -124,10 +134,62 @@ export class StateDirectory {
           if (n === 0) break;
           read += n;
         }
+        // Memory follows the strings, not the bytes: too many are not parsed at all.
+        const strings = jsonStringCount(buffer.subarray(0, read));
+        if (strings > MAX_MANIFEST_STRINGS) {
+          return ignored(`it holds ${strings} strings, more than the ${MAX_MANIFEST_STRINGS} of the ${MAX_MANIFEST_FILES} files a seed reads a manifest of`);
+        }
         return parseManifest(buffer.toString('utf8', 0, read));
       } finally {
         await calls.close(fd).catch(() => undefined);
       }
+    });
+  }
+
+  /**
+   * Whether the target's `.cdk-efs-kit` is still the directory this object holds (the same device and
+   * inode): a run whose state directory was renamed away must not go on beside one that made a new one.
+   */
+  async inPlace(): Promise<boolean> {
+    const held = await this.tree.using(STATE_DIR, (dir) => this.tree.calls.fstat(dir.fd)).catch(() => undefined);
+    const named = await this.tree.calls.lstatExact(this.tree.root.at(STATE_DIR)).catch(() => undefined);
+    return held !== undefined && named?.dev === held.dev && named.ino === held.ino;
+  }
+
+  /**
+   * The run tokens the state records (see run-tokens.ts), read as the manifest is: a FIFO or another
+   * user's file there is refused (StateFileError); a link, one too large or one that is not JSON
+   * proves nothing (no token).
+   */
+  async readTokens(owner: number): Promise<RunTokens> {
+    const { calls } = this.tree;
+    return this.tree.using(STATE_DIR, async (dir) => {
+      const opened = await openStateFile(calls, dir.at(RUN_TOKENS), `${this.tree.where}/${STATE_DIR}/${RUN_TOKENS}`, owner).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ELOOP') return undefined;
+        throw err;
+      });
+      if (opened === undefined) return RunTokens.none;
+      try {
+        if (opened.stats.size > MAX_RUN_TOKENS_BYTES) return RunTokens.none;
+        const buffer = Buffer.alloc(Number(opened.stats.size));
+        const n = await calls.read(opened.fd, buffer, 0);
+        return RunTokens.parse(buffer.toString('utf8', 0, n));
+      } finally {
+        await calls.close(opened.fd).catch(() => undefined);
+      }
+    });
+  }
+
+  /** Records `tokens` (whole or not at all): before any entry with a new token is created. */
+  async saveTokens(tokens: RunTokens): Promise<void> {
+    await this.writeAtomically(RUN_TOKENS, Buffer.from(tokens.serialize()), 0o600);
+  }
+
+  /** Drops every recorded token (a clean run's end: their entries are gone). */
+  async forgetTokens(): Promise<void> {
+    if (!await this.inPlace()) throw new StateMovedError(this.tree.where);
+    await this.tree.using(STATE_DIR, (dir) => this.tree.calls.unlink(dir.at(RUN_TOKENS))).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
     });
   }
 
@@ -139,9 +201,13 @@ export class StateDirectory {
     await this.writeAtomically(MANIFEST, Buffer.from(serializeManifest(manifest, running)), 0o600);
   }
 
-  /** Writes `name` whole or not at all: a new private file, then renamed over the old one. */
+  /**
+   * Writes `name` whole or not at all: a new private file, then renamed over the old one; refused
+   * (StateMovedError) once the target's `.cdk-efs-kit` is not the directory held any more.
+   */
   private async writeAtomically(name: string, body: Buffer, mode: number): Promise<void> {
     const { calls } = this.tree;
+    if (!await this.inPlace()) throw new StateMovedError(this.tree.where);
     await this.tree.using(STATE_DIR, async (dir) => {
       const tmp = saveTempName(name);
       const fd = await calls.open(dir.at(tmp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);

@@ -1,10 +1,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { NEW_DIRECTORY_PREFIX, stagingName, TEMP_PREFIX } from './atomic-write';
 import { DEFAULT_DIRECTORY_MODE } from './entry';
 import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { FileSystemCalls } from './file-system-calls';
 import { removeTree } from './removal';
+import { ReservedKind, reservedName, stagedAs, stagingName } from './reserved-names';
+import { MadeProof, NotProven, proveMade, RunToken } from './run-tokens';
 import { STATE_DIR } from './state-directory';
 import { TargetTree } from './target-tree';
 
@@ -26,8 +27,10 @@ export type Listing = ReadonlyMap<string, fs.Dirent>;
  */
 export class TargetListings {
   private readonly listings = new Map<string, Promise<Listing>>();
-  /** Staging directories seen in the listings, as [directory key, name] (see DirectoryMaker). */
-  readonly staging: Array<[string, string]> = [];
+  /** Entries with the seed's reserved names seen in the listings, as [directory key, name] (see DirectoryMaker). */
+  readonly reserved: Array<[string, string]> = [];
+  /** Staging directories with a token seen in the listings, by directory key, then by what they are staged as (see stagedAs). */
+  readonly staged = new Map<string, Map<string, string[]>>();
   /** Directories below the root that hold a seed's state directory: other seeds' places. */
   readonly places = new Set<string>();
 
@@ -39,7 +42,13 @@ export class TargetListings {
     if (!listing) {
       listing = this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).then((dirents) => {
         for (const d of dirents) {
-          if (d.name.startsWith(NEW_DIRECTORY_PREFIX)) this.staging.push([key, d.name]);
+          const reserved = reservedName(d.name);
+          if (reserved) this.reserved.push([key, d.name]);
+          if (reserved?.kind === 'staging' && reserved.stagedAs !== undefined && d.isDirectory()) {
+            const here = this.staged.get(key) ?? new Map<string, string[]>();
+            here.set(reserved.stagedAs, [...here.get(reserved.stagedAs) ?? [], d.name]);
+            this.staged.set(key, here);
+          }
           else if (d.name === STATE_DIR && key !== '') this.places.add(key);
         }
         return new Map(dirents.map((d) => [d.name, d]));
@@ -76,6 +85,9 @@ interface Unpublished { readonly relative: string; readonly parent: string; read
  * A directory that already existed is swept of temporary files an interrupted run left behind before
  * the first write into it (an interrupted write always leaves its file to be written again), so an
  * unchanged re-run writes nothing. A dry run only looks.
+ *
+ * Only what the seed can prove it made is adopted or removed (its run token recorded, see
+ * run-tokens.ts): any other entry with a reserved name is left alone and reported.
  */
 export interface DirectoryMakerOptions {
   readonly tree: TargetTree;
@@ -83,8 +95,6 @@ export interface DirectoryMakerOptions {
   readonly dryRun: boolean;
   /** Make new directories under a staging name (a seed that owns its target). */
   readonly staging: boolean;
-  /** Other writers share the target at once (Distributed Map workers): a temporary file is only a leftover once it is old. */
-  readonly shared: boolean;
   /** Owner of made directories. @default the process's */
   readonly uid?: number;
   readonly gid?: number;
@@ -92,6 +102,12 @@ export interface DirectoryMakerOptions {
   readonly fail: (relative: string, err: unknown) => void;
   /** Told of each directory a seed made (this run, or an interrupted one under a staging name): only those are ever removed. */
   readonly made: (relative: string) => void;
+  /** This run's token, in its staging names (recorded before the first is made). */
+  readonly runToken: RunToken;
+  /** What proves an entry with a reserved name a seed's (none for workers sharing a target: nothing is then removed). */
+  readonly proof: MadeProof;
+  /** Told of each entry with a reserved name left alone: the seed cannot prove it made it. */
+  readonly leftAlone: (entry: NotProven) => void;
 }
 
 export class DirectoryMaker {
@@ -101,6 +117,8 @@ export class DirectoryMaker {
   /** Directories no reader sees yet: the staged ones and everything below them. */
   private readonly hidden = new Map<string, Unpublished>();
   private readonly swept = new Map<string, Promise<void>>();
+  /** Set when a leftover the seed made could not be removed: its token must stay recorded. */
+  private leftoversRemain = false;
 
   private readonly tree: TargetTree;
   private readonly calls: FileSystemCalls;
@@ -166,10 +184,11 @@ export class DirectoryMaker {
 
   /**
    * Once the run is complete: renames each staged directory not yet published into place, then
-   * removes staging directories an interrupted run left that this run did not adopt (the source no
-   * longer has them), until `deadline`.
+   * removes, until `deadline`, what interrupted runs left in the directories listed that this run did
+   * not adopt or sweep (the source no longer has them), where it can prove a seed made it.
+   * @returns whether every such leftover is gone (else its token stays recorded)
    */
-  async publish(deadline = Infinity): Promise<void> {
+  async publish(deadline = Infinity): Promise<boolean> {
     const staged = [...new Set(this.hidden.values())];
     await Promise.all(staged.map((u) => {
       if (u.withheld) {
@@ -180,9 +199,22 @@ export class DirectoryMaker {
     }));
     const adopted = new Set(staged.map((u) => `${u.parent}/${u.staged}`));
     await this.listings.settled();
-    const leftovers = this.listings.staging.filter(([parent, name]) => !adopted.has(`${parent}/${name}`));
+    const leftovers = this.listings.reserved.filter(([parent, name]) => !adopted.has(`${parent}/${name}`) && !(reservedName(name)?.kind === 'temporary' && this.swept.has(parent)));
     // Within the run's deadline: what is left then, the next run removes.
-    await Promise.all(leftovers.map(([parent, name]) => removeTree(this.tree, parent, name, deadline).catch(() => undefined)));
+    await Promise.all(leftovers.map(async ([parent, name]) => {
+      const made = await this.prove(parent, name);
+      if (made === 'staging') await removeTree(this.tree, parent, name, deadline).catch(() => { this.leftoversRemain = true; });
+      else if (made === 'temporary') await this.tree.using(parent, (dir) => this.calls.unlink(dir.at(name))).catch(() => { this.leftoversRemain = true; });
+    }));
+    return !this.leftoversRemain && Date.now() < deadline;
+  }
+
+  /** Whether a seed made `name` in `parent`: its kind if so; else it is reported as left alone. */
+  private async prove(parent: string, name: string): Promise<ReservedKind | undefined> {
+    const made = await proveMade(this.tree, parent, name, this.options.proof).catch((err: Error) => ({ path: `${parent}/${name}`, why: err.message }));
+    if (typeof made === 'string') return made;
+    this.options.leftAlone(made);
+    return undefined;
   }
 
   private async rename(u: Unpublished): Promise<void> {
@@ -220,22 +252,39 @@ export class DirectoryMaker {
       }
       return;
     }
-    const onDisk = stage ? stagingName(name) : name;
-    const begun = stage ? listing?.get(onDisk) : undefined;
+    const onDisk = stage ? stagingName(this.options.runToken.token, name) : name;
+    const begun = stage && listing ? await this.adoptBegun(relative, parent, name) : undefined;
     if (begun) {
-      // An interrupted run's staging directory: go on filling it.
-      this.refuseUnlessDirectory(relative, begun);
-      await this.adopt(relative, parent, onDisk);
+      // An interrupted run's staging directory, which a seed provably made: go on filling it.
       this.existing.add(relative);
       this.options.made(relative);
     } else if (this.dryRun) {
       return; // nothing below it exists either
-    } else if (await this.mkdir(relative, parent, onDisk)) {
+    } else if (await (stage ? this.options.runToken.recorded() : Promise.resolve()).then(() => this.mkdir(relative, parent, onDisk))) {
       this.options.made(relative);
+    } else if (stage) {
+      // This run's token is new: whoever made that name did it to be adopted.
+      throw new UnsafeEntryError(relative, `was not made: ${onDisk} appeared on the target under this run's own staging name, which the seed did not make; it is left alone, remove it and run the seed again`);
     }
+    const unpublished = stage ? { relative, parent, staged: begun ?? onDisk, final: name } : parentHidden;
     // Only a directory made (or adopted) is ever published.
-    const unpublished = stage ? { relative, parent, staged: onDisk, final: name } : parentHidden;
     if (unpublished) this.hidden.set(relative, unpublished);
+  }
+
+  /**
+   * Adopts as `relative` the staging directory of `name` an interrupted run left in `parent`, where a
+   * seed provably made it (its token recorded, its owner one the seed gives); its staging name, if so.
+   */
+  private async adoptBegun(relative: string, parent: string, name: string): Promise<string | undefined> {
+    const { proof } = this.options;
+    for (const staged of this.listings.staged.get(parent)?.get(stagedAs(this.options.runToken.token, name)) ?? []) {
+      if (!proof.tokens.records(reservedName(staged)?.token, 'staging')) continue;
+      await this.adopt(relative, parent, staged);
+      const { uid } = await this.tree.using(relative, (dir) => this.calls.fstat(dir.fd));
+      if (proof.owners.has(Number(uid))) return staged;
+      this.tree.forget(relative);
+    }
+    return undefined;
   }
 
   /** Opens what is at `name` in `parent` as the directory `relative`: never through a link, never anything but a directory. */
@@ -262,20 +311,13 @@ export class DirectoryMaker {
     if (!found.isDirectory()) throw notADirectory(relative);
   }
 
+  /** Removes the temporary files an interrupted run left in `relative`, where a seed provably made them. */
   private async sweep(relative: string): Promise<void> {
-    const names = [...(await this.listings.list(relative)).keys()].filter((n) => n.startsWith(TEMP_PREFIX));
-    if (names.length === 0) return;
-    await this.tree.using(relative, (dir) => Promise.all(names.map(async (n) => {
-      // Other workers may be writing into a shared directory right now: only a temporary file older
-      // than any of them can run is a leftover.
-      if (this.options.shared && !await this.olderThan(dir.at(n), SHARED_TARGET_LEFTOVER_MS)) return;
-      await this.calls.unlink(dir.at(n)).catch(() => undefined);
-    })));
-  }
-
-  private async olderThan(file: string, ms: number): Promise<boolean> {
-    const stat = await this.calls.lstat(file).catch(() => undefined);
-    return stat !== undefined && Date.now() - stat.mtimeMs > ms;
+    const names = [...(await this.listings.list(relative)).keys()].filter((n) => reservedName(n)?.kind === 'temporary');
+    await Promise.all(names.map(async (n) => {
+      if (await this.prove(relative, n) !== 'temporary') return;
+      await this.tree.using(relative, (dir) => this.calls.unlink(dir.at(n))).catch(() => { this.leftoversRemain = true; });
+    }));
   }
 }
 
@@ -285,6 +327,3 @@ const notADirectory = (relative: string) => new UnsafeEntryError(relative, 'exis
 function refuseUnlessDirectoryOpened(relative: string, err: NodeJS.ErrnoException): never {
   throw err.code === 'ENOTDIR' || err.code === 'ELOOP' ? notADirectory(relative) : err;
 }
-
-/** Lambda's longest run: no worker of a shared target still writes a temporary file older than this. */
-const SHARED_TARGET_LEFTOVER_MS = 15 * 60 * 1000;

@@ -152,9 +152,14 @@ export class TargetLock {
    * lock that). The run must stop writing.
    */
   async heartbeat(): Promise<boolean> {
-    if (this.released || !await this.held() || !await this.stateInPlace()) return false;
+    if (!await this.stillHeld()) return false;
     await this.tree.using(this.stateKey, (state) => this.tree.calls.utimes(state.at(LOCK_NAME), new Date())).catch(() => undefined);
     return true;
+  }
+
+  /** Whether the lock is still this run's, in the target's state directory (heartbeat's check, without keeping it alive). */
+  async stillHeld(): Promise<boolean> {
+    return !this.released && await this.held() && await this.stateInPlace();
   }
 
   /** Lets the lock go (only while it is still this run's). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { TEMP_PREFIX } from '../../../lambda/seed/atomic-write';
+import { TEMP_PREFIX } from '../../../lambda/seed/reserved-names';
 import { seed } from '../../../lambda/seed/copy';
 import type { SeedSummary } from '../../../lambda/seed/seed-summary';
 import { EntrySource } from '../../../lambda/seed/entry';
@@ -20,6 +20,22 @@ async function seedFrom(spec: string, target: string, options: Parameters<typeof
 
 let work: string;
 beforeEach(() => { work = tempDir(); });
+
+/** A run token an interrupted run recorded (see recordRunToken). */
+const INTERRUPTED = '0123456789abcdef';
+
+/** Records `token` in the state of `dst` as an interrupted run leaves it: the proof that its staging and temporary entries are a seed's. */
+function recordRunToken(dst: string, token: string): void {
+  fs.mkdirSync(path.join(dst, '.cdk-efs-kit'), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dst, '.cdk-efs-kit', 'run-tokens.json'), JSON.stringify({ tokens: { [token]: ['staging', 'temporary'] } }), { mode: 0o600 });
+}
+
+/** Files under `dst` outside the state directory, staged or published. */
+const countWritten = (dst: string): number => fs.readdirSync(dst, { recursive: true, withFileTypes: true })
+  .filter((d) => d.isFile() && !path.relative(dst, d.parentPath).startsWith('.cdk-efs-kit' + path.sep) && path.relative(dst, d.parentPath) !== '.cdk-efs-kit').length;
+
+/** A staging name as it reads without its run token. */
+const withoutToken = (name: string) => name.replace(/\.cdk-efs-kit-new-[0-9a-f]{16}-/, '.cdk-efs-kit-new-');
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 
 describe('from a directory', () => {
@@ -174,8 +190,8 @@ describe('from a directory', () => {
     expect(summary).toMatchObject({ written: 31, failed: [], complete: true });
     // Midway, every directory made is still under its staging name (which others are made by then depends on scheduling);
     // the state directory holds the run's lock.
-    expect(seenMidway).toEqual([expect.arrayContaining(['.cdk-efs-kit', '.cdk-efs-kit-new-dir-0'])]);
-    expect(seenMidway[0].filter((name) => name !== '.cdk-efs-kit').every((name) => name.startsWith('.cdk-efs-kit-new-dir-'))).toBe(true);
+    expect(seenMidway.map((names) => names.map(withoutToken))).toEqual([expect.arrayContaining(['.cdk-efs-kit', '.cdk-efs-kit-new-dir-0'])]);
+    expect(seenMidway[0].filter((name) => name !== '.cdk-efs-kit').every((name) => /^\.cdk-efs-kit-new-[0-9a-f]{16}-dir-/.test(name))).toBe(true);
     expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0', 'dir-1', 'dir-2']);
     expect(treeDigest(dst)).toEqual(treeDigest(src));
   });
@@ -192,7 +208,7 @@ describe('from a directory', () => {
     });
     expect(summary).toMatchObject({ written: 30, failed: [], complete: true });
     // One writer fills the directories one after another: the first is published, the second still staged.
-    expect(seenMidway).toEqual(expect.arrayContaining(['.cdk-efs-kit-new-dir-1', 'dir-0']));
+    expect(seenMidway.map(withoutToken)).toEqual(expect.arrayContaining(['.cdk-efs-kit-new-dir-1', 'dir-0']));
     expect(seenMidway).not.toContain('dir-1');
     expect(seenMidway).not.toContain('dir-2');
     expect(treeDigest(dst)).toEqual(treeDigest(src));
@@ -241,7 +257,7 @@ describe('from a directory', () => {
       expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [], written: 20 - recorded.length + 1 });
       const [dir, name] = recorded[0].split('/');
       const fileRenames = renames.calls.filter(([from]) => path.basename(from).startsWith(TEMP_PREFIX));
-      expect(fileRenames.map(([, to]) => to)).toEqual([path.join(fs.realpathSync(dst), `.cdk-efs-kit-new-${dir}`, name)]);
+      expect(fileRenames.map(([, to]) => path.relative(fs.realpathSync(dst), to)).map(withoutToken)).toEqual([path.join(`.cdk-efs-kit-new-${dir}`, name)]);
     } finally {
       renames.restore();
     }
@@ -294,20 +310,23 @@ describe('from a directory', () => {
     expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
   });
 
-  test('removes a staging directory nothing adopts, and refuses one that is a symlink', async () => {
+  test('removes a staging directory an interrupted run left that nothing adopts, and leaves one that is a symlink or carries no recorded token', async () => {
     const src = path.join(work, 'src');
     const dst = path.join(work, 'dst');
     const outside = path.join(work, 'outside');
     makeTree(src, 2, 3);
-    fs.mkdirSync(path.join(dst, '.cdk-efs-kit-new-gone', 'inner'), { recursive: true });
-    fs.writeFileSync(path.join(dst, '.cdk-efs-kit-new-gone', 'inner', 'half'), 'an interrupted run\'s file');
+    recordRunToken(dst, INTERRUPTED);
+    fs.mkdirSync(path.join(dst, `.cdk-efs-kit-new-${INTERRUPTED}-gone`, 'inner'), { recursive: true });
+    fs.writeFileSync(path.join(dst, `.cdk-efs-kit-new-${INTERRUPTED}-gone`, 'inner', 'half'), 'an interrupted run\'s file');
+    fs.mkdirSync(path.join(dst, '.cdk-efs-kit-new-someone-elses', 'inner'), { recursive: true });
     fs.mkdirSync(outside);
-    fs.symlinkSync(outside, path.join(dst, '.cdk-efs-kit-new-dir-1'));
+    fs.symlinkSync(outside, path.join(dst, `.cdk-efs-kit-new-${INTERRUPTED}-dir-1`));
     const summary = await seedFrom(src, dst);
-    expect(summary.written).toBe(3);
-    expect(summary.failed.map((f) => f.error)).toEqual(Array(3).fill(expect.stringContaining('is not a directory (a symlink is never followed)')));
+    expect(summary).toMatchObject({ written: 6, failed: [], complete: true });
+    expect(summary.warnings.join('\n')).toMatch(/left 2 entries named like the seed's own .*"\.cdk-efs-kit-new-someone-elses" \(it carries no run token\).*-dir-1" \(it is not a directory/);
     expect(fs.readdirSync(outside)).toEqual([]);
-    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', 'dir-0']);
+    expect(fs.readdirSync(dst).sort()).toEqual(['.cdk-efs-kit', `.cdk-efs-kit-new-${INTERRUPTED}-dir-1`, '.cdk-efs-kit-new-someone-elses', 'dir-0', 'dir-1']);
+    expect(fs.readdirSync(path.join(dst, '.cdk-efs-kit-new-someone-elses'))).toEqual(['inner']);
   });
 
   test('a directory that appears on the target during the run is left alone, and the next run writes into it', async () => {
@@ -344,28 +363,58 @@ describe('from a directory', () => {
     expect(summary.failed[0].error).toContain('reserved for the seed\'s own state');
   });
 
-  test('removes temporary files an interrupted run left behind', async () => {
+  test('removes temporary files an interrupted run left behind, and only those', async () => {
     const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
     makeTree(src, 1, 3);
-    fs.mkdirSync(path.join(work, 'dst', 'dir-0'), { recursive: true });
-    fs.writeFileSync(path.join(work, 'dst', 'dir-0', '.cdk-efs-kit-tmp-abc123'), 'half a file');
-    await seedFrom(src, path.join(work, 'dst'));
-    expect(fs.readdirSync(path.join(work, 'dst', 'dir-0')).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual([]);
+    fs.mkdirSync(path.join(dst, 'dir-0'), { recursive: true });
+    recordRunToken(dst, INTERRUPTED);
+    fs.writeFileSync(path.join(dst, 'dir-0', `.cdk-efs-kit-tmp-${INTERRUPTED}-1-0-0`), 'half a file');
+    fs.writeFileSync(path.join(dst, 'dir-0', '.cdk-efs-kit-tmp-abc123'), 'not the seed\'s');
+    const summary = await seedFrom(src, dst);
+    expect(summary).toMatchObject({ written: 3, failed: [] });
+    expect(summary.warnings.join('\n')).toContain('"dir-0/.cdk-efs-kit-tmp-abc123" (it carries no run token)');
+    expect(fs.readdirSync(path.join(dst, 'dir-0')).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual(['.cdk-efs-kit-tmp-abc123']);
+    // Its entries gone, the interrupted run's token is dropped, and so is this run's.
+    expect(fs.existsSync(path.join(dst, '.cdk-efs-kit', 'run-tokens.json'))).toBe(false);
   });
 
-  test('without a manifest (workers sharing a target), only temporary files older than any worker can run are removed', async () => {
+  test('a run stopped early keeps its token recorded (its staging directories carry it); a complete run drops the tokens whose entries are gone', async () => {
+    const src = path.join(work, 'src');
+    const dst = path.join(work, 'dst');
+    makeTree(src, 3, 10);
+    const tokens = path.join(dst, '.cdk-efs-kit', 'run-tokens.json');
+    const recorded = () => (fs.existsSync(tokens) ? Object.keys(JSON.parse(fs.readFileSync(tokens, 'utf8')).tokens) : []);
+    const mkdirs = recordPathCalls('mkdir');
+    let written = 0;
+    try {
+      // Three runs stopped by their deadline, each after a few files: their staging directories stay, and so do their tokens.
+      for (let run = 1; run <= 3; run++) {
+        const stopAt = written + 4;
+        await seedFrom(src, dst, { concurrency: 1, get deadline() { return countWritten(dst) >= stopAt ? 0 : undefined; } });
+        written = countWritten(dst);
+        expect(recorded()).toHaveLength(run);
+      }
+      const staged = mkdirs.calls.map(([dir]) => path.basename(dir)).filter((n) => n.startsWith('.cdk-efs-kit-new-'));
+      // Every staging directory was made with a token recorded by then.
+      for (const name of staged) expect(recorded()).toContain(name.slice('.cdk-efs-kit-new-'.length, '.cdk-efs-kit-new-'.length + 16));
+    } finally {
+      mkdirs.restore();
+    }
+    expect(await seedFrom(src, dst)).toMatchObject({ complete: true, failed: [] });
+    expect(recorded()).toEqual([]);
+    expect(treeDigest(dst)).toEqual(treeDigest(src));
+  });
+
+  test('without a manifest (workers sharing a target), no temporary file is removed: none can be proven a seed\'s', async () => {
     const src = path.join(work, 'src');
     const dir = path.join(work, 'dst', 'dir-0');
     makeTree(src, 1, 3);
     fs.mkdirSync(dir, { recursive: true });
-    const leftover = path.join(dir, '.cdk-efs-kit-tmp-old');
-    const inFlight = path.join(dir, '.cdk-efs-kit-tmp-another-worker');
-    fs.writeFileSync(leftover, 'half a file');
-    fs.writeFileSync(inFlight, 'being written');
-    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
-    fs.utimesSync(leftover, hourAgo, hourAgo);
-    await seedFrom(src, path.join(work, 'dst'), { manifest: false });
-    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual(['.cdk-efs-kit-tmp-another-worker']);
+    fs.writeFileSync(path.join(dir, '.cdk-efs-kit-tmp-old'), 'half a file');
+    const summary = await seedFrom(src, path.join(work, 'dst'), { manifest: false });
+    expect(summary.warnings.join('\n')).toContain('"dir-0/.cdk-efs-kit-tmp-old" (it carries no run token)');
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.cdk-efs-kit-tmp-'))).toEqual(['.cdk-efs-kit-tmp-old']);
   });
 
   test('never follows a directory symlink planted in the target', async () => {

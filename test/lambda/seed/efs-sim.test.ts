@@ -114,7 +114,7 @@ describeWithFuse('seed on efs-sim', () => {
     await sim.resetStats();
     await runSeed(src, path.join(sim.mount, 'dst'));
     const stats = await sim.stats();
-    expect(stats.ops.write).toBe(8 + 1 + 1); // eight for the file, one for the manifest, one for the lock
+    expect(stats.ops.write).toBe(8 + 1 + 1 + 1); // eight for the file, one for the manifest, one for the lock, one for the run's token (see run-tokens.ts)
   });
 
   test('a run killed with SIGKILL mid-copy, then re-run, ends byte-identical with no temporary files', async () => {

@@ -412,7 +412,7 @@ describe('through the CLI, its own refusals', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('locked: cannot list the source directory: EACCES');
     expect(text(target, 'ok/a')).toBe('a');
-    expect(fs.readdirSync(path.join(target, '.cdk-efs-kit'))).toEqual(['seed-manifest.json']);
+    expect(fs.readdirSync(path.join(target, '.cdk-efs-kit')).sort()).toEqual(['run-tokens.json', 'seed-manifest.json']);
   });
 
   test('the state directory is private to the seeding user, the manifest too', () => {

@@ -359,7 +359,8 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
     const context = { getRemainingTimeInMillis: () => 900_000 };
     const forwardEvent = { ...cfn.request('Update', { version: 'v2', concurrency: 2 }, { version: 'v1' }), LogicalResourceId: 'Content' };
     const forward = handler.onEvent(forwardEvent, context);
-    await waitFor(() => fs.existsSync(path.join(place, '.cdk-efs-kit-new-added')) || fs.existsSync(path.join(place, 'added')));
+    // Staged (under the run's token) or published.
+    await waitFor(() => fs.existsSync(place) && fs.readdirSync(place).some((name) => /^(\.cdk-efs-kit-new-[0-9a-f]{16}-)?added$/.test(name)));
     const rollback = cfn.deliver(cfn.request('Update', { version: 'v1' }, { version: 'v2', concurrency: 2 }));
     // The forward slice sees the newer request at its next heartbeat, stops and saves what it wrote;
     // the waiter of the abandoned request then fails (CloudFormation no longer listens to it).
