@@ -10,6 +10,7 @@ import { DirectS3Read, S3FilesMountOnEc2Options, S3FilesMountOnEcsOptions, S3Fil
 import { AccessLevel } from '../file-system/access-level';
 import { IEc2Host } from '../file-system/client-mount-options';
 import { allowNfsFrom, checkLambdaClient } from '../file-system/mounts';
+import { acknowledgeWildcard, nagResource } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
@@ -53,11 +54,10 @@ function directReadsCanHappen(mode: DirectS3Read, cfn: lambda.CfnFunction): bool
 }
 
 /** Direct reads fetch object versions straight from the bucket with the execution role (and fall back to NFS on a refusal). */
-function grantDirectReads(files: IS3FilesFileSystem, grantee: iam.IGrantable): void {
-  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
-    actions: ['s3:GetObject', 's3:GetObjectVersion'],
-    resources: [files.bucket.arnForObjects(`${files.prefix}*`)],
-  }));
+function grantDirectReads(files: IS3FilesFileSystem, grantee: lambda.Function): void {
+  const objects = files.bucket.arnForObjects(`${files.prefix}*`);
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [objects] }));
+  acknowledgeWildcard(grantee, nagResource(grantee, objects), 'Direct S3 reads fetch any object the file system serves: those under its prefix, and no others.');
   files.bucket.encryptionKey?.grantDecrypt(grantee);
 }
 

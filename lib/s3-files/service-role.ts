@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -40,7 +40,7 @@ export function makeServiceRole(scope: Construct, id: string, target: ServiceRol
     resources: [objects],
   }));
   for (const action of ['s3:GetObject*', 's3:PutObject*', 's3:DeleteObject*']) {
-    acknowledgeWildcard(role, `Action::${action}`, 'The S3 Files User Guide gives the synchronization role these action families on the served objects: it reads and writes every version and its tags and attributes.');
+    Validations.of(role).acknowledge({ id: `AwsSolutions-IAM5[Action::${action}]`, reason: 'The S3 Files User Guide gives the synchronization role these action families on the served objects: it reads and writes every version and its tags and attributes.' });
   }
   acknowledgeWildcard(role, `${nagResource(role, objects)}`, 'Every object under the file system\'s prefix: the objects it serves.');
   if (target.bucketKey) {
@@ -50,7 +50,7 @@ export function makeServiceRole(scope: Construct, id: string, target: ServiceRol
       resources: [target.bucketKey.keyArn],
       conditions: { StringEquals: { 'kms:ViaService': `s3.${stack.region}.${stack.urlSuffix}` } },
     }));
-    acknowledgeWildcard(role, 'Action::kms:ReEncrypt*', 'ReEncryptFrom and ReEncryptTo on the bucket key, through S3 only (kms:ViaService), as the S3 Files User Guide lists them.');
+    Validations.of(role).acknowledge({ id: 'AwsSolutions-IAM5[Action::kms:ReEncrypt*]', reason: 'ReEncryptFrom and ReEncryptTo on the bucket key, through S3 only (kms:ViaService), as the S3 Files User Guide lists them.' });
   }
   const rules = stack.formatArn({ service: 'events', resource: 'rule', resourceName: `${S3FILES_EVENT_RULE_PREFIX}*` });
   role.addToPolicy(new iam.PolicyStatement({

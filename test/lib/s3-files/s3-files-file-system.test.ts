@@ -9,6 +9,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
   AccessLevel, AccessPointPreset, DirectS3Read, FileSystemKind, ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, SeedSource,
 } from '../../../lib';
+import { nagErrors } from '../../helpers/checks';
 
 let stack: Stack;
 let vpc: ec2.Vpc;
@@ -331,5 +332,17 @@ describe('imported', () => {
     const grant = statements().find((s) => JSON.stringify(s.Action).includes('s3files:ClientMount'));
     expect(JSON.stringify(grant.Resource)).toContain(':s3files:');
     expect(JSON.stringify(grant.Resource)).toContain('file-system/fs-0123456789abcdef0');
+  });
+});
+
+describe('cdk-nag', () => {
+  test('the construct adds no unacknowledged AwsSolutions finding, with its own bucket or an SSE-KMS one', () => {
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const bucket = new s3.Bucket(stack, 'B', { versioned: true, encryptionKey: new kms.Key(stack, 'Key', { enableKeyRotation: true }), removalPolicy: RemovalPolicy.RETAIN });
+    const kmsFiles = new S3FilesFileSystem(stack, 'KmsFiles', { vpc, bucket });
+    files.addAccessPoint('A');
+    kmsFiles.addAccessPoint('B');
+    expect(nagErrors(files)).toEqual([]);
+    expect(nagErrors(kmsFiles)).toEqual([]);
   });
 });
