@@ -28,6 +28,11 @@ export interface S3FilesAccessPointProps {
 /**
  * An `AWS::S3Files::AccessPoint`. Make one with
  * [S3FilesFileSystem.addAccessPoint](#cdk-efs-kit.S3FilesFileSystemBase.addAccessPoint), which checks its settings.
+ *
+ * @example
+ * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+ * const uploads = s3Files.addAccessPoint('Uploads', AccessPointPreset.applicationUser('/uploads', { uid: 33, gid: 33 }));
+ * s3Files.grantAccess(ciRole, AccessLevel.READ_ONLY, uploads);
  */
 export class S3FilesAccessPoint extends Resource implements IS3FilesAccessPoint {
   public readonly accessPointId: string;

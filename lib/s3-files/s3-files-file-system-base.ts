@@ -136,19 +136,19 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     mountOnEc2(this, host, options);
   }
 
-  /** Refused: seeding an S3 Files file system is not built yet (issue #44); write the content to the bucket under the prefix. */
+  /** Refused: seeding an S3 Files file system is not built yet; write the content to the bucket under the prefix. */
   public addSeed(id: string, _options: SeedOptions): FileSystemSeed {
-    throw this.notYet(`addSeed('${id}')`, 'deploy-time seeding (FileSystemSeed) of S3 Files, issue #44', 'put the content in the bucket under the prefix (e.g. aws-s3-deployment\'s BucketDeployment): S3 Files imports it');
+    throw this.notYet(`addSeed('${id}')`, 'deploy-time seeding (FileSystemSeed) of S3 Files', 'put the content in the bucket under the prefix (e.g. aws-s3-deployment\'s BucketDeployment): S3 Files imports it');
   }
 
-  /** Refused: the benchmark probe does not serve S3 Files yet (issue #43). */
+  /** Refused: the benchmark probe does not serve S3 Files yet. */
   public addProbe(id: string, _options?: ProbeOptions): BenchmarkProbe {
-    throw this.notYet(`addProbe('${id}')`, 'the benchmark probe (BenchmarkProbe) on S3 Files, issue #43', 'measure with your own client for now');
+    throw this.notYet(`addProbe('${id}')`, 'the benchmark probe (BenchmarkProbe) on S3 Files', 'measure with your own client for now');
   }
 
-  /** Refused: monitoring of the AWS/S3/Files metrics is not built yet (issue #43). */
+  /** Refused: monitoring of the AWS/S3/Files metrics is not built yet. */
   public addMonitoring(id: string, _options?: MonitoringOptions): FileSystemMonitoring {
-    throw this.notYet(`addMonitoring('${id}')`, 'monitoring (FileSystemMonitoring) of the AWS/S3/Files metrics, issue #43', 'build alarms on the AWS/S3/Files namespace yourself for now');
+    throw this.notYet(`addMonitoring('${id}')`, 'monitoring (FileSystemMonitoring) of the AWS/S3/Files metrics', 'build alarms on the AWS/S3/Files namespace yourself for now');
   }
 
   private notYet(call: string, capability: string, instead: string): ValidationError {

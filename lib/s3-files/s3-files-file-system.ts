@@ -127,12 +127,32 @@ export interface S3FilesFileSystemAttributes {
  * needs `s3files:ClientMount` (the mount helpers and grantAccess give it).
  *
  * @example
- * const files = new S3FilesFileSystem(this, 'Files', { vpc });
- * const shared = files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared'));
- * files.mountOnLambda(fn, shared, { mountPath: '/mnt/shared', directS3Read: DirectS3Read.ENABLED });
+ * // A versioned bucket the construct makes (RETAIN, noncurrent versions expire after 30 days).
+ * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+ * const shared = s3Files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared'));
+ * const reader = new lambda.Function(this, 'Reader', {
+ *   runtime: lambda.Runtime.NODEJS_22_X,
+ *   handler: 'index.handler',
+ *   code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/shared');"),
+ *   memorySize: 1024,
+ *   vpc,
+ * });
+ * s3Files.mountOnLambda(reader, shared, { mountPath: '/mnt/shared', directS3Read: DirectS3Read.ENABLED });
+ * s3Files.mountOnEcsService(service, shared, { containerPath: '/data' });
  */
 export class S3FilesFileSystem extends S3FilesFileSystemBase {
-  /** An existing S3 Files file system, by id, with the same helpers. */
+  /**
+   * An existing S3 Files file system, by id, with the same helpers.
+   *
+   * @example
+   * const existing = S3FilesFileSystem.fromFileSystemAttributes(this, 'Existing', {
+   *   fileSystemId: 'fs-0123456789abcdef0',
+   *   bucket,
+   *   vpc,
+   *   securityGroup: ec2.SecurityGroup.fromSecurityGroupId(this, 'ExistingMountTargets', 'sg-0123456789abcdef0'),
+   * });
+   * existing.mountOnEc2(host, { accessPoint: existing.addAccessPoint('Reports', AccessPointPreset.applicationUser('/reports')) });
+   */
   public static fromFileSystemAttributes(scope: Construct, id: string, attrs: S3FilesFileSystemAttributes): IS3FilesFileSystem {
     return new ImportedS3FilesFileSystem(scope, id, attrs);
   }
