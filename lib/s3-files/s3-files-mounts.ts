@@ -41,6 +41,9 @@ export function mountOnLambda(files: IS3FilesFileSystem, fn: lambda.Function, ac
   allowNfsFrom(files, fn, where);
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, levelOf(options.readOnly), accessPoint);
+  // aws-cdk's lambda.FileSystem.fromS3FilesAccessPoint (2.269.0) also grants ClientMount on the
+  // access point's own ARN; Lambda's check of it is not documented, so the grant is kept.
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3files:ClientMount'], resources: [accessPoint.accessPointArn] }));
   if (directReadsCanHappen(directS3Read, cfn)) grantDirectReads(files, fn);
   fn.node.addDependency(files.mountTargetsReady);
 }

@@ -232,6 +232,8 @@ describe('Lambda', () => {
     });
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049 });
     expect(directReadGrant()).toBeDefined();
+    const onAccessPoint = statements().find((s) => JSON.stringify(s.Resource).includes('AccessPointArn') && s.Condition === undefined);
+    expect(onAccessPoint.Action).toBe('s3files:ClientMount');
   });
 
   test('AUTO on a function under 512 MB: direct reads cannot happen, no S3 grant', () => {
