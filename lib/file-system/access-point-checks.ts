@@ -7,8 +7,8 @@ import { check, isCleanAbsolutePath, isOctalMode, isPosixId } from '../core/vali
  * Refuses access point settings EFS would refuse at deploy time (path, POSIX ids, creation mode),
  * and warns when a path will not exist for lack of a creation ACL.
  */
-export function checkAccessPointOptions(files: IConstruct, id: string, options: efs.AccessPointOptions): void {
-  const where = `SharedFileSystem(${files.node.path}).addAccessPoint('${id}')`;
+export function checkAccessPointOptions(files: IConstruct, id: string, options: efs.AccessPointOptions, kind = 'SharedFileSystem'): void {
+  const where = `${kind}(${files.node.path}).addAccessPoint('${id}')`;
   if (options.path !== undefined) {
     check(isCleanAbsolutePath(options.path), where, 'path', options.path, "must be an absolute path without empty, '.' or '..' parts", files);
     check(options.path.length <= 100, where, 'path', options.path, 'must be at most 100 characters (an EFS limit)', files);

@@ -16,12 +16,19 @@ import { propName } from '../core/contract/prop-name';
  */
 export function applyIpAddressType(scope: IConstruct, fileSystem: efs.FileSystem, subnets: ec2.ISubnet[], type: MountTargetIpAddressType | undefined): void {
   if (type === undefined) return;
-  const where = `SharedFileSystem(${scope.node.path})`;
+  checkMountTargetSubnetFamilies(scope, `SharedFileSystem(${scope.node.path})`, subnets, type);
+  for (const mountTarget of cfnMountTargetsOf(fileSystem)) mountTarget.ipAddressType = type;
+}
+
+/**
+ * Refuses subnets the app defines that cannot hold mount targets of `type` (the same rules hold for
+ * EFS and S3 Files mount targets); imported subnets are not checked.
+ */
+export function checkMountTargetSubnetFamilies(scope: IConstruct, where: string, subnets: ec2.ISubnet[], type: MountTargetIpAddressType): void {
   for (const subnet of subnets) {
     const problem = subnetProblem(subnet, type);
     if (problem) throw new ValidationError(`${where}: ${propName('ipAddressType')} ${type} needs ${NEEDS[type]}, but subnet ${subnet.node.path} ${problem}; pick other ${propName('vpcSubnets')} or another ipAddressType, got ipAddressType ${type}.`, scope);
   }
-  for (const mountTarget of cfnMountTargetsOf(fileSystem)) mountTarget.ipAddressType = type;
 }
 
 const NEEDS: Record<MountTargetIpAddressType, string> = {

@@ -11,6 +11,7 @@ import { checkGateSubnets } from './gate-subnets';
 import { warnAboutEc2Owner, warnAboutEcsOwner } from './mount-owners';
 import { MountTargetIpAddressType } from './mount-targets-ready';
 import type { ISharedFileSystem } from './shared-file-system-base';
+import type { IMountableFileSystem } from './mountable-file-system';
 import { IConstruct } from 'constructs';
 import { acknowledgeWildcard } from '../core/nag';
 import { dependOnRulesBetween } from '../core/security-group-rules';
@@ -44,20 +45,8 @@ const readWrite = (readOnly: boolean | undefined) => (readOnly ? AccessLevel.REA
 /** See SharedFileSystem.mountOnLambda. */
 export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, accessPoint: efs.IAccessPoint, options: MountOnLambdaOptions): void {
   const where = `${nameOf(files)}.mountOnLambda(${fn.node.path})`;
-  const mountPath = options.mountPath ?? '/mnt/efs';
-  const threadPoolSize = options.threadPoolSize ?? 64;
-  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires', files);
-  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`, files);
-  if (!fn.isBoundToVpc) throw new ValidationError(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`, files);
   checkOwnAccessPoint(files, where, accessPoint);
-  const cfn = fn.node.defaultChild as lambda.CfnFunction;
-  if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
-  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
-    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ${propName('ipv6AllowedForDualStack')}: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
-  }
-  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
-    checkGateSubnets(files, where, 'the function\'s vpcSubnets', knownSubnetsOf(cfn, files.vpc), true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
-  }
+  const { cfn, mountPath, threadPoolSize } = checkLambdaClient(files, fn, where, options);
 
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath }];
   fn.addEnvironment('UV_THREADPOOL_SIZE', Tokenization.stringifyNumber(threadPoolSize));
@@ -67,6 +56,27 @@ export function mountOnLambda(files: ISharedFileSystem, fn: lambda.Function, acc
   files.grantAccess(fn, readWrite(options.readOnly), accessPoint);
   fn.node.addDependency(files.mountTargetsAvailable, files.mountTargetsReady);
   if (options.waitForSeeds ?? true) startAfterSeeds(files, fn, accessPoint);
+}
+
+/**
+ * The checks every kind's mountOnLambda makes of the function and its options (mount path, thread
+ * pool, VPC, one file system per function, IPv6 reach); returns the function's L1 and the settled options.
+ */
+export function checkLambdaClient(files: IMountableFileSystem, fn: lambda.Function, where: string, options: MountOnLambdaOptions): { cfn: lambda.CfnFunction; mountPath: string; threadPoolSize: number } {
+  const mountPath = options.mountPath ?? '/mnt/efs';
+  const threadPoolSize = options.threadPoolSize ?? 64;
+  check(LAMBDA_MOUNT_PATH.test(mountPath), where, 'mountPath', mountPath, 'must match /mnt/<name> (letters, digits, - _ .), as Lambda requires', files);
+  check(Number.isInteger(threadPoolSize) && threadPoolSize >= 1 && threadPoolSize <= UV_THREADPOOL_MAX, where, 'threadPoolSize', threadPoolSize, `must be an integer from 1 to ${UV_THREADPOOL_MAX} (libuv's limit)`, files);
+  if (!fn.isBoundToVpc) throw new ValidationError(`${where}: the function is not in a VPC; give it \`vpc\` (the file system's VPC) so it can reach the mount targets.`, files);
+  const cfn = fn.node.defaultChild as lambda.CfnFunction;
+  if (cfn.fileSystemConfigs) throw new ValidationError(`${where}: the function already mounts a file system; Lambda allows one.`, files);
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY && !ipv6AllowedForDualStack(cfn)) {
+    throw new ValidationError(`${where}: the mount targets are IPV6_ONLY, and a function reaches them over IPv6 only from dual-stack subnets with ${propName('ipv6AllowedForDualStack')}: true; give the function both, got ipv6AllowedForDualStack undefined.`, files);
+  }
+  if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV6_ONLY) {
+    checkGateSubnets(files, where, 'the function\'s vpcSubnets', knownSubnetsOf(cfn, files.vpc), true, files.mountTargetSubnets.subnets.map((s) => s.availabilityZone));
+  }
+  return { cfn, mountPath, threadPoolSize };
 }
 
 /** See SharedFileSystem.mountOnEcsTask. */
@@ -111,11 +121,10 @@ export function mountOnEc2(files: ISharedFileSystem & PolicyFacts, host: IEc2Hos
   const mountPoint = options.mountPoint ?? '/mnt/efs';
   check(isCleanAbsolutePath(mountPoint) && mountPoint !== '/', where, 'mountPoint', mountPoint, 'must be an absolute path other than /', files);
   if (options.accessPoint) checkOwnAccessPoint(files, where, options.accessPoint);
-  const stack = Stack.of(files);
   const ipv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
   host.userData.addCommands(...renderEc2MountScript({
     fileSystemId: files.fileSystemId,
-    dnsName: `${files.fileSystemId}.efs.${stack.region}.${stack.urlSuffix}`,
+    dnsName: files.fileSystemDnsName,
     mountPoint,
     accessPointId: options.accessPoint?.accessPointId,
     readOnly: options.readOnly ?? false,
@@ -147,7 +156,7 @@ function nfsFallbackOf(files: PolicyFacts): 'allowed' | 'refusedByPolicy' | 'pol
 }
 
 /** Port 2049 from the client's security groups, over each address family the mount targets have. */
-function allowNfsFrom(files: ISharedFileSystem, client: ec2.IConnectable & IConstruct, where: string): void {
+export function allowNfsFrom(files: IMountableFileSystem, client: ec2.IConnectable & IConstruct, where: string): void {
   files.connections.allowDefaultPortFrom(client, `NFS from ${client.node.path}`);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV4_ONLY) return;
   // The rules above name security groups, which hold for both families. A group that allows all
@@ -189,13 +198,13 @@ function ipv6AllowedForDualStack(cfn: lambda.CfnFunction): boolean {
 }
 
 /** See SharedFileSystem.grantAccess. */
-export function grantFileSystemAccess(files: ISharedFileSystem, grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant {
+export function grantFileSystemAccess(files: ISharedFileSystem, grantee: iam.IGrantable, level: AccessLevel, accessPointArn?: string): iam.Grant {
   const actions = ['elasticfilesystem:ClientMount'];
   if (level !== AccessLevel.READ_ONLY) actions.push('elasticfilesystem:ClientWrite');
   if (level === AccessLevel.ROOT) actions.push('elasticfilesystem:ClientRootAccess');
   const conditions: Record<string, Record<string, string>> = {
     Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
   };
-  if (accessPoint) conditions.StringEquals = { 'elasticfilesystem:AccessPointArn': accessPoint.accessPointArn };
+  if (accessPointArn) conditions.StringEquals = { 'elasticfilesystem:AccessPointArn': accessPointArn };
   return iam.Grant.addToPrincipalOrResource({ grantee, actions, resourceArns: [files.fileSystemArn], resource: files, conditions });
 }

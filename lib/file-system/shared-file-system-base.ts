@@ -1,4 +1,4 @@
-import { Duration, Resource } from 'aws-cdk-lib';
+import { Duration, Resource, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -18,6 +18,7 @@ import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-syst
 import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
 import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
 import { SHARED_FILE_SYSTEM_LIKE_BRAND } from './shared-file-system-brand';
+import { FileSystemKind, IMountableFileSystem } from './mountable-file-system';
 
 /**
  * An EFS file system with cdk-efs-kit's helpers: a [SharedFileSystem](#cdk-efs-kit.SharedFileSystem)
@@ -26,15 +27,7 @@ import { SHARED_FILE_SYSTEM_LIKE_BRAND } from './shared-file-system-brand';
  * or [SharedFileSystem.fromFileSystem](#cdk-efs-kit.SharedFileSystem.fromFileSystem). Seeds, probes
  * and monitoring take either.
  */
-export interface ISharedFileSystem extends efs.IFileSystem {
-  /** The VPC of the mount targets. */
-  readonly vpc: ec2.IVpc;
-  /** The subnets the helpers' functions run in: one per Availability Zone with a mount target. */
-  readonly mountTargetSubnets: ec2.SelectedSubnets;
-  /** Which addresses the mount targets have; the mount helpers open port 2049 over each family in use. */
-  readonly mountTargetIpAddressType: MountTargetIpAddressType;
-  /** Completes once every mount target answers (see [MountTargetsReady](#cdk-efs-kit.MountTargetsReady)); the mount helpers make their clients depend on it. */
-  readonly mountTargetsReady: IDependable;
+export interface ISharedFileSystem extends efs.IFileSystem, IMountableFileSystem {
 
   /** Add an access point (see [SharedFileSystem.addAccessPoint](#cdk-efs-kit.SharedFileSystem.addAccessPoint)). */
   addAccessPoint(id: string, preset?: AccessPointPreset): efs.AccessPoint;
@@ -50,12 +43,6 @@ export interface ISharedFileSystem extends efs.IFileSystem {
   mountOnEcsService(service: ecs.BaseService, accessPoint: efs.IAccessPoint, options: MountOnEcsOptions): string;
   /** Mount the file system on an EC2 instance or Auto Scaling group at boot. */
   mountOnEc2(host: IEc2Host, options?: MountOnEc2Options): void;
-  /** Fill the file system at deploy time (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)). */
-  addSeed(id: string, options: SeedOptions): FileSystemSeed;
-  /** A Lambda function that measures latency and throughput (see [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)). */
-  addProbe(id: string, options?: ProbeOptions): BenchmarkProbe;
-  /** A dashboard and alarms (see [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)), with the seeds and probes added so far. */
-  addMonitoring(id: string, options?: MonitoringOptions): FileSystemMonitoring;
 
   /** `PercentIOLimit` (Average). */
   metricPercentIOLimit(options?: cloudwatch.MetricOptions): cloudwatch.Metric;
@@ -111,9 +98,34 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
   public abstract readonly mountTargetsReady: IDependable;
   public abstract readonly fileSystemRef: efs.FileSystemReference;
 
+  /** Always FileSystemKind.EFS. */
+  public readonly fileSystemKind: FileSystemKind = FileSystemKind.EFS;
+
   constructor(scope: Construct, id: string) {
     super(scope, id);
     brand(this, SHARED_FILE_SYSTEM_LIKE_BRAND);
+  }
+
+  /** `fs-….efs.<region>.amazonaws.com`: resolves to the mount target in the caller's Availability Zone. */
+  public get fileSystemDnsName(): string {
+    const stack = Stack.of(this);
+    return `${this.fileSystemId}.efs.${stack.region}.${stack.urlSuffix}`;
+  }
+
+  /**
+   * `<zone>.fs-….efs.<region>.amazonaws.com`: that zone's mount target, from anywhere in the VPC.
+   * @param availabilityZone the zone's name, e.g. us-east-1a
+   */
+  public mountTargetDnsName(availabilityZone: string): string {
+    return `${availabilityZone}.${this.fileSystemDnsName}`;
+  }
+
+  /**
+   * [grantAccess](#cdk-efs-kit.SharedFileSystemBase.grantAccess) by the access point's ARN, as every
+   * [IMountableFileSystem](#cdk-efs-kit.IMountableFileSystem) takes it.
+   */
+  public grantClientAccess(grantee: iam.IGrantable, level: AccessLevel, accessPointArn?: string): iam.Grant {
+    return grantFileSystemAccess(this, grantee, level, accessPointArn);
   }
 
   public abstract addToResourcePolicy(statement: iam.PolicyStatement): iam.AddToResourcePolicyResult;
@@ -159,7 +171,7 @@ export abstract class SharedFileSystemBase extends Resource implements ISharedFi
    * files.grantAccess(fn, AccessLevel.READ_ONLY, web);
    */
   public grantAccess(grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant {
-    return grantFileSystemAccess(this, grantee, level, accessPoint);
+    return grantFileSystemAccess(this, grantee, level, accessPoint?.accessPointArn);
   }
 
   public grant(grantee: iam.IGrantable, ...actions: string[]): iam.Grant {

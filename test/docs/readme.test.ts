@@ -19,7 +19,7 @@ test('the README is a front door: what it is, the two commands, install, quick s
   expect(readme.match(/^## .*$/gm)).toEqual(['## Two commands', '## Install', '## Quick start', '## Constructs', '## Command line', '## efs-sim',
     '## How fast', '## Errors and warnings', '## Documentation', '## Contributing']);
   expect(readme.match(/^### .*$/gm)).toEqual(['### SharedFileSystem', '### FileSystemSeed', '### BenchmarkProbe', '### FileSystemMonitoring',
-    '### EfsMetrics, NfsMountOptions and EfsPricing', '### cdk-efs-kit seed', '### cdk-efs-kit probe and compare', '### cdk-efs-kit advise', '### cdk-efs-kit doctor']);
+    '### EfsMetrics, NfsMountOptions and EfsPricing', '### S3 Files', '### cdk-efs-kit seed', '### cdk-efs-kit probe and compare', '### cdk-efs-kit advise', '### cdk-efs-kit doctor']);
   // The reference is in docs/: each construct's and command's section links to its page there.
   const sections = readme.split(/^### /m).slice(1);
   expect(sections.filter((s) => !/\]\(docs\/[\w-]+\.md/.test(s)).map((s) => s.split('\n')[0])).toEqual([]);
