@@ -556,13 +556,13 @@ static void set_profile(const char *name) {
     latency_ms[OP_SETATTR] = 1.6;  latency_ms[OP_OPEN] = 1.6;   latency_ms[OP_OPENDIR] = 1.0;
     latency_ms[OP_RENAME] = 3.0;   latency_ms[OP_UNLINK] = 3.0; latency_ms[OP_RMDIR] = 3.0;
     latency_ms[OP_SYMLINK] = 3.0;  latency_ms[OP_LINK] = 3.0;   latency_ms[OP_READLINK] = 1.0;
-    latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.6;   latency_ms[OP_WRITE] = 2.5;
+    latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.55;  latency_ms[OP_WRITE] = 2.5;
     latency_ms[OP_FLUSH] = 0.5;    latency_ms[OP_RELEASE] = 0.2; latency_ms[OP_FSYNC] = 17.0;
     latency_ms[OP_STATFS] = 1.0;   latency_ms[OP_S3READ] = 28.0;
-    readdir_entry_ms = 0.036;
+    readdir_entry_ms = 0.028;
     s3_read_min_bytes = 128 * 1024;
     s3_stream_bytes_per_s = 210e6;
-    stream_bytes_per_s = 140e6;
+    stream_bytes_per_s = 550e6;
     aggregate_bytes_per_s = 3.0 * 1073741824;
     return;
   }
