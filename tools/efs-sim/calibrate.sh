@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the calibration of efs-sim's profiles against published EFS and S3 Files figures (each must
-# be within 25%) and prints a markdown table. Needs root and /dev/fuse; takes about a minute.
+# be within 25%) and prints a markdown table. Needs root, /dev/fuse and, for S3 Files, the .venv; takes about two minutes.
 #
 #   sudo tools/efs-sim/calibrate.sh
 set -euo pipefail
