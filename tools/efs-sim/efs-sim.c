@@ -553,7 +553,7 @@ static void set_profile(const char *name) {
      * docs/efs-sim.md (tools/efs-sim/calibrate.sh reproduces them). */
     latency_ms[OP_GETATTR] = 1.0;  latency_ms[OP_ACCESS] = 1.0;
     latency_ms[OP_CREATE] = 3.0;   latency_ms[OP_MKNOD] = 3.0;  latency_ms[OP_MKDIR] = 3.0;
-    latency_ms[OP_SETATTR] = 1.6;  latency_ms[OP_OPEN] = 1.6;   latency_ms[OP_OPENDIR] = 1.0;
+    latency_ms[OP_SETATTR] = 1.6;  latency_ms[OP_OPEN] = 1.3;   latency_ms[OP_OPENDIR] = 1.0;
     latency_ms[OP_RENAME] = 3.0;   latency_ms[OP_UNLINK] = 3.0; latency_ms[OP_RMDIR] = 3.0;
     latency_ms[OP_SYMLINK] = 3.0;  latency_ms[OP_LINK] = 3.0;   latency_ms[OP_READLINK] = 1.0;
     latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.55;  latency_ms[OP_WRITE] = 2.5;
