@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Reproduces the calibration of efs-sim's profiles against published EFS figures (each must
-# be within 25%) and prints a markdown table. Needs root and /dev/fuse; takes about a minute.
+# Reproduces the calibration of efs-sim's profiles against published EFS and S3 Files figures (each must
+# be within 25%) and prints a markdown table. Needs root, /dev/fuse and, for S3 Files, the .venv; takes about two minutes.
 #
 #   sudo tools/efs-sim/calibrate.sh
 set -euo pipefail
@@ -33,3 +33,36 @@ tar czf "$work/tree.tar.gz" -C "$work/tree" .
 "$here/efs-sim" start "$mount" --profile efs-2016
 untar_s=$(seconds tar xzf "$work/tree.tar.gz" -C "$mount")
 row efs-2016 'tar xzf tree.tar.gz -C $M  # 300 files of 8.9 KB in 10 directories' "$(echo "$untar_s * 1000 / 300" | bc -l)" 'ms per file' 48 '48 ms per file: 11,000 files in 8 m 48 s ("The Challenges of EFS")'
+"$here/efs-sim" stop "$mount" >/dev/null
+
+# S3 Files: the sync agent starts moto's server from the project's .venv (bash tools/setup.sh).
+"$here/efs-sim" start "$mount" --profile s3files
+mkdir "$mount/ls" "$mount/small"
+for i in $(seq 1 1000); do : >"$mount/ls/f-$i"; done
+# The fastest of 5: a listing takes tens of milliseconds, which a busy machine easily doubles.
+ls_ms=$(for _ in 1 2 3 4 5; do echo "$(seconds ls "$mount/ls") * 1000" | bc -l; done | sort -n | head -1)
+row s3files 'ls $M/ls  # 1,000 files, fastest of 5' "$ls_ms" 'ms' 39 '39 ms from Lambda (darryl-ruggles.cloud, 2026-04)'
+# Files the kernel has not cached yet, as after a cold start: written to the backing store.
+backing=$("$here/efs-sim" backing "$mount")
+for i in $(seq 1 1000); do head -c 1024 /dev/urandom >"$backing/small/f-$i"; done
+row s3files 'cat $M/small/*  # 1,000 files of 1 KiB' "$(seconds cat "$mount"/small/*)" 's' 4.3 '4.3 s from Lambda (darryl-ruggles.cloud, 2026-04)'
+row s3files 'dd if=/dev/zero of=$M/f bs=1M count=100' "$(dd_rate bs=1M count=100)" 'MB/s' 273 '273 MB/s from Lambda, 100 MB sequential write (darryl-ruggles.cloud, 2026-04)'
+"$here/efs-sim" stop "$mount" >/dev/null
+
+# fio's figures come from a t3.micro, whose network moves about 140 MB/s a request: its stream rate.
+"$here/efs-sim" start "$mount" --profile s3files --stream-mbps=140
+backing=$("$here/efs-sim" backing "$mount")
+head -c 1048576 /dev/urandom >"$backing/read.bin"
+# One read of N bytes at a time, O_DIRECT so that each reaches the file system: the median of 50, in ms.
+read_ms() { python3 - "$mount/read.bin" "$1" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+n, times = int(sys.argv[2]), []
+for _ in range(50):
+    s = time.perf_counter(); os.pread(fd, n, 0); times.append(time.perf_counter() - s)
+print(sorted(times)[len(times) // 2] * 1000)
+PY
+}
+row 's3files --stream-mbps=140' 'pread(O_DIRECT) of 1 KB, median of 50' "$(read_ms 1000)" 'ms' 0.69 '0.69 ms, fio on a t3.micro (paradigmadigital, 2026-05)'
+row 's3files --stream-mbps=140' 'pread(O_DIRECT) of 100 KB, median of 50' "$(read_ms 100000)" 'ms' 1.39 '1.39 ms, fio on a t3.micro (paradigmadigital, 2026-05)'
+row 's3files --stream-mbps=140' 'pread(O_DIRECT) of 1 MB, median of 50  # from S3' "$(read_ms 1000000)" 'ms' 33.6 '33.6 ms, fio on a t3.micro (paradigmadigital, 2026-05)'

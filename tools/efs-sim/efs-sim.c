@@ -6,10 +6,16 @@
  * spreading work across directories matters on EFS.
  *
  * Build: cc -O2 -Wall -o efs-sim efs-sim.c $(pkg-config fuse3 --cflags --libs) -lpthread
- * Usage: efs-sim BACKING_DIR MOUNTPOINT [--profile efs-gp|efs-2016|local] [--latency-OP=MS ...]
+ * Usage: efs-sim BACKING_DIR MOUNTPOINT [--profile efs-gp|efs-2016|s3files|local] [--latency-OP=MS ...]
  *        [--stream-mbps=N] [--aggregate-mbps=N] [--max-write=BYTES] [--attr-timeout=S] [--entry-timeout=S]
+ *        [--readdir-entry-us=N] [--s3-read-min-kib=N --s3-stream-mbps=N] [--import-socket=PATH]
  *        [--burst-credits-mib=N --baseline-mbps=N] [--fault=ERRNO:OP[:after=BYTES][:prob=P]] [--stall=MS:OP[:prob=P]]
  *        [--stats-file=PATH] [--threads=N] [-f]
+ * S3 Files (--profile s3files): reads of --s3-read-min-kib or more, and every read of a file whose data
+ * was not imported (xattr user.s3files.remote on the backing file), are "s3read" operations with their
+ * own round trip and bandwidth; with --import-socket, the first access of a directory (listing it, or
+ * looking up a name it lacks) waits for the sync agent (s3files-sync.py) to import it from the bucket;
+ * with --invalidate-fifo, the kernel's cache of each path the agent writes there is dropped.
  * Signals: SIGUSR1 writes stats JSON to --stats-file; SIGUSR2 resets them. Stats are also written
  * on unmount.
  */
@@ -28,7 +34,11 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -36,12 +46,12 @@
 enum op {
   OP_GETATTR, OP_SETATTR, OP_CREATE, OP_MKNOD, OP_MKDIR, OP_OPEN, OP_OPENDIR, OP_READ, OP_WRITE,
   OP_READDIR, OP_RENAME, OP_UNLINK, OP_RMDIR, OP_SYMLINK, OP_READLINK, OP_LINK, OP_FLUSH,
-  OP_RELEASE, OP_FSYNC, OP_STATFS, OP_RELEASEDIR, OP_ACCESS, OP_COUNT
+  OP_RELEASE, OP_FSYNC, OP_STATFS, OP_RELEASEDIR, OP_ACCESS, OP_S3READ, OP_COUNT
 };
 static const char *op_names[OP_COUNT] = {
   "getattr", "setattr", "create", "mknod", "mkdir", "open", "opendir", "read", "write",
   "readdir", "rename", "unlink", "rmdir", "symlink", "readlink", "link", "flush",
-  "release", "fsync", "statfs", "releasedir", "access"
+  "release", "fsync", "statfs", "releasedir", "access", "s3read"
 };
 
 /* ---- configuration ---- */
@@ -55,6 +65,15 @@ static long max_write = 1048576;
 static double attr_timeout_s = 1.0;           /* how long the kernel trusts cached attributes (NFS: actimeo) */
 static double entry_timeout_s = 1.0;          /* ... and names it looked up */
 static const char *stats_file = NULL;
+static double readdir_entry_ms = 0;           /* a listing's cost per entry (NFS READDIR replies hold so many) */
+static long s3_read_min_bytes = 0;             /* S3 Files: reads this large stream from S3; 0 = never */
+static double s3_stream_bytes_per_s = 0;       /* ... at this rate per read; 0 = unlimited */
+static const char *backing_path = NULL;
+static const char *import_socket = NULL;       /* the sync agent's socket: import a directory on first access */
+static const char *invalidate_fifo = NULL;     /* paths the sync agent changed in the backing store, one a line */
+static struct fuse *the_fuse = NULL;
+#define XATTR_IMPORTED "user.s3files.imported"
+#define XATTR_REMOTE "user.s3files.remote"
 
 struct fault { int err; int op; long long after_bytes; double prob; int active; };
 #define MAX_FAULTS 16
@@ -111,7 +130,7 @@ static double aggregate_reserve(double bytes) {
 /* `stable`: opened O_SYNC/O_DSYNC, so every write waits for the server (an NFS stable WRITE).
  * Otherwise writes are write-behind like the NFS client's: they pay bandwidth, and the round trip
  * is paid once by the next flush (close) or fsync (`dirty`). */
-struct handle { int fd; int stable; atomic_int dirty; double next; pthread_mutex_t lock; };
+struct handle { int fd; int stable; int remote; atomic_int dirty; double next; pthread_mutex_t lock; };
 
 /* Move `bytes` through the stream's and the file system's buckets: wait for the slower of the two. */
 static void transfer(struct handle *h, double bytes) {
@@ -171,10 +190,52 @@ static int end(int result) {
 #define ERR(x) ((x) == -1 ? -errno : 0)
 static const char *rel(const char *path) { return path[1] ? path + 1 : "."; }
 
+/* The backing store's path of a mount path (xattr calls have no *at() form). */
+static void backing_of(const char *path, char *out, size_t size) { snprintf(out, size, "%s/%s", backing_path, rel(path)); }
+
+static int has_xattr(const char *path, const char *name) {
+  char full[PATH_MAX];
+  backing_of(path, full, sizeof full);
+  return getxattr(full, name, NULL, 0) >= 0;
+}
+
+/* S3 Files imports a directory from the bucket the first time it is listed or a name in it is
+ * looked up: ask the sync agent and wait for it. The agent marks the directory once imported. */
+static int ensure_imported(const char *dir) {
+  if (!import_socket || has_xattr(dir, XATTR_IMPORTED)) return 0;
+  int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (s == -1) return -EIO;
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s", import_socket);
+  char request[PATH_MAX + 2], answer[8] = "";
+  int n = snprintf(request, sizeof request, "%s\n", rel(dir));
+  int ok = connect(s, (struct sockaddr *)&addr, sizeof addr) == 0 && write(s, request, n) == n
+           && read(s, answer, sizeof answer - 1) > 0 && !strncmp(answer, "ok", 2);
+  close(s);
+  return ok ? 0 : -EIO;
+}
+
+/* The directory a mount path lies in ("/" for a name in the root). */
+static void parent_of(const char *path, char *out, size_t size) {
+  snprintf(out, size, "%s", path);
+  char *slash = strrchr(out, '/');
+  if (slash == out) out[1] = '\0'; else *slash = '\0';
+}
+
 /* ---- operations: pass through to the backing directory with *at() calls ---- */
 static int sim_getattr(const char *path, struct stat *st, struct fuse_file_info *fi) {
   int e = begin(OP_GETATTR); if (e) return end(-e);
   int r = fi ? fstat(((struct handle *)(uintptr_t)fi->fh)->fd, st) : fstatat(backing_fd, rel(path), st, AT_SYMLINK_NOFOLLOW);
+  if (r == -1 && errno == ENOENT && import_socket) {
+    /* A name missing from a directory not yet imported may be in the bucket. */
+    char dir[PATH_MAX];
+    parent_of(path, dir, sizeof dir);
+    if (!has_xattr(dir, XATTR_IMPORTED)) {
+      int ie = ensure_imported(dir);
+      if (ie) return end(ie);
+      r = fstatat(backing_fd, rel(path), st, AT_SYMLINK_NOFOLLOW);
+    } else errno = ENOENT;
+  }
   return end(ERR(r));
 }
 
@@ -265,6 +326,11 @@ static int open_handle(int fd, struct fuse_file_info *fi) {
   struct handle *h = calloc(1, sizeof *h);
   if (!h) { close(fd); return -ENOMEM; }
   h->fd = fd;
+  /* Data the import left in the bucket is read from S3; written through the mount, it is here. */
+  if (s3_read_min_bytes > 0) {
+    if ((fi->flags & O_ACCMODE) != O_RDONLY) fremovexattr(fd, XATTR_REMOTE);
+    else h->remote = fgetxattr(fd, XATTR_REMOTE, NULL, 0) >= 0;
+  }
   h->stable = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
   pthread_mutex_init(&h->lock, NULL);
   fi->fh = (uint64_t)(uintptr_t)h;
@@ -292,11 +358,14 @@ static int sim_open(const char *path, struct fuse_file_info *fi) {
 
 static int sim_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi) {
   (void)path;
-  int e = begin(OP_READ); if (e) return end(-e);
   struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+  /* S3 Files streams large reads, and data it has not imported, directly from S3. */
+  int from_s3 = s3_read_min_bytes > 0 && (h->remote || (long)size >= s3_read_min_bytes);
+  int e = begin(from_s3 ? OP_S3READ : OP_READ); if (e) return end(-e);
   ssize_t n = pread(h->fd, buf, size, off);
   if (n == -1) return end(-errno);
-  transfer(h, (double)n);
+  if (from_s3 && s3_stream_bytes_per_s > 0) sleep_ms(n * 1000.0 / s3_stream_bytes_per_s);
+  else transfer(h, (double)n);
   atomic_fetch_add(&bytes_read, n);
   return end((int)n);
 }
@@ -347,6 +416,7 @@ static int sim_fsync(const char *path, int datasync, struct fuse_file_info *fi) 
 
 static int sim_opendir(const char *path, struct fuse_file_info *fi) {
   int e = begin(OP_OPENDIR); if (e) return end(-e);
+  if ((e = ensure_imported(path))) return end(e);
   int fd = openat(backing_fd, rel(path), O_RDONLY | O_DIRECTORY);
   if (fd == -1) return end(-errno);
   DIR *d = fdopendir(fd);
@@ -361,10 +431,13 @@ static int sim_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
   DIR *d = (DIR *)(uintptr_t)fi->fh;
   rewinddir(d);
   struct dirent *de;
+  long entries = 0;
   while ((de = readdir(d)) != NULL) {
     struct stat st = { .st_ino = de->d_ino, .st_mode = (mode_t)de->d_type << 12 };
+    entries++;
     if (fill(buf, de->d_name, &st, 0, 0)) break;
   }
+  sleep_ms(entries * readdir_entry_ms);
   return end(0);
 }
 
@@ -380,7 +453,9 @@ static void *sim_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
   conn->max_write = (unsigned)max_write;
   /* Like an NFS client, the kernel gathers small writes in its page cache and sends them in large
    * requests (up to max_write) when the file is flushed, synced or written back. */
-  if (conn->capable & FUSE_CAP_WRITEBACK_CACHE) conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+  /* Not when the backing store also changes from outside (the S3 Files sync): with it the kernel
+   * trusts its own file sizes over the server's for as long as it keeps the inode. */
+  if ((conn->capable & FUSE_CAP_WRITEBACK_CACHE) && !invalidate_fifo) conn->want |= FUSE_CAP_WRITEBACK_CACHE;
   cfg->use_ino = 1;
   /* Attribute and entry caching in the spirit of an NFS client: short-lived, no negative caching. */
   cfg->entry_timeout = entry_timeout_s;
@@ -436,6 +511,20 @@ static void *signal_thread(void *arg) {
   return NULL;
 }
 
+/* The sync agent changed these paths behind the kernel's back: drop its cached attributes and pages. */
+static void *invalidate_thread(void *arg) {
+  (void)arg;
+  /* Read and write: the FIFO never reports end of file, whoever comes and goes on the other end. */
+  FILE *f = fopen(invalidate_fifo, "r+");
+  if (!f) { perror(invalidate_fifo); return NULL; }
+  char line[PATH_MAX + 2];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    fuse_invalidate_path(the_fuse, line); /* ENOENT: the kernel holds nothing of it */
+  }
+  return NULL;
+}
+
 /* ---- options ---- */
 static int op_index(const char *name) {
   if (!strcmp(name, "lookup")) return OP_GETATTR; /* the high-level API resolves lookups with getattr */
@@ -456,8 +545,27 @@ static int errno_named(const char *name) {
 
 static void set_profile(const char *name) {
   for (int i = 0; i < OP_COUNT; i++) latency_ms[i] = 0;
-  stream_bytes_per_s = aggregate_bytes_per_s = 0;
+  stream_bytes_per_s = aggregate_bytes_per_s = s3_stream_bytes_per_s = readdir_entry_ms = 0;
+  s3_read_min_bytes = 0;
   if (!strcmp(name, "local")) return;
+  if (!strcmp(name, "s3files")) {
+    /* Amazon S3 Files (NFS 4.2 on EFS, the bucket behind it), calibrated to the published figures in
+     * docs/efs-sim.md (tools/efs-sim/calibrate.sh reproduces them). */
+    latency_ms[OP_GETATTR] = 1.0;  latency_ms[OP_ACCESS] = 1.0;
+    latency_ms[OP_CREATE] = 3.0;   latency_ms[OP_MKNOD] = 3.0;  latency_ms[OP_MKDIR] = 3.0;
+    latency_ms[OP_SETATTR] = 1.6;  latency_ms[OP_OPEN] = 1.3;   latency_ms[OP_OPENDIR] = 1.0;
+    latency_ms[OP_RENAME] = 3.0;   latency_ms[OP_UNLINK] = 3.0; latency_ms[OP_RMDIR] = 3.0;
+    latency_ms[OP_SYMLINK] = 3.0;  latency_ms[OP_LINK] = 3.0;   latency_ms[OP_READLINK] = 1.0;
+    latency_ms[OP_READDIR] = 1.0;  latency_ms[OP_READ] = 0.55;  latency_ms[OP_WRITE] = 2.5;
+    latency_ms[OP_FLUSH] = 0.5;    latency_ms[OP_RELEASE] = 0.2; latency_ms[OP_FSYNC] = 17.0;
+    latency_ms[OP_STATFS] = 1.0;   latency_ms[OP_S3READ] = 28.0;
+    readdir_entry_ms = 0.028;
+    s3_read_min_bytes = 128 * 1024;
+    s3_stream_bytes_per_s = 210e6;
+    stream_bytes_per_s = 550e6;
+    aggregate_bytes_per_s = 3.0 * 1073741824;
+    return;
+  }
   if (!strcmp(name, "efs-gp")) {
     /* Today's General Purpose + Elastic, calibrated to seed 003 (tools/efs-sim/calibrate.sh reproduces the figures). */
     latency_ms[OP_GETATTR] = 0.5;  latency_ms[OP_ACCESS] = 0.5;
@@ -486,7 +594,7 @@ static void set_profile(const char *name) {
     aggregate_bytes_per_s = 100.0 * 1048576;
     return;
   }
-  fprintf(stderr, "efs-sim: unknown profile '%s' (efs-gp, efs-2016, local)\n", name);
+  fprintf(stderr, "efs-sim: unknown profile '%s' (efs-gp, efs-2016, s3files, local)\n", name);
   exit(2);
 }
 
@@ -557,6 +665,11 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--fault=", 8)) parse_fault(a + 8);
     else if (!strncmp(a, "--stall=", 8)) parse_stall(a + 8);
     else if (!strncmp(a, "--stats-file=", 13)) stats_file = a + 13;
+    else if (!strncmp(a, "--readdir-entry-us=", 19)) readdir_entry_ms = atof(a + 19) / 1000.0;
+    else if (!strncmp(a, "--s3-read-min-kib=", 18)) s3_read_min_bytes = atol(a + 18) * 1024;
+    else if (!strncmp(a, "--s3-stream-mbps=", 17)) s3_stream_bytes_per_s = atof(a + 17) * 1e6;
+    else if (!strncmp(a, "--import-socket=", 16)) import_socket = a + 16;
+    else if (!strncmp(a, "--invalidate-fifo=", 18)) invalidate_fifo = a + 18;
     else if (!strncmp(a, "--threads=", 10)) threads = atoi(a + 10);
     else { fprintf(stderr, "efs-sim: unknown option '%s'\n", a); return 2; }
   }
@@ -566,6 +679,7 @@ int main(int argc, char **argv) {
    * Worker threads inherit this from the main thread. */
   prctl(PR_SET_TIMERSLACK, 1000UL);
 
+  backing_path = backing;
   backing_fd = open(backing, O_RDONLY | O_DIRECTORY);
   if (backing_fd == -1) { perror(backing); return 1; }
 
@@ -578,6 +692,7 @@ int main(int argc, char **argv) {
   if (!fuse) return 1;
   if (fuse_mount(fuse, mountpoint) != 0) { fuse_destroy(fuse); return 1; }
   if (fuse_daemonize(foreground) != 0) return 1;
+  the_fuse = fuse;
 
   /* Stats signals go to one thread that sigwaits; every other thread blocks them. */
   static sigset_t set;
@@ -588,6 +703,10 @@ int main(int argc, char **argv) {
   pthread_t tid;
   pthread_create(&tid, NULL, signal_thread, &set);
   pthread_detach(tid);
+  if (invalidate_fifo) {
+    pthread_create(&tid, NULL, invalidate_thread, NULL);
+    pthread_detach(tid);
+  }
 
   struct fuse_session *se = fuse_get_session(fuse);
   if (fuse_set_signal_handlers(se) != 0) return 1;

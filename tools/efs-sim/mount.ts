@@ -10,10 +10,44 @@ import * as path from 'path';
 const SCRIPT = path.join(__dirname, 'efs-sim');
 
 export interface EfsSimOptions {
-  /** 'efs-gp' (default), 'efs-2016' or 'local'. */
+  /** 'efs-gp' (default), 'efs-2016', 's3files' or 'local'. */
   readonly profile?: string;
-  /** Extra daemon flags, e.g. ['--latency-create=20']. */
+  /**
+   * Extra flags, e.g. ['--latency-create=20']; with 's3files' also the sync's, e.g.
+   * ['--export-window=2', '--import-delay=1', '--s3-endpoint=http://127.0.0.1:PORT', '--bucket=b'].
+   */
   readonly flags?: readonly string[];
+}
+
+/** Where the 's3files' profile's bucket is: its S3 endpoint on loopback, bucket, prefix, file system id. */
+export interface EfsSimS3Files {
+  readonly endpoint: string;
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly fsid: string;
+  /** The directory, at the mount's root, where the mount's copy goes when the bucket wins a conflict. */
+  readonly lostAndFound: string;
+}
+
+/** The 's3files' profile's sync counts since the last reset (pending counts are current). */
+export interface EfsSimSyncStats {
+  /** Objects written to the bucket: puts and a rename's copies. */
+  readonly exports: number;
+  readonly exportDeletes: number;
+  readonly exportBatches: number;
+  /** Entries whose metadata came from the bucket, and those whose data came too. */
+  readonly imports: number;
+  readonly importedData: number;
+  /** Directories imported on first access. */
+  readonly directoryImports: number;
+  /** Changes on both sides: the bucket won, the mount's copy went to lost+found. */
+  readonly conflicts: number;
+  readonly pendingExports: number;
+  readonly pendingImports: number;
+  /** What S3 Files sends to S3 for the sync, by kind: put, get, copy, delete, list. */
+  readonly s3Requests: Record<'put' | 'get' | 'copy' | 'delete' | 'list', number>;
+  /** The emulator's own listings, polling for changes S3 Files learns from events: not costed. */
+  readonly pollLists: number;
 }
 
 export interface EfsSimStats {
@@ -23,10 +57,14 @@ export interface EfsSimStats {
   readonly bytesWritten: number;
   /** Most operations in flight at once inside the daemon since the last reset. */
   readonly peakInFlight: number;
+  /** With the 's3files' profile: the sync's counts (reads from S3 are ops.s3read). */
+  readonly s3files?: EfsSimSyncStats;
 }
 
 export interface EfsSim {
   readonly mount: string;
+  /** With the 's3files' profile: its bucket. */
+  readonly s3files?: EfsSimS3Files;
   stats(): Promise<EfsSimStats>;
   resetStats(): Promise<void>;
   stop(): Promise<void>;
@@ -67,11 +105,12 @@ function run(...args: string[]): string {
   return execFileSync(SCRIPT, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function mountNew(options: EfsSimOptions): { mount: string; stop: () => void } {
+function mountNew(options: EfsSimOptions): { mount: string; s3files?: EfsSimS3Files; stop: () => void } {
   const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'efs-sim-'));
   run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
   return {
     mount,
+    s3files: options.profile === 's3files' ? JSON.parse(run('s3', mount)) : undefined,
     stop: () => {
       run('stop', mount);
       fs.rmSync(mount, { recursive: true, force: true });
@@ -80,9 +119,10 @@ function mountNew(options: EfsSimOptions): { mount: string; stop: () => void } {
 }
 
 export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> {
-  const { mount, stop } = mountNew(options);
+  const { mount, s3files, stop } = mountNew(options);
   return {
     mount,
+    s3files,
     stats: async () => JSON.parse(run('stats', mount)),
     resetStats: async () => { run('reset', mount); },
     stop: async () => stop(),
