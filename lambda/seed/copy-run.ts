@@ -11,6 +11,7 @@ import { LinkJudge } from './link-judge';
 import { ManifestBook } from './manifest-book';
 import { PendingWork } from './pending-work';
 import { RoundRobinPool } from './round-robin-pool';
+import { sameResource } from './resource-identity';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { checkLinkTargetShape } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
@@ -90,6 +91,8 @@ export class CopyRun {
   private readonly book: ManifestBook;
   private readonly links: LinkJudge;
   private readonly leftovers: LeftoversRun;
+  /** The manifest was another resource's (a renamed construct's): its runs may have rewritten what it records. */
+  private readonly ownedByAnother: boolean;
 
   constructor(
     private readonly source: EntrySource,
@@ -101,6 +104,8 @@ export class CopyRun {
     private readonly lock?: TargetLock,
   ) {
     this.warnings = [...settings.warnings ?? [], ...manifest.problems];
+    // Read before the book makes this resource the owner.
+    this.ownedByAnother = !!manifest.owner && !!options.request && !sameResource(manifest.owner, options.request.resource);
     const { dryRun, useManifest } = settings;
     this.book = new ManifestBook(manifest, {
       state, dryRun, useManifest, request: options.request, lockLost: () => this.lostLock, warn: (message) => this.warnings.push(message),
@@ -301,7 +306,7 @@ export class CopyRun {
       return;
     }
     if (task.kind === 'check') {
-      const { present, gone, identities } = await this.unchanged.settle(task.directory, this.mustVerify(task.directory));
+      const { present, gone, identities } = await this.unchanged.settle(task.directory, () => this.mustVerify(task.directory));
       this.pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
       for (const [relative, identity] of identities) this.book.record(relative, this.manifest.files.get(relative)!, identity);
       present.forEach((job) => this.skip(job));
@@ -391,11 +396,12 @@ export class CopyRun {
 
   /**
    * Whether the unchanged entries of `directory` are checked one by one against what was written, not
-   * only looked for: after a run that did not end cleanly, and where another seed's place is nested
-   * above or below (it may have rewritten them: a seed moved between /a and /a/b, its rollback).
+   * only looked for: after a run that did not end cleanly, where another resource owned the manifest,
+   * and where another seed's place is nested above or below (it may have rewritten them: a seed moved
+   * between /a and /a/b, its rollback). Asked once the directory is listed, so a place there counts.
    */
   private mustVerify(directory: string): boolean {
-    if (this.manifest.running || this.settings.nested) return true;
+    if (this.manifest.running || this.settings.nested || this.ownedByAnother) return true;
     for (let key = keyOf(directory); ; key = keyOf(path.posix.dirname(key))) {
       if (this.listings.places.has(key)) return true;
       if (key === '') return false;

@@ -36,13 +36,15 @@ beforeAll(async () => {
   work = tempDir('lifecycle-');
   const client = new S3Client(moto.clientConfig);
   await client.send(new CreateBucketCommand({ Bucket: 'assets' }));
-  // v1: 6 directories of 50 files, b/index.html (a directory named as a nested target is) and old/ (250
+  // v1: 6 directories of 50 files, x.html and b/x.html (a directory named as a nested target is, so that
+  // a seed moved from /a to /a/b writes its x.html over /a's b/x.html) and old/ (250
   // small files); v2 changes dir-0, drops dir-5 and old/, and adds added/ (250 files); bad holds a name
   // the seed refuses among good files.
   SOURCES.v1 = path.join(work, 'v1');
   makeTree(SOURCES.v1, 6, 50, [64, 512]);
   fs.mkdirSync(path.join(SOURCES.v1, 'b'));
-  fs.writeFileSync(path.join(SOURCES.v1, 'b', 'index.html'), 'b v1');
+  fs.writeFileSync(path.join(SOURCES.v1, 'x.html'), 'x v1');
+  fs.writeFileSync(path.join(SOURCES.v1, 'b', 'x.html'), 'b/x v1');
   makeTree(path.join(SOURCES.v1, 'old'), 5, 50, [16, 32]);
   SOURCES.v2 = path.join(work, 'v2');
   fs.cpSync(SOURCES.v1, SOURCES.v2, { recursive: true });
@@ -220,7 +222,14 @@ describe('on a local disk', () => {
     await cfn.update(after, before);
     const newId = cfn.physicalId;
     // Another resource failed: CloudFormation rolls the seed back with the old properties, then deletes the new physical id.
-    expect(await cfn.deliver(cfn.request('Update', before, after, newId))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: oldId });
+    const rolledBack = await cfn.deliver(cfn.request('Update', before, after, newId));
+    expect(rolledBack).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: oldId });
+    if (to === '/a/b') {
+      // /a/b's x.html replaced /a's b/x.html: the rollback checks it is still the file /a wrote (it is not) and writes it again.
+      expect(Number(rolledBack.Data?.Written)).toBeGreaterThanOrEqual(1);
+      expect(fs.readFileSync(path.join(placeOf(root, before), 'b', 'x.html'), 'utf8')).toBe('b/x v1');
+    }
+    // The Delete of /a/b removes only what is still as it wrote it: /a's x.html, rewritten, stays.
     expect(await cfn.remove(after, newId)).toMatchObject({ Status: 'SUCCESS' });
     expect(content(placeOf(root, before))).toMatchObject(treeDigest(SOURCES.v1));
     // Every file of the old place holds the old content (the Update checks content, not presence).
