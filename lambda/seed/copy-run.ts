@@ -172,7 +172,7 @@ export class CopyRun {
     if (this.complete && !dryRun) await this.directories.publish(this.options.deadline);
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
-    if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers)) this.complete = false;
+    if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers, this.options.request, [...this.declared, ...this.holdingEntries])) this.complete = false;
     await this.finish();
     return this.summary(pruned, kept);
   }

@@ -1,3 +1,4 @@
+import type { SeedRequest } from './copy-options';
 import { LINK_IDENTITY } from './entry';
 import { Manifest } from './manifest';
 import { Written } from './removal';
@@ -19,7 +20,7 @@ export interface ManifestBookOptions {
   readonly dryRun: boolean;
   readonly useManifest: boolean;
   /** The deploy request the run is for, where there is one. */
-  readonly request?: { readonly id: string; readonly resource: string };
+  readonly request?: Pick<SeedRequest, 'id' | 'resource'>;
   /** Whether the run lost its lock: it saves nothing more then. */
   readonly lockLost: () => boolean;
   /** Reports what the run noticed but did not fail on. */
@@ -49,7 +50,7 @@ export class ManifestBook {
     if (request && !options.dryRun) {
       // What an unfinished earlier request added stays pending with this one's additions, until this run completes.
       if (manifest.pending?.request !== request.id) {
-        manifest.pending = { request: request.id, added: new Set(manifest.pending?.added) };
+        manifest.pending = { request: request.id, added: new Set(manifest.pending?.added), directories: new Set(manifest.pending?.directories) };
         this.changed = true;
       }
       if (manifest.owner !== request.resource) {
@@ -80,13 +81,25 @@ export class ManifestBook {
     this.manifest.files.delete(relative);
     this.manifest.written.delete(relative);
     this.manifest.pending?.added.delete(relative);
+    this.manifest.committed?.added.delete(relative);
     this.changed = true;
   }
 
   public recordDirectory(relative: string): void {
     if (!this.options.useManifest || this.options.dryRun || this.manifest.directories.has(relative)) return;
     this.manifest.directories.add(relative);
+    this.manifest.pending?.directories.add(relative);
     this.changed = true;
+  }
+
+  /** Directories removed: no longer the seed's, nor any request's. */
+  public forgetDirectories(relatives: Iterable<string>): void {
+    for (const relative of relatives) {
+      this.manifest.directories.delete(relative);
+      this.manifest.pending?.directories.delete(relative);
+      this.manifest.committed?.directories.delete(relative);
+      this.changed = true;
+    }
   }
 
   /** The links the manifest records as written (and still knows). */

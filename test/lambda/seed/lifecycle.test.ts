@@ -358,6 +358,30 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
   afterAll(async () => sim.stop());
   beforeEach(() => { root = fs.mkdtempSync(path.join(sim.mount, 'fs-')); });
 
+  test('two seeds on one function, prune false, roll back to exactly the old content whichever finished its forward Update', async () => {
+    const siteV1: Deploy = { targetPath: '/site' };
+    const docsV1: Deploy = { targetPath: '/docs' };
+    const v2 = (deploy: Deploy): Deploy => ({ ...deploy, version: 'v2', concurrency: 2 });
+    const site = new Stackish(root);
+    const docs = new Stackish(root);
+    expect(await site.create(siteV1)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await docs.create(docsV1)).toMatchObject({ Status: 'SUCCESS' });
+    // The deploy updates both: site's forward Update finishes; docs' has done a slice (a second of work) and goes on.
+    expect(await site.update(v2(siteV1), siteV1)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, siteV1))).toMatchObject(treeDigest(SOURCES.v2));
+    const slow = new Stackish(root, 61_000);
+    slow.physicalId = docs.physicalId;
+    const { waiter } = await slow.framework.send(slow.request('Update', v2(docsV1), docsV1));
+    expect(waiter).toBeDefined();
+    // Another resource fails: CloudFormation rolls both seeds back to the old properties.
+    const rollbacks = [await site.update(siteV1, v2(siteV1)), await docs.update(docsV1, v2(docsV1))];
+    expect(rollbacks).toMatchObject([{ Status: 'SUCCESS' }, { Status: 'SUCCESS' }]);
+    // Nothing of v2 stays (its added/ tree, files and directories), whichever seed had finished.
+    expect(content(placeOf(root, siteV1))).toEqual(treeDigest(SOURCES.v1));
+    expect(content(placeOf(root, docsV1))).toEqual(treeDigest(SOURCES.v1));
+    expect(manifestPaths(placeOf(root, siteV1)).sort()).toEqual(Object.keys(treeDigest(SOURCES.v1)).sort());
+  }, 300_000);
+
   test('a rollback while the forward copy still runs stops it and ends on the old content, with nothing the forward run added', async () => {
     const cfn = new Stackish(root);
     await cfn.create({ version: 'v1' });
