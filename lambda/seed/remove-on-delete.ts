@@ -127,8 +127,10 @@ async function removeSlice(place: Place, identity: string, request: string, conc
       const emptied = timeLeft ? await removeMadeDirectories(tree, manifest.directories, manifest.directories, deadline) : undefined;
       emptied?.gone.forEach((dir) => manifest.directories.delete(dir));
       if (emptied?.finished) {
+        const made = await state.madePlace(place.subPath);
         await state.remove();
-        console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, kept: kept.length, failed: failures.length }));
+        const madeGone = await place.removeMadeDirectories(made);
+        console.log(JSON.stringify({ message: 'seed removal done', removed: gone.length, kept: kept.length, failed: failures.length, placeDirectoriesRemoved: madeGone }));
         return true;
       }
       await state.saveManifest(manifest, false);

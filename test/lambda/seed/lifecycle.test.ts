@@ -329,6 +329,23 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
   });
 
+  test('deleting seeds (removeOnDelete) removes the directories of their places they made, once empty; not one that was there before', async () => {
+    const first: Deploy = { targetPath: '/sites/a', removeOnDelete: true };
+    const second: Deploy = { targetPath: '/sites/b', removeOnDelete: true };
+    const accessPointRoot = placeOf(root, { targetPath: '/' });
+    fs.mkdirSync(path.join(accessPointRoot, 'kept'), { recursive: true });
+    const third: Deploy = { targetPath: '/kept', removeOnDelete: true };
+    const stacks = [new Stackish(root), new Stackish(root), new Stackish(root)];
+    const deploys = [first, second, third];
+    for (const [i, deploy] of deploys.entries()) expect(await stacks[i].create(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // Deleted in reverse: /sites, made by the first seed, is empty once its Delete comes (a parent shared
+    // with a seed that is still there stays: only the seed that made a directory removes it).
+    for (const [i, deploy] of [...deploys.entries()].reverse()) expect(await stacks[i].remove(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // /sites/a, /sites/b and /sites were the seeds'; /kept was there before.
+    expect(fs.readdirSync(accessPointRoot).sort()).toEqual(['kept']);
+    expect(fs.readdirSync(path.join(accessPointRoot, 'kept'))).toEqual([]);
+  });
+
   test('two seeds on one access point served by the same handler: each fills and keeps its own place', async () => {
     // One handler module for both resources, as one shared function serves both: its requests
     // alternate between the two (a warm Lambda environment keeps module state between invocations;
