@@ -83,6 +83,8 @@ export class CopyRun {
   private readonly pending = new PendingWork();
   private listed = false;
   private readonly finished = new Set<string>();
+  /** Directories being published (after the manifest records them), see publishRecorded. */
+  private publishing?: Promise<void>;
   private readonly pool: RoundRobinPool<Task>;
   private workers?: CopyWorkers;
   private copier?: FileCopier;
@@ -169,7 +171,11 @@ export class CopyRun {
       await this.finish();
       throw sourceFailure;
     }
-    if (this.complete && !dryRun) await this.directories.publish(this.options.deadline);
+    await this.publishing;
+    if (this.complete && !dryRun) {
+      await this.book.saveRecorded();
+      await this.directories.publish(this.options.deadline);
+    }
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
     if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers, this.options.request, [...this.declared, ...this.holdingEntries])) this.complete = false;
@@ -380,10 +386,25 @@ export class CopyRun {
   private publishDone(done: string[]): void {
     if (!this.listed || !this.complete) return;
     done.forEach((directory) => this.finished.add(directory));
-    // They need the same parents' locks, and writers wait for them.
-    if (this.pool.preparing) return;
-    this.finished.forEach((directory) => this.directories.publishNow(directory));
-    this.finished.clear();
+    void this.publishRecorded();
+  }
+
+  /**
+   * Publishes the finished directories once the manifest on disk records them and their files (a run
+   * killed just after leaves nothing at a final name that no record names); one save for all that
+   * finished meanwhile.
+   */
+  private publishRecorded(): Promise<void> {
+    this.publishing ??= (async () => {
+      // They need the same parents' locks as directories still to be made, and writers wait for those.
+      while (this.finished.size > 0 && !this.pool.preparing) {
+        const batch = [...this.finished];
+        this.finished.clear();
+        await this.book.saveRecorded();
+        batch.forEach((directory) => this.directories.publishNow(directory));
+      }
+    })().finally(() => { this.publishing = undefined; });
+    return this.publishing;
   }
 
   /** With `prune`: what earlier seeds wrote that the source no longer has (a dry run only counts it, and saves no manifest). */

@@ -133,6 +133,19 @@ export class ManifestBook {
     }
   }
 
+  /**
+   * Saves what is recorded now, marked as a run under way, before staged directories are published:
+   * a run killed once they are at their final names leaves them recorded, for a rollback or a Delete
+   * to remove. Not sooner after the last save than 20 times a save takes (for a large manifest,
+   * directories are then published in fewer, larger batches).
+   */
+  public async saveRecorded(): Promise<void> {
+    if (this.options.dryRun || !this.options.state || !this.changed) return;
+    const wait = this.lastSave + this.lastSaveMs * 20 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.save(true).catch((err: Error) => this.options.warn(`the manifest could not be saved before directories were published: ${err.message}`));
+  }
+
   /** Saves the manifest once before the first file it records is replaced, marked as a run under way. */
   public markRunning(): Promise<void> {
     this.markedRunning ??= this.manifest.running ? Promise.resolve() : this.save(true);
