@@ -173,7 +173,7 @@ export class CopyRun {
     }
     await this.publishing;
     if (this.complete && !dryRun) {
-      await this.book.saveRecorded();
+      if (this.directories.stagedDirectories().length > 0) await this.book.saveRecorded();
       await this.directories.publish(this.options.deadline);
     }
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
@@ -398,8 +398,11 @@ export class CopyRun {
     this.publishing ??= (async () => {
       // They need the same parents' locks as directories still to be made, and writers wait for those.
       while (this.finished.size > 0 && !this.pool.preparing) {
-        const batch = [...this.finished];
+        // Only directories still staged are published (a directory that existed is done as it is).
+        const staged = new Set(this.directories.stagedDirectories());
+        const batch = [...this.finished].filter((directory) => staged.has(directory));
         this.finished.clear();
+        if (batch.length === 0) break;
         await this.book.saveRecorded();
         batch.forEach((directory) => this.directories.publishNow(directory));
       }
