@@ -61,4 +61,6 @@ export interface SeedRequest {
   readonly resource: string;
   /** Whether the place is still claimed for this request; asked at every heartbeat. */
   readonly current: () => Promise<boolean>;
+  /** The source this request copies (its Fingerprint), and for an Update the source before it. */
+  readonly source?: { readonly to: string; readonly from?: string };
 }

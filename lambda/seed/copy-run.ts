@@ -12,6 +12,7 @@ import { ManifestBook } from './manifest-book';
 import { PendingWork } from './pending-work';
 import { RoundRobinPool } from './round-robin-pool';
 import { describeNotProven, MadeProof, NotProven, RunToken } from './run-tokens';
+import { sameResource } from './resource-identity';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { checkLinkTargetShape } from './safety';
 import { SCRATCH_NAME, ScratchDirectories } from './scratch';
@@ -92,6 +93,8 @@ export class CopyRun {
   private readonly pending = new PendingWork();
   private listed = false;
   private readonly finished = new Set<string>();
+  /** Directories being published (after the manifest records them), see publishRecorded. */
+  private publishing?: Promise<void>;
   private readonly pool: RoundRobinPool<Task>;
   private workers?: CopyWorkers;
   private copier?: FileCopier;
@@ -100,6 +103,8 @@ export class CopyRun {
   private readonly book: ManifestBook;
   private readonly links: LinkJudge;
   private readonly leftovers: LeftoversRun;
+  /** The manifest was another resource's (a renamed construct's): its runs may have rewritten what it records. */
+  private readonly ownedByAnother: boolean;
 
   constructor(
     private readonly source: EntrySource,
@@ -111,6 +116,8 @@ export class CopyRun {
     private readonly lock?: TargetLock,
   ) {
     this.warnings = [...settings.warnings ?? [], ...manifest.problems];
+    // Read before the book makes this resource the owner.
+    this.ownedByAnother = !!manifest.owner && !!options.request && !sameResource(manifest.owner, options.request.resource);
     const { dryRun, useManifest } = settings;
     this.book = new ManifestBook(manifest, {
       state, dryRun, useManifest, request: options.request, lockLost: () => this.lostLock, warn: (message) => this.warnings.push(message),
@@ -176,10 +183,14 @@ export class CopyRun {
       await this.finish();
       throw sourceFailure;
     }
-    if (this.complete && !dryRun) this.leftoversGone = await this.directories.publish(this.options.deadline);
+    await this.publishing;
+    if (this.complete && !dryRun) {
+      if (this.directories.stagedDirectories().length > 0) await this.book.saveRecorded();
+      this.leftoversGone = await this.directories.publish(this.options.deadline);
+    }
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
-    if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers)) this.complete = false;
+    if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers, this.options.request, [...this.declared, ...this.holdingEntries])) this.complete = false;
     await this.finish();
     return this.summary(pruned, kept);
   }
@@ -322,7 +333,7 @@ export class CopyRun {
       return;
     }
     if (task.kind === 'check') {
-      const { present, gone, identities } = await this.unchanged.settle(task.directory, this.mustVerify(task.directory));
+      const { present, gone, identities } = await this.unchanged.settle(task.directory, () => this.mustVerify(task.directory));
       this.pool.letGo([...present, ...gone].reduce((sum, settled) => sum + bytesHeld(settled), 0));
       for (const [relative, identity] of identities) this.book.record(relative, this.manifest.files.get(relative)!, identity);
       present.forEach((job) => this.skip(job));
@@ -397,10 +408,28 @@ export class CopyRun {
   private publishDone(done: string[]): void {
     if (!this.listed || !this.complete) return;
     done.forEach((directory) => this.finished.add(directory));
-    // They need the same parents' locks, and writers wait for them.
-    if (this.pool.preparing) return;
-    this.finished.forEach((directory) => this.directories.publishNow(directory));
-    this.finished.clear();
+    void this.publishRecorded();
+  }
+
+  /**
+   * Publishes the finished directories once the manifest on disk records them and their files (a run
+   * killed just after leaves nothing at a final name that no record names); one save for all that
+   * finished meanwhile.
+   */
+  private publishRecorded(): Promise<void> {
+    this.publishing ??= (async () => {
+      // They need the same parents' locks as directories still to be made, and writers wait for those.
+      while (this.finished.size > 0 && !this.pool.preparing) {
+        // Only directories still staged are published (a directory that existed is done as it is).
+        const staged = new Set(this.directories.stagedDirectories());
+        const batch = [...this.finished].filter((directory) => staged.has(directory));
+        this.finished.clear();
+        if (batch.length === 0) break;
+        await this.book.saveRecorded();
+        batch.forEach((directory) => this.directories.publishNow(directory));
+      }
+    })().finally(() => { this.publishing = undefined; });
+    return this.publishing;
   }
 
   /** With `prune`: what earlier seeds wrote that the source no longer has (a dry run only counts it, and saves no manifest). */
@@ -413,11 +442,12 @@ export class CopyRun {
 
   /**
    * Whether the unchanged entries of `directory` are checked one by one against what was written, not
-   * only looked for: after a run that did not end cleanly, and where another seed's place is nested
-   * above or below (it may have rewritten them: a seed moved between /a and /a/b, its rollback).
+   * only looked for: after a run that did not end cleanly, where another resource owned the manifest,
+   * and where another seed's place is nested above or below (it may have rewritten them: a seed moved
+   * between /a and /a/b, its rollback). Asked once the directory is listed, so a place there counts.
    */
   private mustVerify(directory: string): boolean {
-    if (this.manifest.running || this.settings.nested) return true;
+    if (this.manifest.running || this.settings.nested || this.ownedByAnother) return true;
     for (let key = keyOf(directory); ; key = keyOf(path.posix.dirname(key))) {
       if (this.listings.places.has(key)) return true;
       if (key === '') return false;

@@ -24,8 +24,9 @@ import { printable } from '../shared/printable';
  *   failure or a killed slice leaves a resource whose rollback Delete reaches the handler (the
  *   framework drops the Delete of a Create that failed in onEvent). An Update runs when the source or the place changed; a new place is a new physical id.
  * - A rollback Update is an Update with the old properties: it claims the place, stops the forward
- *   run, writes the old source's content back (content, not presence), and removes what the
- *   unfinished forward run added.
+ *   run, writes the old source's content back (content, not presence), and removes what the forward
+ *   request added, whether its run was unfinished or complete (recorded as the last complete
+ *   request's, with the sources it went from and to), prune or not.
  * - Delete (remove-on-delete.ts) parses leniently and never sticks.
  */
 type Data = Record<string, string | number>;
@@ -139,7 +140,7 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
       workers: defaultWorkerCount(),
       prune: props.Prune === 'true',
       deadline,
-      request: { id: request, resource: identity, current: () => place.claimedFor(request) },
+      request: { id: request, resource: identity, current: () => place.claimedFor(request), source: sourceChangeOf(event, props) },
       lockWaitMs: Math.max(0, Math.min(SUPERSEDED_WAIT_MS, deadline - Date.now())),
       onLockWait: (holder) => console.log(JSON.stringify({ message: 'waiting for the run that holds the place\'s lock to stop', holder })),
       onProgress: (p) => {
@@ -161,6 +162,12 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
     throw new Error(`seed of ${opened.source.description} into ${target} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
   }
   return summary;
+}
+
+/** The source this request copies and, for an Update, the one before (an old Fingerprint that is not a string counts as none). */
+function sourceChangeOf(event: SeedEvent, props: SeedResourceProperties): { to: string; from?: string } {
+  const from = event.RequestType === 'Update' ? event.OldResourceProperties?.Fingerprint : undefined;
+  return { to: props.Fingerprint, ...typeof from === 'string' ? { from } : {} };
 }
 
 function dataOf(summary: SeedSummary): Data {

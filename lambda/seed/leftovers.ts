@@ -1,3 +1,5 @@
+import type { SeedRequest } from './copy-options';
+import type { RequestAdditions } from './manifest';
 import { ManifestBook } from './manifest-book';
 import { parentsOf, removeMadeDirectories, removeWritten } from './removal';
 import { TargetTree } from './target-tree';
@@ -22,25 +24,40 @@ export interface LeftoversRun {
 }
 
 /**
- * Once the run is complete, its request's additions are the seed's for good; what an unfinished
- * earlier request added that this source does not have is removed (while still as written), so
- * that nothing of a deploy that was rolled back or cancelled stays at a final name.
+ * Once the run is complete, its request's additions are the seed's for good, and recorded as the
+ * last complete request's; what an unfinished earlier request added that this source does not have
+ * is removed (while still as written), and so is what the last complete request added when this one
+ * goes back to the source before it (CloudFormation's rollback Update after a finished forward one),
+ * prune or not: a rolled-back or cancelled deploy leaves nothing at a final name.
  * @returns false when some is left for the next slice
  */
-export async function commitRequest(run: LeftoversRun): Promise<boolean> {
-  const { book, seen } = run;
-  const pending = book.manifest.pending;
+export async function commitRequest(run: LeftoversRun, request: SeedRequest, sourceDirectories: Iterable<string>): Promise<boolean> {
+  const { pending, committed } = run.book.manifest;
   if (!pending) return true;
-  const abandoned = [...pending.added].filter((relative) => !seen.has(relative) && book.manifest.files.has(relative));
-  if (abandoned.length > 0) {
-    const { gone, kept } = await removeWritten(run.tree, abandoned.map((relative) => book.writtenEntry(relative)), run.concurrency, run.fail, run.deadline);
-    [...gone, ...kept].forEach((relative) => book.forget(relative));
-    if (gone.length + kept.length < abandoned.length) return false; // the deadline, or failures: the next slice goes on
-    if (gone.length > 0) run.warn(`removed ${gone.length} file${gone.length === 1 ? '' : 's'} an unfinished earlier deploy of this seed added, which this source does not have`);
-  }
-  book.manifest.pending = undefined;
-  book.changed = true;
+  const keep = withParents(sourceDirectories);
+  if (!await removeAdditions(run, pending, keep, 'an unfinished earlier deploy of this seed added')) return false;
+  const back = request.source && committed && committed.request !== request.id && committed.to === request.source.from && committed.from === request.source.to;
+  if (back && !await removeAdditions(run, committed, keep, 'the deploy this one goes back from added')) return false;
+  run.book.manifest.committed = { ...pending, from: request.source?.from, to: request.source?.to };
+  run.book.manifest.pending = undefined;
+  run.book.changed = true;
   return true;
+}
+
+/** Removes what `additions` holds that this source does not have: files and links while as written, then its directories left empty. */
+async function removeAdditions(run: LeftoversRun, additions: RequestAdditions, keep: ReadonlySet<string>, who: string): Promise<boolean> {
+  const { book, seen } = run;
+  const files = [...additions.added].filter((relative) => !seen.has(relative) && book.manifest.files.has(relative));
+  if (files.length > 0) {
+    const { gone, kept } = await removeWritten(run.tree, files.map((relative) => book.writtenEntry(relative)), run.concurrency, run.fail, run.deadline);
+    [...gone, ...kept].forEach((relative) => book.forget(relative));
+    if (gone.length + kept.length < files.length) return false; // the deadline, or failures: the next slice goes on
+    if (gone.length > 0) run.warn(`removed ${gone.length} file${gone.length === 1 ? '' : 's'} ${who}, which this source does not have`);
+  }
+  const directories = [...additions.directories].filter((directory) => !keep.has(directory));
+  const { gone, finished } = await removeMadeDirectories(run.tree, directories, book.manifest.directories, run.deadline);
+  book.forgetDirectories(gone);
+  return finished;
 }
 
 /**
@@ -64,8 +81,7 @@ export async function pruneStale(run: LeftoversRun, sourceDirectories: Iterable<
   const keep = withParents(sourceDirectories);
   const dropped = [...book.manifest.directories].filter((directory) => !keep.has(directory));
   const { gone: removed, finished } = await removeMadeDirectories(run.tree, dropped, book.manifest.directories, run.deadline);
-  removed.forEach((directory) => book.manifest.directories.delete(directory));
-  book.changed ||= removed.length > 0;
+  book.forgetDirectories(removed);
   // Past the deadline, the directories left wait for the next slice.
   if (!finished) done = false;
   return { pruned: gone.length, kept, done };

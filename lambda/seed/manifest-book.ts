@@ -1,3 +1,4 @@
+import type { SeedRequest } from './copy-options';
 import { LINK_IDENTITY } from './entry';
 import { Manifest } from './manifest';
 import { Written } from './removal';
@@ -19,7 +20,7 @@ export interface ManifestBookOptions {
   readonly dryRun: boolean;
   readonly useManifest: boolean;
   /** The deploy request the run is for, where there is one. */
-  readonly request?: { readonly id: string; readonly resource: string };
+  readonly request?: Pick<SeedRequest, 'id' | 'resource'>;
   /** Whether the run lost its lock: it saves nothing more then. */
   readonly lockLost: () => boolean;
   /** Reports what the run noticed but did not fail on. */
@@ -49,7 +50,7 @@ export class ManifestBook {
     if (request && !options.dryRun) {
       // What an unfinished earlier request added stays pending with this one's additions, until this run completes.
       if (manifest.pending?.request !== request.id) {
-        manifest.pending = { request: request.id, added: new Set(manifest.pending?.added) };
+        manifest.pending = { request: request.id, added: new Set(manifest.pending?.added), directories: new Set(manifest.pending?.directories) };
         this.changed = true;
       }
       if (manifest.owner !== request.resource) {
@@ -80,13 +81,25 @@ export class ManifestBook {
     this.manifest.files.delete(relative);
     this.manifest.written.delete(relative);
     this.manifest.pending?.added.delete(relative);
+    this.manifest.committed?.added.delete(relative);
     this.changed = true;
   }
 
   public recordDirectory(relative: string): void {
     if (!this.options.useManifest || this.options.dryRun || this.manifest.directories.has(relative)) return;
     this.manifest.directories.add(relative);
+    this.manifest.pending?.directories.add(relative);
     this.changed = true;
+  }
+
+  /** Directories removed: no longer the seed's, nor any request's. */
+  public forgetDirectories(relatives: Iterable<string>): void {
+    for (const relative of relatives) {
+      this.manifest.directories.delete(relative);
+      this.manifest.pending?.directories.delete(relative);
+      this.manifest.committed?.directories.delete(relative);
+      this.changed = true;
+    }
   }
 
   /** The links the manifest records as written (and still knows). */
@@ -118,6 +131,19 @@ export class ManifestBook {
     } finally {
       this.checkpointing = false;
     }
+  }
+
+  /**
+   * Saves what is recorded now, marked as a run under way, before staged directories are published:
+   * a run killed once they are at their final names leaves them recorded, for a rollback or a Delete
+   * to remove. Not sooner after the last save than 20 times a save takes (for a large manifest,
+   * directories are then published in fewer, larger batches).
+   */
+  public async saveRecorded(): Promise<void> {
+    if (this.options.dryRun || !this.options.state || !this.changed) return;
+    const wait = this.lastSave + this.lastSaveMs * 20 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.save(true).catch((err: Error) => this.options.warn(`the manifest could not be saved before directories were published: ${err.message}`));
   }
 
   /** Saves the manifest once before the first file it records is replaced, marked as a run under way. */

@@ -28,10 +28,23 @@ export interface Manifest {
   /** The resource whose seed this place is (a custom resource's physical id): another's Delete leaves it. */
   owner?: string;
   /**
-   * A deploy request's run not yet complete, and the paths it added (none of the seed's before it):
-   * should a newer request take the place over, what the unfinished one added goes (see CopyOptions.request).
+   * A deploy request's run not yet complete, and the paths and directories it added (none of the
+   * seed's before it): should a newer request take the place over, what the unfinished one added goes
+   * (see CopyOptions.request).
    */
-  pending?: { readonly request: string; readonly added: Set<string> };
+  pending?: RequestAdditions;
+  /**
+   * What the last complete deploy request added, and the sources it went from and to: an Update back
+   * to the source before it (CloudFormation's rollback Update) removes what it added, prune or not.
+   */
+  committed?: RequestAdditions & { readonly from?: string; readonly to?: string };
+}
+
+/** The files, links and directories one deploy request added to the place. */
+export interface RequestAdditions {
+  readonly request: string;
+  readonly added: Set<string>;
+  readonly directories: Set<string>;
 }
 
 /**
@@ -81,10 +94,12 @@ const VERSION = 3;
 export function serializeManifest(manifest: Manifest, running: boolean): string {
   const files: string[] = [];
   for (const [file, source] of manifest.files) files.push(file, source, manifest.written.get(file) ?? '');
-  const { owner, pending } = manifest;
+  const { owner, pending, committed } = manifest;
+  const additions = (a: RequestAdditions) => ({ request: a.request, added: [...a.added], directories: [...a.directories] });
   return JSON.stringify({
     version: VERSION, ...running ? { running: true } : {}, ...owner ? { owner } : {},
-    ...pending ? { pending: { request: pending.request, added: [...pending.added] } } : {},
+    ...pending ? { pending: additions(pending) } : {},
+    ...committed ? { committed: { ...additions(committed), from: committed.from, to: committed.to } } : {},
     files, directories: [...manifest.directories],
   });
 }
@@ -92,7 +107,7 @@ export function serializeManifest(manifest: Manifest, running: boolean): string 
 /** Parses what a manifest file holds; what cannot be trusted is dropped and reported in `problems`. */
 export function parseManifest(text: string): Manifest {
   const manifest = emptyManifest();
-  let parsed: { files?: unknown; directories?: unknown; running?: unknown; owner?: unknown; pending?: { request?: unknown; added?: unknown } };
+  let parsed: { files?: unknown; directories?: unknown; running?: unknown; owner?: unknown; pending?: unknown; committed?: { from?: unknown; to?: unknown } };
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -120,13 +135,26 @@ export function parseManifest(text: string): Manifest {
   }
   manifest.running = parsed?.running === true;
   if (typeof parsed?.owner === 'string') manifest.owner = parsed.owner;
-  const pending = parsed?.pending;
-  if (typeof pending?.request === 'string' && Array.isArray(pending.added)) {
-    manifest.pending = { request: pending.request, added: new Set(pending.added.filter((key) => manifest.files.has(key as string)) as string[]) };
+  manifest.pending = additionsOf(parsed?.pending, manifest);
+  const committed = additionsOf(parsed?.committed, manifest);
+  if (committed) {
+    const { from, to } = parsed.committed!;
+    manifest.committed = { ...committed, ...typeof from === 'string' ? { from } : {}, ...typeof to === 'string' ? { to } : {} };
   }
   if (refused.length > 0) {
     const shown = refused.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 200))).join(', ');
     manifest.problems.push(`ignored ${refused.length} manifest entr${refused.length === 1 ? 'y' : 'ies'} that are not normal paths in the target (${shown}${refused.length > 5 ? ', ...' : ''}): nothing is deleted or written for them`);
   }
   return manifest;
+}
+
+/** A request's additions as saved, keeping only paths the manifest records (anything else is never removed for it). */
+function additionsOf(saved: unknown, manifest: Manifest): RequestAdditions | undefined {
+  const { request, added, directories } = (saved ?? {}) as { request?: unknown; added?: unknown; directories?: unknown };
+  if (typeof request !== 'string' || !Array.isArray(added)) return undefined;
+  return {
+    request,
+    added: new Set(added.filter((key) => manifest.files.has(key as string)) as string[]),
+    directories: new Set((Array.isArray(directories) ? directories : []).filter((key) => manifest.directories.has(key as string)) as string[]),
+  };
 }

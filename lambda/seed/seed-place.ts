@@ -2,7 +2,7 @@ import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
 import { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { PlaceClaim, StateDirectory } from './state-directory';
-import { TargetTree } from './target-tree';
+import { MadeDirectory, TargetTree } from './target-tree';
 
 /**
  * The place a seed owns: a directory of one file system, reached through one access point (the
@@ -22,7 +22,7 @@ export function placeOf(props: Pick<SeedResourceProperties, 'MountPath' | 'Targe
 }
 
 export class Place {
-  constructor(private readonly mountPath: string, private readonly subPath: string) {}
+  constructor(private readonly mountPath: string, readonly subPath: string) {}
 
   get where(): string {
     return path.join(this.mountPath, this.subPath);
@@ -51,9 +51,32 @@ export class Place {
   async withState<T>(create: boolean, use: (state: StateDirectory | undefined, tree: TargetTree | undefined) => Promise<T>): Promise<T> {
     const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), this.mountPath, this.subPath, create);
     try {
-      return await use(tree && await StateDirectory.open(tree, create), tree);
+      const state = tree && await StateDirectory.open(tree, create);
+      // What this open made of the place's path is the seed's to remove once the place is empty.
+      if (state && tree.made.length > 0) await state.recordMadePlace(tree.made);
+      return await use(state, tree);
     } finally {
       await tree?.close();
     }
+  }
+
+  /** The directories of the place's path the seed made (the state recorded them; its removal passes them): what is now empty and still the one made is removed, deepest first. */
+  async removeMadeDirectories(made: MadeDirectory[]): Promise<string[]> {
+    const removed: string[] = [];
+    for (const dir of [...made].sort((a, b) => b.path.split('/').length - a.path.split('/').length)) {
+      const parent = path.posix.dirname(dir.path);
+      const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), this.mountPath, parent === '.' ? '' : parent, false);
+      if (!tree) break;
+      try {
+        const at = tree.root.at(path.posix.basename(dir.path));
+        const stats = await tree.calls.lstatExact(at).catch(() => undefined);
+        // Another directory by now (removed and made again by someone), or one with anything in it, stays, with all above it.
+        if (!stats?.isDirectory() || String(stats.ino) !== dir.ino || !await tree.calls.rmdir(at).then(() => true, () => false)) break;
+        removed.push(dir.path);
+      } finally {
+        await tree.close();
+      }
+    }
+    return removed;
   }
 }

@@ -6,7 +6,7 @@ import { removeTree } from './removal';
 import { MAX_RUN_TOKENS_BYTES, RUN_TOKENS, RunTokens } from './run-tokens';
 import { openStateFile, StateFileError } from './state-file';
 import { LockOptions, TargetLock } from './target-lock';
-import { TargetTree } from './target-tree';
+import { MadeDirectory, TargetTree } from './target-tree';
 
 /**
  * The seed's state in its target: `.cdk-efs-kit/`, holding the manifest, the lock and the scratch
@@ -19,6 +19,8 @@ export const STATE_DIR = '.cdk-efs-kit';
 const MANIFEST = 'seed-manifest.json';
 /** Which deploy request the place is for now (see StateDirectory.claim). */
 const CLAIM = 'request.json';
+/** The directories of the place's path a seed made (see StateDirectory.recordMadePlace). */
+const MADE_PLACE = 'made-place.json';
 /**
  * The largest manifest the seed reads: parsed in about 2 s and 0.6 GB on a 2 GB Lambda function, for
  * about 600,000 entries (100 bytes each). A larger one was not written by a seed of a size a single
@@ -28,7 +30,7 @@ export const MAX_MANIFEST_BYTES = 64 * MiB;
 
 /** The temporary file of a save: a random hex part (a save killed before its rename leaves it). */
 const saveTempName = (name: string) => `${name}.${randomBytes(6).toString('hex')}.tmp`;
-const SAVE_TEMP = /^(seed-manifest|request|run-tokens)\.json\.[0-9a-f]+\.tmp$/;
+const SAVE_TEMP = /^(seed-manifest|request|run-tokens|made-place)\.json\.[0-9a-f]+\.tmp$/;
 /** Stale locks moved aside by a takeover that was interrupted. */
 const STALE_LOCK = /^lock\.stale-[0-9a-f]+$/;
 
@@ -257,6 +259,34 @@ export class StateDirectory {
       if (err instanceof StateFileError) throw err;
       return undefined;
     });
+  }
+
+  /**
+   * Adds `made` (directories of the place's path a seed just made: the place itself, and parents
+   * that were missing) to the record removeOnDelete reads once the place is empty.
+   */
+  async recordMadePlace(made: MadeDirectory[]): Promise<void> {
+    const byPath = new Map((await this.madePlace()).map((dir) => [dir.path, dir]));
+    for (const dir of made) byPath.set(dir.path, dir);
+    await this.writeAtomically(MADE_PLACE, Buffer.from(JSON.stringify([...byPath.values()])), 0o600);
+  }
+
+  /** The directories of the place's path a seed made, as recorded (`below` the mount: entries off that path are dropped). */
+  async madePlace(below?: string): Promise<MadeDirectory[]> {
+    const { calls } = this.tree;
+    const read = await this.tree.using(STATE_DIR, async (dir) => {
+      const opened = await openStateFile(calls, dir.at(MADE_PLACE), `${this.tree.where}/${STATE_DIR}/${MADE_PLACE}`, Number((await calls.fstat(dir.fd)).uid));
+      if (opened === undefined) return [];
+      try {
+        const buffer = Buffer.alloc(Math.min(Number(opened.stats.size), 64 * 1024));
+        return JSON.parse(buffer.toString('utf8', 0, await calls.read(opened.fd, buffer, 0))) as unknown;
+      } finally {
+        await calls.close(opened.fd).catch(() => undefined);
+      }
+    }).catch(() => []);
+    // Input like the rest of the state: only directories on the place's own path, each named once.
+    return (Array.isArray(read) ? read : []).filter((dir): dir is MadeDirectory => typeof dir?.path === 'string' && typeof dir?.ino === 'string'
+      && (below === undefined || below === dir.path || below.startsWith(`${dir.path}/`)));
   }
 
   /** A private directory of the state directory (made if missing; never a link), known to the tree as `STATE_DIR/name`. */

@@ -110,9 +110,13 @@ export class TargetTree {
     if (fd < 0) return undefined;
     try {
       await checkProcFd(calls, fd);
-      for (const part of below.split('/').filter(Boolean)) {
+      const made: MadeDirectory[] = [];
+      const parts = below.split('/').filter(Boolean);
+      for (const [i, part] of parts.entries()) {
         const parent = new Directory(fd);
-        const child = await openOrMake(calls, parent, part, create).catch((err: NodeJS.ErrnoException) => {
+        const child = await openOrMake(calls, parent, part, create, async (opened) => {
+          made.push({ path: parts.slice(0, i + 1).join('/'), ino: String((await calls.fstat(opened)).ino) });
+        }).catch((err: NodeJS.ErrnoException) => {
           throw err.code === 'ENOTDIR' || err.code === 'ELOOP'
             ? new UnsafeEntryError(below, `${part} exists on the file system and is not a directory (a symlink is never followed)`) : err;
         });
@@ -121,13 +125,17 @@ export class TargetTree {
         if (child === undefined) return undefined;
         fd = child;
       }
-      return new TargetTree(calls, fd, await calls.fstat(fd), below ? path.join(root, below) : root, maxIdle);
+      const tree = new TargetTree(calls, fd, await calls.fstat(fd), below ? path.join(root, below) : root, maxIdle);
+      tree.made.push(...made);
+      return tree;
     } catch (err) {
       if (fd >= 0) await calls.close(fd).catch(() => undefined);
       throw err;
     }
   }
 
+  /** The directories of the path below the root that this open made (mkdir -p's), outermost first. */
+  readonly made: MadeDirectory[] = [];
   private readonly nodes = new Map<string, Node>();
   private readonly finding = new Map<string, Promise<DirectoryState>>();
   /** Open descriptors no call uses, least recently used first. */
@@ -357,17 +365,29 @@ export class TargetTree {
 }
 
 /** Opens `name` in `parent` as a directory, making it first with `create`; undefined where it is missing and not made. */
-async function openOrMake(calls: FileSystemCalls, parent: Directory, name: string, create: boolean): Promise<number | undefined> {
+async function openOrMake(calls: FileSystemCalls, parent: Directory, name: string, create: boolean, onMade: (fd: number) => Promise<void>): Promise<number | undefined> {
   try {
     return await calls.open(parent.at(name), OPEN_DIRECTORY);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     if (!create) return undefined;
   }
-  await calls.mkdir(parent.at(name), 0o755).catch((err: NodeJS.ErrnoException) => {
+  const made = await calls.mkdir(parent.at(name), 0o755).then(() => true, (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EEXIST') throw err;
+    return false;
   });
-  return calls.open(parent.at(name), OPEN_DIRECTORY);
+  const fd = await calls.open(parent.at(name), OPEN_DIRECTORY);
+  if (made) await onMade(fd).catch(async (err) => {
+    await calls.close(fd).catch(() => undefined);
+    throw err;
+  });
+  return fd;
+}
+
+/** A directory the seed made on the way to its place: its path below the mount, and its inode (that it is still the one made). */
+export interface MadeDirectory {
+  readonly path: string;
+  readonly ino: string;
 }
 
 let procFdChecked = false;

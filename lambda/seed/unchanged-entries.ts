@@ -45,12 +45,14 @@ export class UnchangedEntries {
 
   /**
    * Run as the check task, once the directory is made: which waiting entries are there, which gone.
-   * With `verify`, each entry there is checked to be what the seed wrote.
+   * Where `verify` says so, asked once the directory is listed (the listing shows whether another
+   * seed's place is there), each entry there is checked to be what the seed wrote.
    */
-  async settle(directory: string, verify: boolean): Promise<Settled> {
+  async settle(directory: string, mustVerify: () => boolean): Promise<Settled> {
     const key = keyOf(directory);
     const existed = this.directories.existed(directory);
     const listing = existed ? await this.listings.list(key) : new Map<string, fs.Dirent>();
+    const verify = mustVerify();
     const jobs = this.waiting.get(directory) ?? [];
     this.waiting.delete(directory);
     const present: Job[] = [];

@@ -36,13 +36,15 @@ beforeAll(async () => {
   work = tempDir('lifecycle-');
   const client = new S3Client(moto.clientConfig);
   await client.send(new CreateBucketCommand({ Bucket: 'assets' }));
-  // v1: 6 directories of 50 files, b/index.html (a directory named as a nested target is) and old/ (250
+  // v1: 6 directories of 50 files, x.html and b/x.html (a directory named as a nested target is, so that
+  // a seed moved from /a to /a/b writes its x.html over /a's b/x.html) and old/ (250
   // small files); v2 changes dir-0, drops dir-5 and old/, and adds added/ (250 files); bad holds a name
   // the seed refuses among good files.
   SOURCES.v1 = path.join(work, 'v1');
   makeTree(SOURCES.v1, 6, 50, [64, 512]);
   fs.mkdirSync(path.join(SOURCES.v1, 'b'));
-  fs.writeFileSync(path.join(SOURCES.v1, 'b', 'index.html'), 'b v1');
+  fs.writeFileSync(path.join(SOURCES.v1, 'x.html'), 'x v1');
+  fs.writeFileSync(path.join(SOURCES.v1, 'b', 'x.html'), 'b/x v1');
   makeTree(path.join(SOURCES.v1, 'old'), 5, 50, [16, 32]);
   SOURCES.v2 = path.join(work, 'v2');
   fs.cpSync(SOURCES.v1, SOURCES.v2, { recursive: true });
@@ -220,7 +222,14 @@ describe('on a local disk', () => {
     await cfn.update(after, before);
     const newId = cfn.physicalId;
     // Another resource failed: CloudFormation rolls the seed back with the old properties, then deletes the new physical id.
-    expect(await cfn.deliver(cfn.request('Update', before, after, newId))).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: oldId });
+    const rolledBack = await cfn.deliver(cfn.request('Update', before, after, newId));
+    expect(rolledBack).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: oldId });
+    if (to === '/a/b') {
+      // /a/b's x.html replaced /a's b/x.html: the rollback checks it is still the file /a wrote (it is not) and writes it again.
+      expect(Number(rolledBack.Data?.Written)).toBeGreaterThanOrEqual(1);
+      expect(fs.readFileSync(path.join(placeOf(root, before), 'b', 'x.html'), 'utf8')).toBe('b/x v1');
+    }
+    // The Delete of /a/b removes only what is still as it wrote it: /a's x.html, rewritten, stays.
     expect(await cfn.remove(after, newId)).toMatchObject({ Status: 'SUCCESS' });
     expect(content(placeOf(root, before))).toMatchObject(treeDigest(SOURCES.v1));
     // Every file of the old place holds the old content (the Update checks content, not presence).
@@ -320,6 +329,23 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
   });
 
+  test('deleting seeds (removeOnDelete) removes the directories of their places they made, once empty; not one that was there before', async () => {
+    const first: Deploy = { targetPath: '/sites/a', removeOnDelete: true };
+    const second: Deploy = { targetPath: '/sites/b', removeOnDelete: true };
+    const accessPointRoot = placeOf(root, { targetPath: '/' });
+    fs.mkdirSync(path.join(accessPointRoot, 'kept'), { recursive: true });
+    const third: Deploy = { targetPath: '/kept', removeOnDelete: true };
+    const stacks = [new Stackish(root), new Stackish(root), new Stackish(root)];
+    const deploys = [first, second, third];
+    for (const [i, deploy] of deploys.entries()) expect(await stacks[i].create(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // Deleted in reverse: /sites, made by the first seed, is empty once its Delete comes (a parent shared
+    // with a seed that is still there stays: only the seed that made a directory removes it).
+    for (const [i, deploy] of [...deploys.entries()].reverse()) expect(await stacks[i].remove(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // /sites/a, /sites/b and /sites were the seeds'; /kept was there before.
+    expect(fs.readdirSync(accessPointRoot).sort()).toEqual(['kept']);
+    expect(fs.readdirSync(path.join(accessPointRoot, 'kept'))).toEqual([]);
+  });
+
   test('two seeds on one access point served by the same handler: each fills and keeps its own place', async () => {
     // One handler module for both resources, as one shared function serves both: its requests
     // alternate between the two (a warm Lambda environment keeps module state between invocations;
@@ -348,6 +374,30 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
   beforeAll(async () => { sim = await startEfsSim({ profile: 'efs-gp', flags: ['--latency-any=20'] }); });
   afterAll(async () => sim.stop());
   beforeEach(() => { root = fs.mkdtempSync(path.join(sim.mount, 'fs-')); });
+
+  test('two seeds on one function, prune false, roll back to exactly the old content whichever finished its forward Update', async () => {
+    const siteV1: Deploy = { targetPath: '/site' };
+    const docsV1: Deploy = { targetPath: '/docs' };
+    const v2 = (deploy: Deploy): Deploy => ({ ...deploy, version: 'v2', concurrency: 2 });
+    const site = new Stackish(root);
+    const docs = new Stackish(root);
+    expect(await site.create(siteV1)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await docs.create(docsV1)).toMatchObject({ Status: 'SUCCESS' });
+    // The deploy updates both: site's forward Update finishes; docs' has done a slice (a second of work) and goes on.
+    expect(await site.update(v2(siteV1), siteV1)).toMatchObject({ Status: 'SUCCESS' });
+    expect(content(placeOf(root, siteV1))).toMatchObject(treeDigest(SOURCES.v2));
+    const slow = new Stackish(root, 61_000);
+    slow.physicalId = docs.physicalId;
+    const { waiter } = await slow.framework.send(slow.request('Update', v2(docsV1), docsV1));
+    expect(waiter).toBeDefined();
+    // Another resource fails: CloudFormation rolls both seeds back to the old properties.
+    const rollbacks = [await site.update(siteV1, v2(siteV1)), await docs.update(docsV1, v2(docsV1))];
+    expect(rollbacks).toMatchObject([{ Status: 'SUCCESS' }, { Status: 'SUCCESS' }]);
+    // Nothing of v2 stays (its added/ tree, files and directories), whichever seed had finished.
+    expect(content(placeOf(root, siteV1))).toEqual(treeDigest(SOURCES.v1));
+    expect(content(placeOf(root, docsV1))).toEqual(treeDigest(SOURCES.v1));
+    expect(manifestPaths(placeOf(root, siteV1)).sort()).toEqual(Object.keys(treeDigest(SOURCES.v1)).sort());
+  }, 300_000);
 
   test('a rollback while the forward copy still runs stops it and ends on the old content, with nothing the forward run added', async () => {
     const cfn = new Stackish(root);
@@ -388,13 +438,11 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
     const rollback = new ProviderFramework({ onEvent: unhurried('onEvent'), isComplete: unhurried('isComplete') }, 'Content');
     const deleted = await rollback.deliver({ RequestType: 'Delete', RequestId: randomUUID(), ResourceProperties: propertiesOf(deploy, root), PhysicalResourceId: created.PhysicalResourceId });
     expect(deleted).toMatchObject({ Status: 'SUCCESS' });
-    // No staging directory, temporary file, lock or state directory is left, and every file the
-    // manifest recorded is gone. Not yet held: a directory published in the moments before the kill,
-    // whose record the kill lost, stays (here b/, when the kill falls between its rename and the next
-    // checkpoint), since the seed deletes only what it can prove it wrote.
-    const left = fs.existsSync(place) ? fs.readdirSync(place) : [];
-    expect(left.filter((name) => name.startsWith('.cdk-efs-kit'))).toEqual([]);
-    expect(left.length).toBeLessThan(fs.readdirSync(SOURCES.v1).length);
+    // Nothing is left: no staging directory, temporary file, lock or state directory, no file or
+    // directory the killed slice wrote (a directory is published only once the manifest on disk
+    // records it and its files), and not the place's own directory, which the seed made.
+    expect(fs.existsSync(place) ? fs.readdirSync(place) : []).toEqual([]);
+    expect(fs.existsSync(place)).toBe(false);
   }, 300_000);
 
   test.each([false, true])('a stack Delete while a Create still resumes (removeOnDelete %s) stops it: nothing is written after', async (removeOnDelete) => {

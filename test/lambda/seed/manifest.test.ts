@@ -25,3 +25,16 @@ test('entries that are not normal paths, or not strings, are dropped and reporte
   expect([...read.files.keys()]).toEqual(['ok']);
   expect(read.problems).toEqual(['ignored 3 manifest entries that are not normal paths in the target ("../x", "bad", "/etc"): nothing is deleted or written for them']);
 });
+
+test('a request\'s additions read back only where the manifest records them: nothing else is ever removed for it', () => {
+  const manifest = emptyManifest();
+  manifest.files.set('added/x', '1:1');
+  manifest.directories.add('added');
+  manifest.pending = { request: 'r2', added: new Set(['added/x']), directories: new Set(['added']) };
+  manifest.committed = { request: 'r1', added: new Set(['added/x']), directories: new Set(['added']), from: 'v1', to: 'v2' };
+  expect(parseManifest(serializeManifest(manifest, false))).toEqual({ ...manifest, problems: [] });
+  const planted = JSON.parse(serializeManifest(manifest, false));
+  planted.committed.added.push('etc/passwd');
+  planted.committed.directories.push('etc');
+  expect(parseManifest(JSON.stringify(planted)).committed).toEqual(manifest.committed);
+});
