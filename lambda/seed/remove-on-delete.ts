@@ -2,9 +2,8 @@ import { LINK_IDENTITY } from './entry';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
 import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
-import { identityOf, parseIdentity, sameResource } from './resource-identity';
+import { identityOf, sameResource } from './resource-identity';
 import { describeNotProven, RunTokens } from './run-tokens';
-import { printable } from '../shared/printable';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './seed-event';
 
@@ -29,11 +28,6 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
     const claimed = await place.claimed();
     if (claimed && !sameResource(claimed.resource, identity)) {
       console.log(JSON.stringify({ message: 'the place belongs to another resource now: left as it is', place: place.where, owner: claimed.resource }));
-      // The function mounts the new access point where the old one was: the old place is out of reach, and its files stay.
-      if (event.ResourceProperties?.RemoveOnDelete === 'true' && replacedBy(claimed.resource, identity)) {
-        console.warn(JSON.stringify({ message: 'seed warning', warning: `removeOnDelete: the replaced seed ${physicalId}'s place is not reachable from this function `
-          + `(it now mounts ${printable(claimed.resource)}'s place there): its files stay; remove them by hand` }));
-      }
       // The resource that took the place over from this one (a rename) now owns it alone.
       if (claimed.previous && sameResource(claimed.previous, identity)) await place.claim(claimed.request, claimed.resource, false);
       return done(true);
@@ -150,10 +144,4 @@ async function removeSlice(place: Place, identity: string, request: string, conc
       await lock?.release();
     }
   });
-}
-
-/** Whether `holder` is the same construct (stack and logical id) under another physical id: a replacement whose place is mounted where this one's was. */
-function replacedBy(holder: string, identity: string): boolean {
-  const [x, y] = [parseIdentity(holder), parseIdentity(identity)];
-  return !!x.stackId && x.stackId === y.stackId && x.logicalId === y.logicalId && x.physicalId !== y.physicalId;
 }
