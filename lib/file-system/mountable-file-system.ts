@@ -29,7 +29,7 @@ export interface IMountableFileSystem extends IConstruct, ec2.IConnectable {
   readonly fileSystemId: string;
   /** The ARN IAM policies name it by. */
   readonly fileSystemArn: string;
-  /** `fs-….efs.<region>.amazonaws.com` (EFS) or `fs-….s3files.<region>.on.aws` (S3 Files): resolves to the mount target in the caller's zone. */
+  /** `fs-….efs.<region>.amazonaws.com` (EFS: resolves to the mount target in the caller's zone) or `fs-….s3files.<region>.on.aws` (S3 Files: what it resolves to is not documented). */
   readonly fileSystemDnsName: string;
   /** The VPC of the mount targets. */
   readonly vpc: ec2.IVpc;

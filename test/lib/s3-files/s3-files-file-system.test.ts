@@ -214,6 +214,13 @@ describe('access points and grants', () => {
     expect(files.fileSystemKind).toBe(FileSystemKind.S3_FILES);
     expect(stack.resolve(files.fileSystemDnsName)['Fn::Join'][1]).toEqual(expect.arrayContaining(['.s3files.', '.on.aws']));
   });
+
+  test('names in the China Regions end in on.amazonwebservices.com.cn, as efs-utils spells them', () => {
+    const china = new Stack(new App(), 'China', { env: { account: '123456789012', region: 'cn-north-1' } });
+    const files = new S3FilesFileSystem(china, 'Files', { vpc: new ec2.Vpc(china, 'Vpc', { maxAzs: 2 }) });
+    expect(china.resolve(files.fileSystemDnsName)['Fn::Join'][1]).toEqual([{ 'Fn::GetAtt': [china.getLogicalId(files.resource), 'FileSystemId'] }, '.s3files.cn-north-1.on.amazonwebservices.com.cn']);
+    expect(china.resolve(files.mountTargetDnsName('cnn1-az1'))['Fn::Join'][1]).toEqual(['cnn1-az1.', { 'Fn::GetAtt': [china.getLogicalId(files.resource), 'FileSystemId'] }, '.s3files.cn-north-1.on.amazonwebservices.com.cn']);
+  });
 });
 
 describe('Lambda', () => {
