@@ -229,13 +229,13 @@ describe('Lambda', () => {
   const ap = () => files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared'));
   const directReadGrant = () => statements().find((s) => JSON.stringify(s.Action) === JSON.stringify(['s3:GetObject', 's3:GetObjectVersion']));
 
-  test('FileSystemConfigs with S3FilesConfig, port 2049 and the mount targets first', () => {
+  test('FileSystemConfigs with S3FilesConfig, port 2049 and the readiness gate first', () => {
     files.mountOnLambda(newFunction(1024), ap(), { mountPath: '/mnt/shared' });
     template().hasResource('AWS::Lambda::Function', {
       Properties: Match.objectLike({
         FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('FilesShared'), 'AccessPointArn'] }, LocalMountPath: '/mnt/shared', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
       }),
-      DependsOn: Match.arrayWith([Match.stringLikeRegexp('FilesMountTarget1')]),
+      DependsOn: Match.arrayWith([Match.stringLikeRegexp('^FilesMountTargetsReady')]),
     });
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049 });
     expect(directReadGrant()).toBeDefined();
