@@ -22,7 +22,9 @@ export enum FileSystemKind {
  * [S3FilesFileSystem](#cdk-efs-kit.S3FilesFileSystem) both are one. A helper that cannot serve a
  * kind yet refuses it at synth, naming what is missing.
  */
-export interface IMountableFileSystem extends IConstruct, ec2.IConnectable {
+export interface IMountableFileSystem extends ec2.IConnectable, IConstruct {
+  // IConnectable before IConstruct, in efs.IFileSystem's order (IConnectable, IResource): Python builds
+  // ISharedFileSystem from both, and bases in opposite orders have no consistent MRO (a TypeError on import).
   /** Which service serves it. */
   readonly fileSystemKind: FileSystemKind;
   /** The file system's id (`fs-…`). */
