@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as net from 'net';
 import { Command, Option } from 'commander';
 import { ACCESS_POINT_ID, FILE_SYSTEM_ID, REGION } from '../../lib/file-system/contract/efs-names';
-import { AVAILABILITY_ZONE_ID } from '../../lib/file-system/contract/s3-files-names';
+import { AVAILABILITY_ZONE_ID } from '../../lib/s3-files/contract/s3-files-names';
 import { MOUNTINFO } from '../../lambda/shared/mount-checks/mountinfo';
 import { processIdentity } from '../../lambda/shared/mount-checks/posix-identity';
 import { jsonOption, markdownOption, OutputOptions } from '../output-options';

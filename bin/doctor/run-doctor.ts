@@ -14,7 +14,7 @@ import { connectTcp, endpointOf } from '../../lambda/shared/mount-checks/tcp-con
 import { addressFamilyCheck, IPV6_ROUTE_TABLE, parseIpv6Routes } from '../../lambda/shared/mount-checks/address-family';
 import { s3FilesClientAccessCheck, S3FILES_POLICY_CHECK } from '../../lambda/shared/mount-checks/s3-files-client-access';
 import type { FileSystemKind } from '../../lib/file-system/contract/mount-readiness-properties';
-import { s3FilesAccessPointArn, s3FilesFileSystemArn } from '../../lib/file-system/contract/s3-files-names';
+import { s3FilesAccessPointArn, s3FilesFileSystemArn } from '../../lib/s3-files/contract/s3-files-names';
 import type { AccessPointFacts, AwsFacts } from './aws-facts';
 import { s3FilesNameChecks, s3FilesUtilsCheck } from './s3-files-checks';
 

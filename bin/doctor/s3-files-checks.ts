@@ -3,7 +3,7 @@ import type { DescribedMountTarget } from '../../lambda/mount-readiness/custom-r
 import { CheckResult, fail, pass, skip, warn } from '../../lambda/shared/mount-checks/check-result';
 import { DnsLookup, lookup } from '../../lambda/shared/mount-checks/dns-lookup';
 import { compareVersions, efsUtilsVersion } from '../../lambda/shared/mount-checks/efs-utils';
-import { EFS_UTILS_S3FILES_MIN_VERSION, EFS_UTILS_STS_FIX_VERSION, s3FilesFileSystemDnsName, s3FilesMountTargetDnsName } from '../../lib/file-system/contract/s3-files-names';
+import { EFS_UTILS_S3FILES_MIN_VERSION, EFS_UTILS_STS_FIX_VERSION, s3FilesFileSystemDnsName, s3FilesMountTargetDnsName } from '../../lib/s3-files/contract/s3-files-names';
 
 /**
  * The doctor's checks that differ for an S3 Files file system: its names (the zonal

@@ -2,7 +2,7 @@ import * as net from 'node:net';
 import { timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { AVAILABILITY_ZONE, FILE_SYSTEM_ID, MOUNT_TARGET_ID, REGION } from '../../lib/file-system/contract/efs-names';
 import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, FILE_SYSTEM_KINDS, FileSystemKind, IP_ADDRESS_TYPES, MAX_READINESS_TIME_LIMIT_SECONDS, IpAddressType, MountReadinessProperties, MountTargetProperties } from '../../lib/file-system/contract/mount-readiness-properties';
-import { AVAILABILITY_ZONE_ID } from '../../lib/file-system/contract/s3-files-names';
+import { AVAILABILITY_ZONE_ID } from '../../lib/s3-files/contract/s3-files-names';
 
 /** The properties, checked: the first problem throws, naming the property and the value. */
 export interface CheckedReadinessProperties {

@@ -4,7 +4,7 @@ import { describeSeconds } from '../../lib/core/contract/deploy-time-limit';
 import { lookup, RecordType } from '../shared/mount-checks/dns-lookup';
 import { fileSystemDnsName, mountTargetDnsName, NFS_PORT } from '../../lib/file-system/contract/efs-names';
 import type { FileSystemKind, IpAddressType } from '../../lib/file-system/contract/mount-readiness-properties';
-import { s3FilesMountTargetDnsName } from '../../lib/file-system/contract/s3-files-names';
+import { s3FilesMountTargetDnsName } from '../../lib/s3-files/contract/s3-files-names';
 import { connectTcp, endpointOf } from '../shared/mount-checks/tcp-connect';
 
 /**

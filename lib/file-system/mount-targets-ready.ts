@@ -1,15 +1,10 @@
-import { CfnResource, CustomResource, Duration, Stack, Token } from 'aws-cdk-lib';
+import { CustomResource, Duration, Token } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as cr from 'aws-cdk-lib/custom-resources';
-import { Construct, Dependable, IConstruct } from 'constructs';
-import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MAX_READINESS_TIME_LIMIT_SECONDS, MountReadinessProperties, MountTargetProperties, READINESS_FUNCTION_MARGIN_SECONDS } from './contract/mount-readiness-properties';
+import { Construct, IConstruct } from 'constructs';
+import { DEFAULT_READINESS_TIME_LIMIT_SECONDS, MAX_READINESS_TIME_LIMIT_SECONDS, MountTargetProperties } from './contract/mount-readiness-properties';
 import { checkGateSubnets } from './gate-subnets';
-import { handlerCode } from '../core/handler-code';
-import { acknowledgeFunction, acknowledgeProvider } from '../core/nag';
-import { dependOnRulesBetween } from '../core/security-group-rules';
+import { makeReadinessGate } from './readiness-gate';
 import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
@@ -135,54 +130,11 @@ export class MountTargetsReady extends Construct {
     const vpcSubnets = props.vpcSubnets ?? defaultPrivateSubnets(props.vpc);
     checkGateSubnets(this, where, 'vpcSubnets', props.vpc.selectSubnets(vpcSubnets).subnets, reachesIpv6, props.mountTargets?.map((t) => t.availabilityZone));
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      allowAllOutbound: false,
-      description: 'cdk-efs-kit mount readiness gate: TCP 2049 to the mount targets (DNS goes to the VPC resolver, which security groups do not filter)',
+    const gate = makeReadinessGate(this, props.fileSystem, {
+      vpc: props.vpc, vpcSubnets, kind: 'EFS', mountTargets, describes, reachesIpv6, limitSeconds,
     });
-    if (describes) this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'DescribeMountTargets (the EFS API)');
-    // The function waits within its invocation: the limit, then a minute for a last round and the answer.
-    const functionTimeout = Duration.seconds(limitSeconds + READINESS_FUNCTION_MARGIN_SECONDS);
-    const fn = new lambda.Function(this, 'Function', {
-      runtime: lambda.Runtime.NODEJS_22_X,
-      code: handlerCode('mount-readiness'),
-      handler: 'index.onEvent',
-      memorySize: 256,
-      timeout: functionTimeout,
-      vpc: props.vpc,
-      vpcSubnets,
-      securityGroups: [this.securityGroup],
-      ipv6AllowedForDualStack: reachesIpv6 ? true : undefined,
-      description: `cdk-efs-kit mount readiness gate of ${props.fileSystem.node.path}`,
-    });
-    if (describes) {
-      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['elasticfilesystem:DescribeMountTargets'], resources: [props.fileSystem.fileSystemArn] }));
-    }
-    acknowledgeFunction(fn);
-    props.fileSystem.connections.allowDefaultPortFrom(this.securityGroup, `NFS from the mount readiness gate ${this.node.path}`);
-
-    // onEvent only: no isComplete, so the framework adds one function and no waiter state machine.
-    const provider = new cr.Provider(this, 'Provider', { onEventHandler: fn });
-    acknowledgeProvider(provider, [fn]);
-
-    const properties: MountReadinessProperties = {
-      FileSystemId: props.fileSystem.fileSystemId,
-      Region: Stack.of(this).region,
-      MountTargets: mountTargets,
-      TimeLimitSeconds: String(limitSeconds),
-    };
-    this.resource = new CustomResource(this, 'Resource', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::CdkEfsKitMountTargetsReady',
-      properties: { ...properties },
-      // CloudFormation gives up five minutes after the function would have: the handler's message comes first.
-      serviceTimeout: Duration.seconds(functionTimeout.toSeconds() + 300),
-    });
-    // The first connection comes as soon as the gate runs: not before its port 2049 rules exist.
-    dependOnRulesBetween(this.resource.node.defaultChild as CfnResource, this.securityGroup, props.fileSystem);
-    // A dependency on the gate is one on its custom resource, which waits for the rest.
-    const resource = this.resource;
-    Dependable.implement(this, { get dependencyRoots() { return [resource.node.defaultChild as CfnResource]; } });
+    this.resource = gate.resource;
+    this.securityGroup = gate.securityGroup;
   }
 }
 

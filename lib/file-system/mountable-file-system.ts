@@ -22,14 +22,16 @@ export enum FileSystemKind {
  * [S3FilesFileSystem](#cdk-efs-kit.S3FilesFileSystem) both are one. A helper that cannot serve a
  * kind yet refuses it at synth, naming what is missing.
  */
-export interface IMountableFileSystem extends IConstruct, ec2.IConnectable {
+export interface IMountableFileSystem extends ec2.IConnectable, IConstruct {
+  // IConnectable before IConstruct, in efs.IFileSystem's order (IConnectable, IResource): Python builds
+  // ISharedFileSystem from both, and bases in opposite orders have no consistent MRO (a TypeError on import).
   /** Which service serves it. */
   readonly fileSystemKind: FileSystemKind;
   /** The file system's id (`fs-…`). */
   readonly fileSystemId: string;
   /** The ARN IAM policies name it by. */
   readonly fileSystemArn: string;
-  /** `fs-….efs.<region>.amazonaws.com` (EFS) or `fs-….s3files.<region>.on.aws` (S3 Files): resolves to the mount target in the caller's zone. */
+  /** `fs-….efs.<region>.amazonaws.com` (EFS: resolves to the mount target in the caller's zone) or `fs-….s3files.<region>.on.aws` (S3 Files: what it resolves to is not documented). */
   readonly fileSystemDnsName: string;
   /** The VPC of the mount targets. */
   readonly vpc: ec2.IVpc;

@@ -1,4 +1,4 @@
-import { EFS_UTILS_MIN_S3FILES_VERSION } from './contract/s3-files-names';
+import { EFS_UTILS_STS_FIX_VERSION } from './contract/s3-files-names';
 
 /** What the boot script needs to mount one S3 Files file system. */
 export interface S3FilesMountScriptProps {
@@ -9,13 +9,13 @@ export interface S3FilesMountScriptProps {
 }
 
 /**
- * Shell lines for EC2 user data: install or upgrade amazon-efs-utils to EFS_UTILS_MIN_S3FILES_VERSION
+ * Shell lines for EC2 user data: install or upgrade amazon-efs-utils to EFS_UTILS_STS_FIX_VERSION
  * or later (it carries `mount.s3files`; 3.1.2 fixed the STS endpoint private subnets need), refuse
  * to go on with an older one, and mount with `mount -t s3files` from /etc/fstab (`_netdev`: after
  * the network). TLS and IAM are not options: the mount helper always uses them. No plain NFS fallback.
  */
 export function renderS3FilesMountScript(props: S3FilesMountScriptProps): string[] {
-  const min = EFS_UTILS_MIN_S3FILES_VERSION;
+  const min = EFS_UTILS_STS_FIX_VERSION;
   const options = ['_netdev', 'nofail', ...(props.accessPointId ? [`accesspoint=${props.accessPointId}`] : []), ...(props.readOnly ? ['ro'] : [])].join(',');
   const fstabLine = `${props.fileSystemId}:/ ${props.mountPoint} s3files ${options} 0 0`;
   const install = (verb: string) => `(command -v dnf >/dev/null && dnf ${verb} -y amazon-efs-utils) || (command -v yum >/dev/null && yum ${verb} -y amazon-efs-utils) || (command -v apt-get >/dev/null && apt-get update -y && apt-get install -y amazon-efs-utils) || true`;

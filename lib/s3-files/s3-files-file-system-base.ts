@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, IDependable } from 'constructs';
-import { s3FilesDnsName, s3FilesMountTargetDnsName } from './contract/s3-files-names';
+import { s3FilesFileSystemDnsName, s3FilesMountTargetDnsName } from './contract/s3-files-names';
 import { IS3FilesAccessPoint, S3FilesAccessPoint } from './s3-files-access-point';
 import { S3FilesMountOnEc2Options, S3FilesMountOnEcsOptions, S3FilesMountOnLambdaOptions } from './s3-files-mount-options';
 import { grantS3FilesClientAccess, mountOnEc2, mountOnEcsService, mountOnEcsTask, mountOnLambda } from './s3-files-mounts';
@@ -64,9 +64,9 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     super(scope, id);
   }
 
-  /** `fs-….s3files.<region>.on.aws`: resolves to the mount target in the caller's Availability Zone. */
+  /** `fs-….s3files.<region>.on.aws` (`on.amazonwebservices.com.cn` in China): what it resolves to is not documented; mount.s3files resolves only `mountTargetDnsName`. */
   public get fileSystemDnsName(): string {
-    return s3FilesDnsName(this.fileSystemId, Stack.of(this).region);
+    return s3FilesFileSystemDnsName(this.fileSystemId, Stack.of(this).region);
   }
 
   /**

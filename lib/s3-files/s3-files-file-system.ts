@@ -7,6 +7,7 @@ import * as s3files from 'aws-cdk-lib/aws-s3files';
 import { Construct, Dependable, IDependable } from 'constructs';
 import { checkBucket } from './bucket-checks';
 import { S3FilesFileSystemBase, IS3FilesFileSystem } from './s3-files-file-system-base';
+import { s3FilesGateOf } from './s3-files-readiness-gate';
 import { makeServiceRole } from './service-role';
 import { renderSynchronization, SynchronizationRules } from './synchronization';
 import { checkMountTargetSubnetFamilies } from '../file-system/mount-target-ip-address';
@@ -87,6 +88,13 @@ export interface S3FilesFileSystemProps {
    * @default - the TLS deny only
    */
   readonly fileSystemPolicy?: iam.PolicyDocument;
+  /**
+   * The subnets the readiness gate's function runs in (see `mountTargetsReady`). Lambda cannot run
+   * in IPv6-only subnets: for IPV6_ONLY mount targets, name dual-stack subnets of the same VPC, in
+   * zones with a mount target.
+   * @default - the mount targets' subnets
+   */
+  readonly readinessGateSubnets?: ec2.SubnetSelection;
 }
 
 /** Attributes of an existing S3 Files file system, for [S3FilesFileSystem.fromFileSystemAttributes](#cdk-efs-kit.S3FilesFileSystem.fromFileSystemAttributes). */
@@ -163,14 +171,14 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase {
   public readonly vpc: ec2.IVpc;
   public readonly mountTargetSubnets: ec2.SelectedSubnets;
   public readonly mountTargetIpAddressType: MountTargetIpAddressType;
-  /** Completes once every mount target is created (CloudFormation's wait; the DNS/TCP gate for S3 Files names is not wired yet). */
-  public readonly mountTargetsReady: IDependable;
   public readonly bucket: s3.IBucket;
   public readonly prefix: string;
   /** The role S3 Files assumes to synchronize with the bucket. */
   public readonly serviceRole: iam.IRole;
   /** The L1 file system. */
   public readonly resource: s3files.CfnFileSystem;
+  private readonly mountTargets: s3files.CfnMountTarget[];
+  private readonly readinessGateSubnets: ec2.SubnetSelection;
 
   constructor(scope: Construct, id: string, props: S3FilesFileSystemProps) {
     super(scope, id);
@@ -208,13 +216,13 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase {
       vpc: props.vpc, allowAllOutbound: false, description: `S3 Files mount targets of ${this.node.path}`,
     });
     this.connections = new ec2.Connections({ securityGroups: [securityGroup], defaultPort: ec2.Port.tcp(2049) });
-    const mountTargets = this.mountTargetSubnets.subnets.map((subnet, i) => new s3files.CfnMountTarget(this, `MountTarget${i + 1}`, {
+    this.mountTargets = this.mountTargetSubnets.subnets.map((subnet, i) => new s3files.CfnMountTarget(this, `MountTarget${i + 1}`, {
       fileSystemId: this.fileSystemId,
       subnetId: subnet.subnetId,
       securityGroups: [securityGroup.securityGroupId],
       ipAddressType: props.ipAddressType,
     }));
-    this.mountTargetsReady = dependableOn(mountTargets);
+    this.readinessGateSubnets = props.readinessGateSubnets ?? { subnets: this.mountTargetSubnets.subnets };
 
     const policy = new iam.PolicyDocument({
       statements: [new iam.PolicyStatement({
@@ -229,6 +237,17 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase {
       policy.addStatements(iam.PolicyStatement.fromJson(statement));
     }
     new s3files.CfnFileSystemPolicy(this, 'Policy', { fileSystemId: this.fileSystemId, policy });
+  }
+
+  /**
+   * Completes once every mount target answers from the file system's subnets: its zonal name
+   * (`<zone id>.fs-….s3files.<region>.on.aws`, the one mount.s3files resolves) resolves and TCP 2049
+   * accepts there (the readiness gate of [MountTargetsReady](#cdk-efs-kit.MountTargetsReady), for
+   * S3 Files names). The mount helpers make their clients depend on it; make others depend on it
+   * yourself. One per file system, made on first use.
+   */
+  public get mountTargetsReady(): IDependable {
+    return s3FilesGateOf(this, this.readinessGateSubnets, this.mountTargets);
   }
 
   private makeBucket(noncurrentVersionExpiration: Duration): s3.Bucket {

@@ -12,7 +12,8 @@ import { DnsStub, startDnsStub } from '../helpers/dns-stub';
 import { lambdaMountOf, removeLambdaMounts } from '../helpers/lambda-mount';
 import { Moto, startMoto } from '../helpers/moto';
 import { CfnResponse } from '../helpers/provider-framework';
-import { listen, Listener } from '../helpers/nfs-listener';
+import { listen, Listener, loopbackAddress } from '../helpers/nfs-listener';
+import { s3FilesMountTargetDnsName } from '../../lib/s3-files/contract/s3-files-names';
 import { synthesizeQuickStart } from '../helpers/quick-start';
 import { makeTree, tempDir, treeDigest } from '../helpers/seed-fixtures';
 
@@ -107,6 +108,10 @@ async function deployed(stack: SynthesizedStack): Promise<DeployStandIn> {
 async function passGates(deploy: DeployStandIn): Promise<void> {
   for (const id of deploy.logicalIdsOf('Custom::CdkEfsKitMountTargetsReady')) {
     const props = deploy.resolve(deploy.resource(id).Properties);
+    if (props.FileSystemKind === 'S3_FILES') {
+      await passS3FilesGate(deploy, id, props);
+      continue;
+    }
     const fsName = `${props.FileSystemId}.efs.${props.Region}.amazonaws.com`;
     const before = listeners.length;
     for (const target of props.MountTargets) {
@@ -120,6 +125,24 @@ async function passGates(deploy: DeployStandIn): Promise<void> {
     // Every mount target the template names was connected to on 2049.
     expect(listeners.slice(before).map((l) => l.accepted())).toEqual(props.MountTargets.map(() => 1));
   }
+}
+
+/**
+ * Creates an S3 Files gate: its mount targets carry no address (CloudFormation has none for them),
+ * so each answers on a loopback address of its own under its zonal name, the only name the gate
+ * (like mount.s3files) resolves.
+ */
+async function passS3FilesGate(deploy: DeployStandIn, id: string, props: any): Promise<void> {
+  const before = listeners.length;
+  for (const target of props.MountTargets) {
+    expect(target).toEqual({ MountTargetId: expect.stringMatching(/^fsmt-/), AvailabilityZoneId: expect.stringMatching(/^use1-az\d$/) });
+    const address = loopbackAddress();
+    listeners.push(await listen(address));
+    dns.set(s3FilesMountTargetDnsName(target.AvailabilityZoneId, props.FileSystemId, props.Region), { A: [address] });
+  }
+  const response = await deploy.create(id, standInMount(work));
+  expect(outcome(response)).toBe('SUCCESS');
+  expect(listeners.slice(before).map((l) => l.accepted())).toEqual(props.MountTargets.map(() => 1));
 }
 
 /** Runs every probe canary of the stack: the handler gets the rule's Input as its event, in the function's environment. */

@@ -16,7 +16,8 @@ import { CfnResponse, ProviderFramework } from './provider-framework';
  *   buckets are created in moto's S3 on 127.0.0.1, under the names the template gives them.
  * - Ref, Fn::GetAtt, Fn::Sub, Fn::Join, Fn::Select and Fn::GetAZs resolve as a deploy to account
  *   123456789012 in us-east-1 would: a bucket to its name, a file system, access point or mount target
- *   to an id of its type, a mount target's IpAddress to a loopback address of its own, where a test
+ *   to an id of its type (S3 Files' too, their AvailabilityZoneId derived from the subnet's zone),
+ *   a mount target's IpAddress to a loopback address of its own, where a test
  *   can listen (test/helpers/nfs-listener.ts). Anything else is an error naming it, so that a
  *   property nobody resolves fails here rather than reaching a handler as an object.
  * - A custom resource is sent through aws-cdk-lib's own Provider framework code
@@ -145,10 +146,21 @@ export class DeployStandIn {
       case 'AWS::EFS::AccessPoint.Ref': return `fsap-${hex}`;
       case 'AWS::EFS::MountTarget.Ref': return `fsmt-${hex}`;
       case 'AWS::EFS::MountTarget.IpAddress': return this.mountTargetAddress(logicalId);
+      case 'AWS::S3Files::FileSystem.FileSystemId': return `fs-${hex}`;
+      case 'AWS::S3Files::FileSystem.FileSystemArn': return `arn:aws:s3files:${REGION}:${ACCOUNT}:file-system/fs-${hex}`;
+      case 'AWS::S3Files::AccessPoint.AccessPointId': return `fsap-${hex}`;
+      case 'AWS::S3Files::MountTarget.MountTargetId': return `fsmt-${hex}`;
+      // us-east-1a as use1-az1 and so on: each account maps names to ids its own way; this is one.
+      case 'AWS::S3Files::MountTarget.AvailabilityZoneId': return `use1-az${' abcdef'.indexOf(this.zoneOfSubnet(props.SubnetId).slice(-1))}`;
       case 'AWS::StepFunctions::StateMachine.Ref': return `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:${logicalId}`;
       case 'AWS::Lambda::Function.Arn': return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${logicalId}`;
       default: throw new Error(`the stand-in deploy cannot resolve the ${what}`);
     }
+  }
+
+  /** The Availability Zone name of the subnet `subnetRef` (a Ref to an AWS::EC2::Subnet of the stack). */
+  private zoneOfSubnet(subnetRef: { Ref: string }): string {
+    return this.resolve(this.resource(subnetRef.Ref).Properties!.AvailabilityZone);
   }
 
   private mountTargetAddress(logicalId: string): string {

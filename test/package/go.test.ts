@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { onNode } from '../helpers/node-lines';
 import { docsQuickStart, expectQuickStartTemplate } from '../helpers/quick-start';
 
@@ -28,6 +28,7 @@ const goEnv = onNode(22, {
 const binding = 'github.com/cdk-efs-kit/cdk-efs-kit-go/cdkefskit';
 let work: string;
 let synth: { stdout: string; stderr: string };
+let s3FilesSynth: { stdout: string; stderr: string };
 
 /** Runs a command; a failure shows its output. */
 function run(command: string, args: string[], cwd: string): { stdout: string; stderr: string } {
@@ -52,6 +53,12 @@ beforeAll(() => {
   run('go', ['mod', 'edit', `-replace=${binding}=../pacmak/go/cdkefskit`], app);
   run('go', ['build', '-o', 'quickstart', '.'], app);
   synth = run(path.join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--strict', '--quiet'], app);
+
+  // The second app (test/go/s3files): an S3FilesFileSystem, in the same module.
+  fs.mkdirSync(path.join(app, 's3files'));
+  fs.copyFileSync(path.join(root, 'test', 'go', 's3files', 'main.go'), path.join(app, 's3files', 'main.go'));
+  run('go', ['build', '-o', 's3files-app', './s3files'], app);
+  s3FilesSynth = run(path.join(root, 'node_modules', '.bin', 'cdk'), ['synth', '--strict', '--quiet', '--app', './s3files-app', '--output', 's3files.out'], app);
 }, 900_000);
 afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); });
 
@@ -70,8 +77,17 @@ test('the Go quick start synthesizes with cdk synth --strict, with the template 
   expect(tree.constructInfo).toEqual({ fqn: 'aws-cdk-lib.App', version: '2.276.0' });
 });
 
-test('the Go quick start is gofmt-formatted', () => {
-  expect(run('gofmt', ['-l', 'main.go'], path.join(work, 'app')).stdout).toBe('');
+test('the Go quick start and the S3 Files app are gofmt-formatted', () => {
+  expect(run('gofmt', ['-l', 'main.go', 's3files/main.go'], path.join(work, 'app')).stdout).toBe('');
+});
+
+test('the Go S3 Files app synthesizes with cdk synth --strict: mount targets, access point, the function\'s mount and its gate', () => {
+  const template = Template.fromJSON(JSON.parse(fs.readFileSync(path.join(work, 'app', 's3files.out', 'S3FilesApp.template.json'), 'utf8')));
+  template.resourceCountIs('AWS::S3Files::MountTarget', 2);
+  template.hasResourceProperties('AWS::S3Files::AccessPoint', { PosixUser: { Uid: '1000', Gid: '1000' } });
+  template.hasResourceProperties('AWS::Lambda::Function', { FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [Match.anyValue(), 'AccessPointArn'] }, LocalMountPath: '/mnt/shared', S3FilesConfig: { DirectS3Read: 'AUTO' } }] });
+  template.hasResourceProperties('Custom::CdkEfsKitMountTargetsReady', { FileSystemKind: 'S3_FILES' });
+  expect(s3FilesSynth.stderr).not.toMatch(/end-of-life|b'!!|warning/i);
 });
 
 test('the jsii runtime prints no warning on a supported Node.js line', () => {

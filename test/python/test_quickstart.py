@@ -7,6 +7,7 @@ from aws_cdk import App, Duration, Environment, Stack
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_efs as efs
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from aws_cdk.assertions import Match, Template
 from cdk_efs_kit import (
@@ -19,6 +20,7 @@ from cdk_efs_kit import (
     MountOptions,
     MountType,
     NfsMountOptions,
+    S3FilesFileSystem,
     SeedEngine,
     SeedSource,
     SeedSourceConfig,
@@ -401,3 +403,27 @@ def test_a_replication_lag_alarm_without_replication_fails_naming_it():
     files = SharedFileSystem(stack, "Files", vpc=vpc)
     with pytest.raises(Exception, match=r"alarms.replicationLag \(alarms.replication_lag\) applies to a replicating file system only"):
         files.add_monitoring("Monitoring", alarms=FileSystemAlarmOptions(replication_lag=AlarmThreshold.duration(Duration.hours(2))))
+
+
+def test_an_s3_files_file_system_mounts_on_a_lambda_function_through_an_access_point():
+    stack = Stack(App(), "S3Files")
+    vpc = ec2.Vpc(stack, "Vpc", max_azs=2)
+    files = S3FilesFileSystem(stack, "Files", vpc=vpc)
+    shared = files.add_access_point("Shared", AccessPointPreset.application_user("/shared"))
+    fn = lambda_.Function(
+        stack, "Reader",
+        runtime=lambda_.Runtime.NODEJS_22_X,
+        handler="index.handler",
+        code=lambda_.Code.from_inline("exports.handler = async () => 1;"),
+        memory_size=1024,
+        vpc=vpc,
+    )
+    files.mount_on_lambda(fn, shared, mount_path="/mnt/shared")
+    template = Template.from_stack(stack)
+    template.resource_count_is("AWS::S3Files::MountTarget", 2)
+    template.has_resource_properties("AWS::S3Files::AccessPoint", {"PosixUser": {"Uid": "1000", "Gid": "1000"}})
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "FileSystemConfigs": [Match.object_like({"LocalMountPath": "/mnt/shared", "S3FilesConfig": Match.any_value()})],
+    })
+    # The function waits for the readiness gate, which resolves the mount targets' S3 Files names.
+    template.has_resource_properties("Custom::CdkEfsKitMountTargetsReady", {"FileSystemKind": "S3_FILES"})

@@ -22,7 +22,7 @@ import { TimeLimitProperties } from '../../core/contract/deploy-time-limit';
  * file system), the handler reads from DescribeMountTargets.
  *
  * An S3 Files file system (`"FileSystemKind": "S3_FILES"`) is gated by its zonal names
- * (`<az-id>.fs-….s3files.<region>.on.aws`, see s3-files-names.ts), so each mount target gives its
+ * (`<az-id>.fs-….s3files.<region>.on.aws`, see lib/s3-files/contract/s3-files-names.ts), so each mount target gives its
  * `AvailabilityZoneId` (AWS::S3Files::MountTarget's GetAtt AvailabilityZoneId) instead of a zone
  * name, and MountTargets must be given: the handler bundles no S3 Files API client to list them
  * (ListMountTargets). An address left out is not described either: the gate connects to whatever

@@ -2,7 +2,7 @@ import { onEvent, ReadinessEvent, ReadinessHandlerDeps } from '../../../lambda/m
 import { checkReadinessProperties } from '../../../lambda/mount-readiness/properties';
 import { newResolver } from '../../../lambda/shared/mount-checks/dns-lookup';
 import { MountReadinessProperties } from '../../../lib/file-system/contract/mount-readiness-properties';
-import { s3FilesAccessPointArn, s3FilesFileSystemArn, s3FilesFileSystemDnsName, s3FilesMountTargetDnsName } from '../../../lib/file-system/contract/s3-files-names';
+import { s3FilesAccessPointArn, s3FilesFileSystemArn, s3FilesFileSystemDnsName, s3FilesMountTargetDnsName } from '../../../lib/s3-files/contract/s3-files-names';
 import { DnsStub, startDnsStub } from '../../helpers/dns-stub';
 import { CfnRequest, ProviderFramework } from '../../helpers/provider-framework';
 import { listen, Listener, loopbackAddress } from '../../helpers/nfs-listener';

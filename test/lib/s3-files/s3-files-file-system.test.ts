@@ -214,6 +214,13 @@ describe('access points and grants', () => {
     expect(files.fileSystemKind).toBe(FileSystemKind.S3_FILES);
     expect(stack.resolve(files.fileSystemDnsName)['Fn::Join'][1]).toEqual(expect.arrayContaining(['.s3files.', '.on.aws']));
   });
+
+  test('names in the China Regions end in on.amazonwebservices.com.cn, as efs-utils spells them', () => {
+    const china = new Stack(new App(), 'China', { env: { account: '123456789012', region: 'cn-north-1' } });
+    const files = new S3FilesFileSystem(china, 'Files', { vpc: new ec2.Vpc(china, 'Vpc', { maxAzs: 2 }) });
+    expect(china.resolve(files.fileSystemDnsName)['Fn::Join'][1]).toEqual([{ 'Fn::GetAtt': [china.getLogicalId(files.resource), 'FileSystemId'] }, '.s3files.cn-north-1.on.amazonwebservices.com.cn']);
+    expect(china.resolve(files.mountTargetDnsName('cnn1-az1'))['Fn::Join'][1]).toEqual(['cnn1-az1.', { 'Fn::GetAtt': [china.getLogicalId(files.resource), 'FileSystemId'] }, '.s3files.cn-north-1.on.amazonwebservices.com.cn']);
+  });
 });
 
 describe('Lambda', () => {
@@ -222,13 +229,13 @@ describe('Lambda', () => {
   const ap = () => files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared'));
   const directReadGrant = () => statements().find((s) => JSON.stringify(s.Action) === JSON.stringify(['s3:GetObject', 's3:GetObjectVersion']));
 
-  test('FileSystemConfigs with S3FilesConfig, port 2049 and the mount targets first', () => {
+  test('FileSystemConfigs with S3FilesConfig, port 2049 and the readiness gate first', () => {
     files.mountOnLambda(newFunction(1024), ap(), { mountPath: '/mnt/shared' });
     template().hasResource('AWS::Lambda::Function', {
       Properties: Match.objectLike({
         FileSystemConfigs: [{ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('FilesShared'), 'AccessPointArn'] }, LocalMountPath: '/mnt/shared', S3FilesConfig: { DirectS3Read: 'AUTO' } }],
       }),
-      DependsOn: Match.arrayWith([Match.stringLikeRegexp('FilesMountTarget1')]),
+      DependsOn: Match.arrayWith([Match.stringLikeRegexp('^FilesMountTargetsReady')]),
     });
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049 });
     expect(directReadGrant()).toBeDefined();
