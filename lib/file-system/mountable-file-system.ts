@@ -27,10 +27,9 @@ export interface IMountableFileSystem extends ec2.IConnectable, IConstruct {
   // ISharedFileSystem from both, and bases in opposite orders have no consistent MRO (a TypeError on import).
   /** Which service serves it. */
   readonly fileSystemKind: FileSystemKind;
-  /** The file system's id (`fs-…`). */
-  readonly fileSystemId: string;
-  /** The ARN IAM policies name it by. */
-  readonly fileSystemArn: string;
+  // No fileSystemId or fileSystemArn here, though both kinds have them (on ISharedFileSystem through
+  // efs.IFileSystem, on IS3FilesFileSystem): the same member from two parent interfaces makes
+  // jsii-pacmak's Java for ISharedFileSystem fail to compile (Jsii$Default inherits both).
   /** `fs-….efs.<region>.amazonaws.com` (EFS: resolves to the mount target in the caller's zone) or `fs-….s3files.<region>.on.aws` (S3 Files: what it resolves to is not documented). */
   readonly fileSystemDnsName: string;
   /** The VPC of the mount targets. */

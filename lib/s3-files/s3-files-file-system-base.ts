@@ -26,6 +26,10 @@ import * as efs from 'aws-cdk-lib/aws-efs';
  * made by this app, or one imported with [S3FilesFileSystem.fromFileSystemAttributes](#cdk-efs-kit.S3FilesFileSystem.fromFileSystemAttributes).
  */
 export interface IS3FilesFileSystem extends IMountableFileSystem {
+  /** The file system's id (`fs-…`). */
+  readonly fileSystemId: string;
+  /** The ARN IAM policies name it by. */
+  readonly fileSystemArn: string;
   /** The bucket it serves. */
   readonly bucket: s3.IBucket;
   /** The key prefix it serves ('' for the whole bucket). */
