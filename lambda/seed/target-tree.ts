@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
+import { FD_DIRECTORY } from './held-name-calls';
 import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 
@@ -21,12 +22,6 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
 export const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
-/**
- * Where this process's descriptors are reachable as paths (each worker thread shares them): /proc/self,
- * never /proc/<pid>, whose pid is this process's only in the pid namespace /proc belongs to (under
- * `unshare --pid --fork` without a /proc of its own, /proc/1 is another process).
- */
-const FD_DIRECTORY = '/proc/self/fd';
 
 /** An open directory: `at(name)` is a path that resolves `name` inside it, `path` the directory itself. */
 export class Directory {
@@ -109,7 +104,7 @@ export class TargetTree {
     });
     if (fd < 0) return undefined;
     try {
-      await checkProcFd(calls, fd);
+      if (!calls.byDescriptor) await checkProcFd(calls, fd);
       for (const part of below.split('/').filter(Boolean)) {
         const parent = new Directory(fd);
         const child = await openOrMake(calls, parent, part, create).catch((err: NodeJS.ErrnoException) => {
