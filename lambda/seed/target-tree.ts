@@ -8,9 +8,11 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
  * never through a link; and every create, write, rename, link, unlink and rmdir in a directory
- * addressed as /proc/self/fd/<fd>/<name>, which Linux resolves inside the directory that descriptor
- * holds, whatever has been renamed or swapped for a link since (Node has no openat). Once the seed
- * holds a directory, no change to the path that led to it can send the seed anywhere else.
+ * addressed as /proc/self/fd/<fd>/<name>, which FileSystemCalls makes with the native addon on the
+ * descriptor itself (held-name-calls.ts), and otherwise through Node, which has no openat: Linux
+ * resolves that path inside the directory the descriptor holds, whatever has been renamed or
+ * swapped for a link since. Once the seed holds a directory, no change to the path that led to it
+ * can send the seed anywhere else.
  *
  * Descriptors are kept in a bounded cache: a directory no call is using may be closed, and is opened
  * again the same way when it is needed, and refused if what is at its name is no longer the directory
