@@ -190,15 +190,14 @@ async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWrit
  * on tmpfs cost a small file's copy a twentieth of its CPU.
  */
 function writeSmallFileNow(calls: FileSystemCalls, file: string, sourceCalls: FileSystemCalls, source: OpenedSourceFile, options: WriteOptions, replace: boolean): WrittenFile {
-  const fd = calls.now(() => {
-    try {
-      return fs.openSync(file, CREATE_NEW, options.mode);
-    } catch (err) {
-      if (!replace || (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      fs.unlinkSync(file);
-      return fs.openSync(file, CREATE_NEW, options.mode);
-    }
-  });
+  let fd: number;
+  try {
+    fd = calls.openSync(file, CREATE_NEW, options.mode);
+  } catch (err) {
+    if (!replace || (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    calls.unlinkSync(file);
+    fd = calls.openSync(file, CREATE_NEW, options.mode);
+  }
   try {
     let written: WrittenFile;
     try {
@@ -208,12 +207,12 @@ function writeSmallFileNow(calls: FileSystemCalls, file: string, sourceCalls: Fi
       if (options.mtimeMs !== undefined) calls.now(() => fs.futimesSync(fd, options.mtimeMs! / 1000, options.mtimeMs! / 1000));
       written = { bytes, identity: writtenIdentity(calls.now(() => fs.fstatSync(fd))) };
     } finally {
-      calls.now(() => fs.closeSync(fd));
+      calls.closeSync(fd);
     }
     return written;
   } catch (err) {
     try {
-      fs.unlinkSync(file);
+      calls.unlinkSync(file);
     } catch {
       // already gone
     }

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { performance } from 'perf_hooks';
-import { close, fchmod, fchown, fstat, fsync, futimes, link, utimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../shared/fs-calls';
+import { close, fchmod, fchown, fstat, fsync, futimes, link, lutimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../shared/fs-calls';
+import { HeldName, HeldNameCalls, heldNameOf } from './held-name-calls';
 import { NativeWriter } from './native-writer';
 
 /**
@@ -53,9 +54,18 @@ export class FileSystemCalls {
    * @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET)
    * @param native what writes a small new file in one trip to the thread pool once calls go there
    *   (null where the addon is not built, or to make the calls one by one)
+   * @param held what makes a call on a name in a directory the seed holds (a path
+   *   /proc/self/fd/<fd>/<name>, as target-tree's Directory makes them) on that directory's
+   *   descriptor, so that no /proc path is resolved (null where the addon is not built: Node's calls
+   *   on the path, which Linux resolves inside the directory as well)
    */
-  constructor(slowCallMicros: number, readonly native: NativeWriter | null = NativeWriter.shared()) {
+  constructor(slowCallMicros: number, readonly native: NativeWriter | null = NativeWriter.shared(), private readonly held: HeldNameCalls | null = HeldNameCalls.shared()) {
     this.slowCallMs = slowCallMicros / 1000;
+  }
+
+  /** Whether a call on a name in a held directory is made on its descriptor (the addon), not on a path through /proc/self/fd. */
+  get byDescriptor(): boolean {
+    return this.held !== null;
   }
 
   /** Whether calls still run synchronously. */
@@ -98,11 +108,24 @@ export class FileSystemCalls {
 
 
   open(file: string, flags: number, mode?: number): Promise<number> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.openSync(at, flags, mode), () => this.held!.open(at, flags, mode));
     return this.call(() => fs.openSync(file, flags, mode), () => open(file, flags, mode));
   }
 
+  /** open, now: for a caller that saw `fast`. */
+  openSync(file: string, flags: number, mode?: number): number {
+    const at = this.held && this.nameIn(file);
+    return this.now(() => at ? this.held!.openSync(at, flags, mode) : fs.openSync(file, flags, mode));
+  }
+
   close(fd: number): Promise<void> {
+    if (this.held?.owns(fd)) return this.call(() => this.held!.closeSync(fd), () => this.held!.close(fd));
     return this.call(() => fs.closeSync(fd), () => close(fd));
+  }
+
+  closeSync(fd: number): void {
+    this.now(() => this.held?.owns(fd) ? this.held.closeSync(fd) : fs.closeSync(fd));
   }
 
   write(fd: number, buffer: Buffer, offset = 0, length = buffer.length): Promise<number> {
@@ -122,27 +145,44 @@ export class FileSystemCalls {
   }
 
   rename(from: string, to: string): Promise<void> {
+    const [a, b] = this.held ? [this.nameIn(from), this.nameIn(to)] : [];
+    if (a && b) return this.call(() => this.held!.renameSync(a, b), () => this.held!.rename(a, b));
     return this.call(() => fs.renameSync(from, to), () => rename(from, to));
   }
 
   unlink(file: string): Promise<void> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.unlinkSync(at), () => this.held!.unlink(at));
     return this.call(() => fs.unlinkSync(file), () => unlink(file));
   }
 
+  unlinkSync(file: string): void {
+    const at = this.held && this.nameIn(file);
+    this.now(() => at ? this.held!.unlinkSync(at) : fs.unlinkSync(file));
+  }
+
   symlink(linkTarget: string, file: string): Promise<void> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.symlinkSync(linkTarget, at), () => this.held!.symlink(linkTarget, at));
     return this.call(() => fs.symlinkSync(linkTarget, file), () => symlink(linkTarget, file));
   }
 
   mkdir(dir: string, mode: number): Promise<void> {
+    const at = this.held && this.nameIn(dir);
+    if (at) return this.call(() => this.held!.mkdirSync(at, mode), () => this.held!.mkdir(at, mode));
     return this.call(() => { fs.mkdirSync(dir, mode); }, async () => { await mkdir(dir, mode); });
   }
 
   lstat(file: string): Promise<fs.Stats> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.lstatSync(at), () => this.held!.lstat(at));
     return this.call(() => fs.lstatSync(file), () => lstat(file));
   }
 
   /** lstat with 64-bit inode numbers and nanosecond times: what identifies a file the seed wrote. */
   lstatExact(file: string): Promise<fs.BigIntStats> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.lstatSync(at, { bigint: true }), () => this.held!.lstat(at, { bigint: true }));
     return this.call(() => fs.lstatSync(file, { bigint: true }), () => lstat(file, { bigint: true }) as Promise<fs.BigIntStats>);
   }
 
@@ -160,6 +200,8 @@ export class FileSystemCalls {
   }
 
   link(existing: string, file: string): Promise<void> {
+    const [a, b] = this.held ? [this.nameIn(existing), this.nameIn(file)] : [];
+    if (a && b) return this.call(() => this.held!.linkSync(a, b), () => this.held!.link(a, b));
     return this.call(() => fs.linkSync(existing, file), () => link(existing, file));
   }
 
@@ -167,15 +209,22 @@ export class FileSystemCalls {
     return this.call(() => fs.fchmodSync(fd, mode), () => fchmod(fd, mode));
   }
 
+  /** Sets a name's times, a link's own if it is one (never what a link planted there points to). */
   utimes(file: string, time: Date): Promise<void> {
-    return this.call(() => fs.utimesSync(file, time, time), () => utimes(file, time, time));
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.utimesSync(at, time), () => this.held!.utimes(at, time));
+    return this.call(() => fs.lutimesSync(file, time, time), () => lutimes(file, time, time));
   }
 
   rmdir(dir: string): Promise<void> {
+    const at = this.held && this.nameIn(dir);
+    if (at) return this.call(() => this.held!.rmdirSync(at), () => this.held!.rmdir(at));
     return this.call(() => fs.rmdirSync(dir), () => rmdir(dir));
   }
 
   readdir(dir: string): Promise<fs.Dirent[]> {
+    const held = this.held && heldNameOf(dir);
+    if (held && held.name === '') return this.call(() => this.held!.readdirSync(held), () => this.held!.readdir(held));
     return this.call(() => fs.readdirSync(dir, { withFileTypes: true }), () => readdir(dir, { withFileTypes: true }));
   }
 
@@ -187,7 +236,15 @@ export class FileSystemCalls {
   }
 
   readlink(file: string): Promise<string> {
+    const at = this.held && this.nameIn(file);
+    if (at) return this.call(() => this.held!.readlinkSync(at), () => this.held!.readlink(at));
     return this.call(() => fs.readlinkSync(file), () => readlink(file));
+  }
+
+  /** `file` as a name in a held directory, for the addon's calls on its descriptor. */
+  private nameIn(file: string): HeldName | undefined {
+    const at = heldNameOf(file);
+    return at?.name ? at : undefined;
   }
 }
 

@@ -1,11 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { getSystemErrorMap, getSystemErrorName } from 'util';
-import { unlink } from '../shared/fs-calls';
 import { besideSeedBundle } from './seed-bundle';
 
 /** What the addon resolves with: [0, bytes, ino, size, mtime s, mtime ns], or [errno, failed call]. */
 type Outcome = number[];
+
+/** The operations native/at-calls.c makes on a name in a held directory, by number. */
+export enum AtOp { MKDIR, UNLINK, RMDIR, RENAME, LINK, SYMLINK, READLINK, UTIMES, READDIR, CLOSE }
 
 /** What native/*.c export: the writer (write-new-file.c) and the beneath-opener (open-beneath.c). */
 export interface NativeAddon {
@@ -18,6 +20,12 @@ export interface NativeAddon {
   openBeneath(dirFd: number, path: string, flags: number, mode: number): Promise<number>;
   /** 0, or -errno. */
   closeBeneath(fd: number): number;
+  /**
+   * One of at-calls.c's operations on `name` in `dirFd`: -errno, a
+   * link's target (readlink), [name, type, ...] (a listing), else 0.
+   */
+  atCallSync(op: number, dirFd: number, name: string, otherFd: number, other: string, value: number): number | string | Array<string | number>;
+  atCall(op: number, dirFd: number, name: string, otherFd: number, other: string, value: number): Promise<number | string | Array<string | number>>;
 }
 
 /** The calls write-new-file.c names a failure by, by number (the first makes the file). */
@@ -108,7 +116,8 @@ export class NativeWriter {
     const outcome = await this.addon.writeNewFile(dir.fd, name, mode, content, uid, gid, sourceBytes);
     if (outcome[0] !== 0) {
       const [errno, call] = outcome;
-      if (call !== OPEN_TARGET) await unlink(dir.at(name)).catch(() => undefined);
+      // Removed by the addon too: unlinkat on the directory's descriptor, no path through /proc.
+      if (call !== OPEN_TARGET) await this.addon.atCall(AtOp.UNLINK, dir.fd, name, -1, '', 0);
       // As Node names them: the path for an open, none for a call on a descriptor.
       throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name) : undefined);
     }

@@ -1,15 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
+import { FD_DIRECTORY } from './held-name-calls';
 import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
  * never through a link; and every create, write, rename, link, unlink and rmdir in a directory
- * addressed as /proc/self/fd/<fd>/<name>, which Linux resolves inside the directory that descriptor
- * holds, whatever has been renamed or swapped for a link since (Node has no openat). Once the seed
- * holds a directory, no change to the path that led to it can send the seed anywhere else.
+ * addressed as /proc/self/fd/<fd>/<name>, which FileSystemCalls makes with the native addon on the
+ * descriptor itself (held-name-calls.ts), and otherwise through Node, which has no openat: Linux
+ * resolves that path inside the directory the descriptor holds, whatever has been renamed or
+ * swapped for a link since. Once the seed holds a directory, no change to the path that led to it
+ * can send the seed anywhere else.
  *
  * Descriptors are kept in a bounded cache: a directory no call is using may be closed, and is opened
  * again the same way when it is needed, and refused if what is at its name is no longer the directory
@@ -21,12 +24,6 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
 export const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
-/**
- * Where this process's descriptors are reachable as paths (each worker thread shares them): /proc/self,
- * never /proc/<pid>, whose pid is this process's only in the pid namespace /proc belongs to (under
- * `unshare --pid --fork` without a /proc of its own, /proc/1 is another process).
- */
-const FD_DIRECTORY = '/proc/self/fd';
 
 /** An open directory: `at(name)` is a path that resolves `name` inside it, `path` the directory itself. */
 export class Directory {
@@ -109,7 +106,7 @@ export class TargetTree {
     });
     if (fd < 0) return undefined;
     try {
-      await checkProcFd(calls, fd);
+      if (!calls.byDescriptor) await checkProcFd(calls, fd);
       const made: MadeDirectory[] = [];
       const parts = below.split('/').filter(Boolean);
       for (const [i, part] of parts.entries()) {

@@ -6,4 +6,7 @@
 // Adds beneathResolution, openBeneathSync, openBeneath and closeBeneath to the addon's exports.
 void export_open_beneath(napi_env env, napi_value exports);
 
+// Adds atCallSync and atCall (at-calls.c): the target's calls on one name in a held directory.
+void export_at_calls(napi_env env, napi_value exports);
+
 #endif

@@ -240,5 +240,6 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "writeNewFile", NAPI_AUTO_LENGTH, write_new_file, NULL, &fn);
   napi_set_named_property(env, exports, "writeNewFile", fn);
   export_open_beneath(env, exports);
+  export_at_calls(env, exports);
   return exports;
 }

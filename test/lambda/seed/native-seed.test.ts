@@ -8,8 +8,10 @@ import { makeTree, tempDir, treeDigest } from '../../helpers/seed-fixtures';
 
 // The bundles as they ship, on Lambda's Node.js (22): once the target is slow (here
 // CDK_EFS_KIT_SYNC_CALLS=0, as on EFS), the seed makes each file of up to 1 MiB with the native
-// writer, whose create is an openat relative to the directory's descriptor, where Node's calls open
-// /proc/self/fd/<descriptor>/<name>. strace shows which made each file.
+// writer, whose create is an openat relative to the directory's descriptor; a larger one (or each,
+// with CDK_EFS_KIT_NATIVE=0) by Node's calls, whose open the addon makes as openat2 beneath that
+// descriptor (where there is no addon, Node opens /proc/self/fd/<descriptor>/<name>). strace shows
+// which made each file.
 const root = path.join(__dirname, '..', '..', '..');
 const node22 = () => path.join(nodeBinDir(22), 'node');
 const CREATE = 'O_WRONLY|O_CREAT|O_EXCL|O_NOFOLLOW';
@@ -25,30 +27,34 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
 
-/** The source's files made in an strace log: by the native writer (descriptor-relative) or by Node's calls (through /proc). */
-function creates(log: string): { native: number; node: number } {
+/**
+ * The source's files made in an strace log: by the native writer (openat on the descriptor), by
+ * Node's calls with the addon's openat2 beneath the descriptor, or through /proc (AT_FDCWD).
+ */
+function creates(log: string): { native: number; node: number; proc: number } {
   const seeded = new Set(Object.keys(treeDigest(source)).map((file) => path.basename(file)));
   const made = fs.readFileSync(log, 'utf8').split('\n').filter((line) => line.includes(CREATE))
-    .map((line) => /openat\((\d+|AT_FDCWD), "(?:\/proc\/self\/fd\/\d+\/)?([^/"]+)", /.exec(line))
-    .filter((match) => match && seeded.has(match[2]));
-  return { native: made.filter((match) => match![1] !== 'AT_FDCWD').length, node: made.filter((match) => match![1] === 'AT_FDCWD').length };
+    .map((line) => /(openat2?)\((\d+|AT_FDCWD), "(?:\/proc\/self\/fd\/\d+\/)?([^/"]+)", /.exec(line))
+    .filter((match) => match && seeded.has(match[3]));
+  const count = (call: string, at: (fd: string) => boolean) => made.filter((match) => match![1] === call && at(match![2])).length;
+  return { native: count('openat', (fd) => fd !== 'AT_FDCWD'), node: count('openat2', (fd) => fd !== 'AT_FDCWD'), proc: count('openat', (fd) => fd === 'AT_FDCWD') };
 }
 
 function seedTraced(name: string, env: NodeJS.ProcessEnv): { native: number; node: number } {
   const log = path.join(work, `${name}.strace`);
   const target = path.join(work, name);
-  execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat', '-o', log, node22(), path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'seed', source, target, '--json'],
+  execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat,openat2', '-o', log, node22(), path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'seed', source, target, '--json'],
     { env: { ...process.env, CDK_EFS_KIT_SYNC_CALLS: '0', ...env }, stdio: 'pipe' });
   expect(treeDigest(target)).toMatchObject(treeDigest(source));
   return creates(log);
 }
 
 test('the command line writes every file up to 1 MiB with the native writer, and a larger one with Node\'s calls', () => {
-  expect(seedTraced('cli', {})).toEqual({ native: 31, node: 1 });
+  expect(seedTraced('cli', {})).toEqual({ native: 31, node: 1, proc: 0 });
 });
 
 test('CDK_EFS_KIT_NATIVE=0 writes them all with Node\'s calls, to the same tree', () => {
-  expect(seedTraced('cli-without', { CDK_EFS_KIT_NATIVE: '0' })).toEqual({ native: 0, node: 32 });
+  expect(seedTraced('cli-without', { CDK_EFS_KIT_NATIVE: '0' })).toEqual({ native: 0, node: 32, proc: 0 });
 });
 
 describe('the Lambda handler\'s bundle', () => {
@@ -78,7 +84,7 @@ describe('the Lambda handler\'s bundle', () => {
         .then((r) => { if (!r.IsComplete) throw new Error(JSON.stringify(r)); });`;
     const log = path.join(work, 'handler.strace');
     try {
-      execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat', '-o', log, node22(), '-e', script], {
+      execFileSync('strace', ['-f', '-qq', '-e', 'trace=openat,openat2', '-o', log, node22(), '-e', script], {
         env: { ...process.env, CDK_EFS_KIT_SYNC_CALLS: '0', AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' },
         stdio: 'pipe',
       });
@@ -86,6 +92,6 @@ describe('the Lambda handler\'s bundle', () => {
       fs.rmSync(mount);
     }
     expect(treeDigest(path.join(work, 'mnt', 'www'))).toMatchObject(treeDigest(source));
-    expect(creates(log)).toEqual({ native: 31, node: 1 });
+    expect(creates(log)).toEqual({ native: 31, node: 1, proc: 0 });
   });
 });

@@ -157,6 +157,35 @@ describe('under AddressSanitizer and UBSan', () => {
     expect(run(driver, env as Record<string, string>)).toEqual({ status: 0, output: ['clean'] });
     expect(fs.statSync(path.join(work, 'target', 'a', 'b', 'new.txt')).mode & 0o777).toBe(0o640);
   });
+
+  // Every call the target makes on a held directory's name (at-calls.c), sync and on the thread pool,
+  // on names that are there, missing, links, too long, or not one component.
+  test('makes the target\'s calls on a held directory\'s names, refusing names that are not one component, with no memory error', () => {
+    fs.mkdirSync(path.join(work, 'target', 'held'));
+    fs.symlinkSync('/etc', path.join(work, 'target', 'held', 'link'));
+    const driver = `
+      const fs = require('fs');
+      const { atCall, atCallSync } = require(process.argv[1]);
+      const dir = fs.openSync(process.argv[2] + '/held', fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      const [MKDIR, UNLINK, RMDIR, RENAME, LINK, SYMLINK, READLINK, UTIMES, READDIR, CLOSE] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+      const names = ['d', 'missing', 'link', 'x'.repeat(5000), 'a/b', '..', '.', ''];
+      (async () => {
+        const outcomes = [];
+        for (const [i, name] of names.entries()) {
+          for (const call of [(...a) => atCallSync(...a), (...a) => atCall(...a)]) {
+            const made = (op, other = '', value = 0) => Promise.resolve().then(() => call(op, dir, name, dir, other, value)).catch((e) => e.message);
+            outcomes.push(await made(MKDIR, '', 0o755), await made(UTIMES, '', 1.5e12), await made(READLINK), await made(SYMLINK, 'target' + i),
+              await made(UNLINK), await made(MKDIR, '', 0o700), await made(RENAME, 'moved'), await made(LINK, 'hard'), await made(RMDIR, ''));
+            await Promise.resolve().then(() => call(RMDIR, dir, 'moved', -1, '', 0)).catch(() => undefined);
+          }
+        }
+        const listing = [atCallSync(READDIR, dir, '', -1, '', 0), await atCall(READDIR, dir, '', -1, '', 0)];
+        const opened = fs.openSync(process.argv[2], fs.constants.O_RDONLY);
+        const closed = [atCallSync(CLOSE, opened, '', -1, '', 0), await atCall(CLOSE, dir, '', -1, '', 0)];
+        console.log(outcomes.length === names.length * 18 && listing[0].join() === listing[1].join() && closed.join() === '0,0' ? 'clean' : 'wrong ' + JSON.stringify([listing, closed]));
+      })();`;
+    expect(run(driver)).toEqual({ status: 0, output: ['clean'] });
+  });
 });
 
 test('gives permission bits only: no setuid, setgid or sticky bit whatever mode it is passed', async () => {
@@ -278,7 +307,7 @@ test('a build without a C compiler says so in one line and builds nothing (the s
   // The build script and the source in a copy of the repository's layout, with only node on the PATH.
   const copy = path.join(work, 'repo');
   const root = path.join(__dirname, '..', '..', '..');
-  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c', 'lambda/seed/native/open-beneath.c', 'lambda/seed/native/open-beneath.h']) {
+  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c', 'lambda/seed/native/open-beneath.c', 'lambda/seed/native/open-beneath.h', 'lambda/seed/native/at-calls.c']) {
     fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
     fs.copyFileSync(path.join(root, file), path.join(copy, file));
   }

@@ -112,12 +112,44 @@ describe('a /proc that belongs to another pid namespace', () => {
     expect(fs.readFileSync(path.join(target, 'd', 'b.txt'), 'utf8')).toBe('b');
   });
 
-  rootTest('fails when /proc/self/fd does not show its own descriptors, before anything is written', () => {
+  rootTest('fails when /proc/self/fd does not show its own descriptors, before anything of a local directory is written', () => {
     const run = cli(['seed', source, target], { prefix: ['unshare', '--mount', 'sh', '-c', 'mount -t tmpfs none /proc && exec "$0" "$@"'] });
     expect(run.status).toBe(2);
     expect(run.output).toContain('the seed needs Linux\'s /proc/self/fd to show its own descriptors');
-    expect(fs.readdirSync(target)).toEqual([]);
+    // The local-directory source still lists and lstats through /proc/self/fd and checks it; the
+    // target, whose calls the addon makes on descriptors, no longer does: its state directory may
+    // be made first, but nothing of the source is written.
+    expect(listing(target)).toEqual(['.']);
   });
+});
+
+describe('with the native addon, the target\'s calls resolve no path through /proc', () => {
+  // /proc an empty tmpfs: a path through /proc/self/fd leads nowhere. The source is an archive (a
+  // file, not a directory walked through its descriptors), so the target's calls alone are tested.
+  const NO_PROC = ['unshare', '--mount', 'sh', '-c', 'mount -t tmpfs none /proc && exec "$0" "$@"'];
+  const zipOf = (name: string, dir: string) => {
+    execFileSync('zip', ['-qry', path.join(work, name), '.'], { cwd: dir });
+    return path.join(work, name);
+  };
+
+  rootTest.each([['openat2', {}, 'openat2'], ['the descriptor walk', { CDK_EFS_KIT_OPENAT2: '0' }, 'descriptor walk (turned off by CDK_EFS_KIT_OPENAT2=0)']])(
+    'by %s: a seed, a second one, and a prune complete with /proc empty', (_how, env, resolution) => {
+      fs.symlinkSync('b.txt', path.join(source, 'd', 'l'));
+      const full = zipOf('full.zip', source);
+      fs.rmSync(path.join(source, 'd'), { recursive: true });
+      const smaller = zipOf('smaller.zip', source);
+      const run = (zip: string, ...extra: string[]) => {
+        const outcome = cli(['seed', zip, target, '--json', ...extra], { prefix: NO_PROC, env: env as Record<string, string> });
+        expect(outcome).toMatchObject({ status: 0 });
+        return JSON.parse(outcome.output);
+      };
+      const before = snapshot(outside);
+      expect(run(full)).toMatchObject({ written: 3, failed: [], complete: true, pathResolution: resolution });
+      expect(run(full)).toMatchObject({ written: 0, skipped: 3, failed: [], complete: true });
+      expect(run(smaller, '--prune')).toMatchObject({ failed: [], complete: true, pathResolution: resolution });
+      expect(listing(target)).toEqual(['.', './a.txt']);
+      expect(snapshot(outside)).toEqual(before);
+    });
 });
 
 describe('a FIFO planted as one of the seed\'s own state files', () => {
