@@ -397,7 +397,8 @@ describeWithFuse('on efs-sim, with copies that take several slices', () => {
     expect(content(placeOf(root, siteV1))).toEqual(treeDigest(SOURCES.v1));
     expect(content(placeOf(root, docsV1))).toEqual(treeDigest(SOURCES.v1));
     expect(manifestPaths(placeOf(root, siteV1)).sort()).toEqual(Object.keys(treeDigest(SOURCES.v1)).sort());
-  }, 300_000);
+    // Four copies of 80 files at 20 ms a round trip: about 4 minutes idle, past 5 at full load.
+  }, 900_000);
 
   test('a rollback while the forward copy still runs stops it and ends on the old content, with nothing the forward run added', async () => {
     const cfn = new Stackish(root);
