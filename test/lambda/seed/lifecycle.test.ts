@@ -298,6 +298,23 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, deploy))).toEqual({});
   });
 
+  test('a seed moved to another access point (a new logical id, on a provider of its own) leaves the old place empty through the old resource\'s Delete', async () => {
+    const root = tempDir('lifecycle-new-access-point-');
+    const before: Deploy = { removeOnDelete: true };
+    const after: Deploy = { removeOnDelete: true, accessPoint: 'Web2' };
+    // The construct gives the seed on the new access point the logical id <seed>/ResourceVia<kind><hash> and a
+    // provider whose function mounts the new access point; the old resource keeps its provider, which still mounts the old one.
+    const old = new Stackish(root, undefined, 'Content');
+    expect((await old.create(before)).Status).toBe('SUCCESS');
+    const replacement = new Stackish(root, undefined, 'ContentResourceViaAccessPoint0123abcd');
+    expect((await replacement.create(after)).Status).toBe('SUCCESS');
+    expect(replacement.physicalId).not.toBe(old.physicalId);
+    // CloudFormation's cleanup: the old logical id's Delete, through the old provider, with the old properties.
+    expect((await old.remove(before)).Status).toBe('SUCCESS');
+    expect(fs.existsSync(placeOf(root, before))).toBe(false);
+    expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
+  });
+
   test('a rename rolled back (the new resource deleted, the old one kept) leaves the old resource its content, which its own Delete still removes', async () => {
     const root = tempDir('lifecycle-rename-rollback-');
     const deploy: Deploy = { removeOnDelete: true };
