@@ -363,6 +363,27 @@ describe('on a local disk', () => {
     expect(fs.readdirSync(path.join(accessPointRoot, 'kept'))).toEqual([]);
   });
 
+  test.each(['the maker first', 'the maker last', 'at once'])('a parent one seed made and another uses is removed by the last Delete that empties it (%s)', async (order) => {
+    const maker: Deploy = { targetPath: '/sites/a', removeOnDelete: true };
+    const user: Deploy = { targetPath: '/sites/b', removeOnDelete: true };
+    const accessPointRoot = placeOf(root, { targetPath: '/' });
+    fs.mkdirSync(accessPointRoot, { recursive: true });
+    fs.writeFileSync(path.join(accessPointRoot, 'kept.txt'), 'not the seeds\'');
+    const [a, b] = [new Stackish(root, undefined, 'SiteA'), new Stackish(root, undefined, 'SiteB')];
+    expect(await a.create(maker)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await b.create(user)).toMatchObject({ Status: 'SUCCESS' });
+    // Two resources of one stack on one provider (the same access point): its one framework, each
+    // invocation in an execution environment of its own, so that Deletes at once truly run side by side.
+    const isolated = (name: 'onEvent' | 'isComplete') => (event: unknown) => invokeIsolated(name, event, 600_000);
+    const provider = new ProviderFramework({ onEvent: isolated('onEvent'), isComplete: isolated('isComplete') }, 'SiteA');
+    const removeA = () => provider.deliver(a.request('Delete', maker));
+    const removeB = () => provider.deliver({ ...b.request('Delete', user), LogicalResourceId: 'SiteB' });
+    const deletes = order === 'at once' ? await Promise.all([removeA(), removeB()])
+      : order === 'the maker first' ? [await removeA(), await removeB()] : [await removeB(), await removeA()];
+    expect(deletes).toMatchObject([{ Status: 'SUCCESS' }, { Status: 'SUCCESS' }]);
+    expect(fs.readdirSync(accessPointRoot)).toEqual(['kept.txt']);
+  });
+
   test('two seeds on one access point served by the same handler: each fills and keeps its own place', async () => {
     // One handler module for both resources, as one shared function serves both: its requests
     // alternate between the two (a warm Lambda environment keeps module state between invocations;
