@@ -17,7 +17,7 @@ const CREATE_NEW = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O
  * Removes, from `place` up towards the mount, the directories a seed made while they are empty and
  * still the one made: those in `made` (this seed's record) and those another seed marked as its own
  * (MADE_MARK). Stops at the first directory that is neither, is in use or is another one by now; a
- * directory of this seed's left in use is marked for the Delete that empties it. Returns the removed.
+ * parent of this seed's left in use is marked for the Delete that empties it. Returns the removed.
  */
 export async function removeMadeDirectories(mountPath: string, place: string, made: MadeDirectory[]): Promise<string[]> {
   const mine = new Map(made.map((dir) => [dir.path, dir.ino]));
@@ -29,8 +29,10 @@ export async function removeMadeDirectories(mountPath: string, place: string, ma
       removed.push(dir);
       continue;
     }
-    // In use: this seed's directories from here up are marked, so that the last Delete to empty them removes them.
-    if (outcome === 'in use' && ino !== undefined) await markAndRetry(mountPath, dir, mine, removed);
+    // A parent in use (another seed's place may be below it): this seed's directories from here up are
+    // marked, so that the last Delete to empty them removes them. The place itself in use holds what
+    // someone else put there: it stays, unmarked.
+    if (outcome === 'in use' && ino !== undefined && dir !== place) await markAndRetry(mountPath, dir, mine, removed);
     break;
   }
   return removed;
