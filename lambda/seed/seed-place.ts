@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
+import { removeMadeDirectories } from './made-directories';
 import { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
 import { PlaceClaim, StateDirectory } from './state-directory';
 import { MadeDirectory, TargetTree } from './target-tree';
@@ -60,23 +61,12 @@ export class Place {
     }
   }
 
-  /** The directories of the place's path the seed made (the state recorded them; its removal passes them): what is now empty and still the one made is removed, deepest first. */
-  async removeMadeDirectories(made: MadeDirectory[]): Promise<string[]> {
-    const removed: string[] = [];
-    for (const dir of [...made].sort((a, b) => b.path.split('/').length - a.path.split('/').length)) {
-      const parent = path.posix.dirname(dir.path);
-      const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), this.mountPath, parent === '.' ? '' : parent, false);
-      if (!tree) break;
-      try {
-        const at = tree.root.at(path.posix.basename(dir.path));
-        const stats = await tree.calls.lstatExact(at).catch(() => undefined);
-        // Another directory by now (removed and made again by someone), or one with anything in it, stays, with all above it.
-        if (!stats?.isDirectory() || String(stats.ino) !== dir.ino || !await tree.calls.rmdir(at).then(() => true, () => false)) break;
-        removed.push(dir.path);
-      } finally {
-        await tree.close();
-      }
-    }
-    return removed;
+  /**
+   * The directories of the place's path the seed made (the state recorded them; its removal passes
+   * them), and those above that another seed made (made-directories.ts): what is now empty and still
+   * the one made is removed, deepest first.
+   */
+  removeMadeDirectories(made: MadeDirectory[]): Promise<string[]> {
+    return removeMadeDirectories(this.mountPath, this.subPath, made);
   }
 }

@@ -17,6 +17,8 @@ export interface CfnRequest {
   readonly ResourceProperties: Record<string, unknown>;
   readonly OldResourceProperties?: Record<string, unknown>;
   readonly PhysicalResourceId?: string;
+  /** The resource's logical id, where not the provider's own: resources of one stack sharing a provider, requests sent at once. */
+  readonly LogicalResourceId?: string;
 }
 
 /** What the framework answered CloudFormation. */
@@ -108,7 +110,7 @@ export class ProviderFramework {
       await this.run(() => framework.onEvent({
       ...request,
       StackId: this.stackId,
-      LogicalResourceId: this.logicalResourceId,
+      LogicalResourceId: request.LogicalResourceId ?? this.logicalResourceId,
       ResourceType: 'Custom::Seed',
       ServiceToken: 'arn:aws:lambda:us-east-1:123456789012:function:framework-onEvent',
       ResponseURL: 'https://127.0.0.1/cloudformation-response',

@@ -298,6 +298,23 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, deploy))).toEqual({});
   });
 
+  test('a seed moved to another access point (a new logical id, on a provider of its own) leaves the old place empty through the old resource\'s Delete', async () => {
+    const root = tempDir('lifecycle-new-access-point-');
+    const before: Deploy = { removeOnDelete: true };
+    const after: Deploy = { removeOnDelete: true, accessPoint: 'Web2' };
+    // The construct gives the seed on the new access point the logical id <seed>/ResourceVia<kind><hash> and a
+    // provider whose function mounts the new access point; the old resource keeps its provider, which still mounts the old one.
+    const old = new Stackish(root, undefined, 'Content');
+    expect((await old.create(before)).Status).toBe('SUCCESS');
+    const replacement = new Stackish(root, undefined, 'ContentResourceViaAccessPoint0123abcd');
+    expect((await replacement.create(after)).Status).toBe('SUCCESS');
+    expect(replacement.physicalId).not.toBe(old.physicalId);
+    // CloudFormation's cleanup: the old logical id's Delete, through the old provider, with the old properties.
+    expect((await old.remove(before)).Status).toBe('SUCCESS');
+    expect(fs.existsSync(placeOf(root, before))).toBe(false);
+    expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
+  });
+
   test('a rename rolled back (the new resource deleted, the old one kept) leaves the old resource its content, which its own Delete still removes', async () => {
     const root = tempDir('lifecycle-rename-rollback-');
     const deploy: Deploy = { removeOnDelete: true };
@@ -344,6 +361,27 @@ describe('on a local disk', () => {
     // /sites/a, /sites/b and /sites were the seeds'; /kept was there before.
     expect(fs.readdirSync(accessPointRoot).sort()).toEqual(['kept']);
     expect(fs.readdirSync(path.join(accessPointRoot, 'kept'))).toEqual([]);
+  });
+
+  test.each(['the maker first', 'the maker last', 'at once'])('a parent one seed made and another uses is removed by the last Delete that empties it (%s)', async (order) => {
+    const maker: Deploy = { targetPath: '/sites/a', removeOnDelete: true };
+    const user: Deploy = { targetPath: '/sites/b', removeOnDelete: true };
+    const accessPointRoot = placeOf(root, { targetPath: '/' });
+    fs.mkdirSync(accessPointRoot, { recursive: true });
+    fs.writeFileSync(path.join(accessPointRoot, 'kept.txt'), 'not the seeds\'');
+    const [a, b] = [new Stackish(root, undefined, 'SiteA'), new Stackish(root, undefined, 'SiteB')];
+    expect(await a.create(maker)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await b.create(user)).toMatchObject({ Status: 'SUCCESS' });
+    // Two resources of one stack on one provider (the same access point): its one framework, each
+    // invocation in an execution environment of its own, so that Deletes at once truly run side by side.
+    const isolated = (name: 'onEvent' | 'isComplete') => (event: unknown) => invokeIsolated(name, event, 600_000);
+    const provider = new ProviderFramework({ onEvent: isolated('onEvent'), isComplete: isolated('isComplete') }, 'SiteA');
+    const removeA = () => provider.deliver(a.request('Delete', maker));
+    const removeB = () => provider.deliver({ ...b.request('Delete', user), LogicalResourceId: 'SiteB' });
+    const deletes = order === 'at once' ? await Promise.all([removeA(), removeB()])
+      : order === 'the maker first' ? [await removeA(), await removeB()] : [await removeB(), await removeA()];
+    expect(deletes).toMatchObject([{ Status: 'SUCCESS' }, { Status: 'SUCCESS' }]);
+    expect(fs.readdirSync(accessPointRoot)).toEqual(['kept.txt']);
   });
 
   test('two seeds on one access point served by the same handler: each fills and keeps its own place', async () => {
