@@ -1,4 +1,4 @@
-// Compiles the seed's native writer (lambda/seed/native/*.c: write-new-file.c and open-beneath.c) for Linux on x64 (the
+// Compiles the seed's native writer (lambda/seed/native/*.c) for Linux on x64 (the
 // seed's Lambda function) and arm64 (the command line on Graviton), into
 // dist/handlers/seed/native/linux-<arch>.node, beside the handler that loads it. N-API's headers
 // come from the node-api-headers package, so no download of Node's sources is needed; its symbols

@@ -6,6 +6,7 @@
 // here before any call; a link at the name is never followed (no call here follows one).
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
+#include "js-values.h"
 #include "open-beneath.h"
 #include <dirent.h>
 #include <errno.h>
@@ -162,16 +163,11 @@ static void run(at_job *job) {
   job->error = outcome < 0 ? errno : 0;
 }
 
-static napi_value number(napi_env env, double value) {
-  napi_value result;
-  napi_create_double(env, value, &result);
-  return result;
-}
 
 // -errno; the link's target (readlink); [name, type, name, type, ...] (readdir); else 0.
 static napi_value result_of(napi_env env, at_job *job) {
   napi_value result;
-  if (job->error != 0) return number(env, -job->error);
+  if (job->error != 0) return js_number(env, -job->error);
   if (job->op == OP_READLINK) {
     napi_create_string_utf8(env, job->text, NAPI_AUTO_LENGTH, &result);
   } else if (job->op == OP_READDIR) {
@@ -180,31 +176,15 @@ static napi_value result_of(napi_env env, at_job *job) {
       napi_value name;
       napi_create_string_utf8(env, job->entries[i].name, NAPI_AUTO_LENGTH, &name);
       napi_set_element(env, result, (uint32_t)(2 * i), name);
-      napi_set_element(env, result, (uint32_t)(2 * i + 1), number(env, job->entries[i].type));
+      napi_set_element(env, result, (uint32_t)(2 * i + 1), js_number(env, job->entries[i].type));
     }
   } else {
-    result = number(env, 0);
+    result = js_number(env, 0);
   }
   return result;
 }
 
-// A copy of a JS string, or NULL if it is not one or holds a NUL (which C would cut it at).
-static char *copy_string(napi_env env, napi_value value) {
-  size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
-  char *text = malloc(length + 1);
-  if (text == NULL) return NULL;
-  if (napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok || strlen(text) != length) {
-    free(text);
-    return NULL;
-  }
-  return text;
-}
 
-static napi_value fail(napi_env env, const char *message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
 
 // Reads (op, dirFd, name, otherFd, other, number) into a new job; NULL with `*problem` set where they do not fit the operation.
 static at_job *read_job(napi_env env, napi_callback_info info, const char **problem) {
@@ -220,11 +200,11 @@ static at_job *read_job(napi_env env, napi_callback_info info, const char **prob
       || napi_get_value_int32(env, argv[3], &job->other_fd) != napi_ok || napi_get_value_double(env, argv[5], &job->number) != napi_ok
       || job->op < 0 || job->op >= OP_COUNT || job->dir_fd < 0) {
     *problem = "atCall(op, dirFd, name, otherFd, other, number): a known operation, an open directory descriptor and numbers";
-  } else if (job->op != OP_READDIR && job->op != OP_CLOSE && !one_component(job->name = copy_string(env, argv[2]))) {
+  } else if (job->op != OP_READDIR && job->op != OP_CLOSE && !one_component(job->name = js_string_copy(env, argv[2]))) {
     *problem = "atCall: the name must be one path component (not . or ..) with no NUL";
-  } else if ((job->op == OP_RENAME || job->op == OP_LINK) && (job->other_fd < 0 || !one_component(job->other = copy_string(env, argv[4])))) {
+  } else if ((job->op == OP_RENAME || job->op == OP_LINK) && (job->other_fd < 0 || !one_component(job->other = js_string_copy(env, argv[4])))) {
     *problem = "atCall: the second directory must be open and its name one path component (not . or ..) with no NUL";
-  } else if (job->op == OP_SYMLINK && ((job->other = copy_string(env, argv[4])) == NULL || job->other[0] == '\0')) {
+  } else if (job->op == OP_SYMLINK && ((job->other = js_string_copy(env, argv[4])) == NULL || job->other[0] == '\0')) {
     *problem = "atCall: a link's target must be a non-empty string with no NUL";
   } else {
     return job;
@@ -237,7 +217,7 @@ static at_job *read_job(napi_env env, napi_callback_info info, const char **prob
 static napi_value at_call_sync(napi_env env, napi_callback_info info) {
   const char *problem = NULL;
   at_job *job = read_job(env, info, &problem);
-  if (job == NULL) return fail(env, problem);
+  if (job == NULL) return js_type_error(env, problem);
   run(job);
   napi_value result = result_of(env, job);
   free_job(job);
@@ -261,7 +241,7 @@ static void complete(napi_env env, napi_status status, void *data) {
 static napi_value at_call_async(napi_env env, napi_callback_info info) {
   const char *problem = NULL;
   at_job *job = read_job(env, info, &problem);
-  if (job == NULL) return fail(env, problem);
+  if (job == NULL) return js_type_error(env, problem);
   napi_value promise, resource_name;
   if (napi_create_promise(env, &job->deferred, &promise) != napi_ok
       || napi_create_string_utf8(env, "cdk-efs-kit:atCall", NAPI_AUTO_LENGTH, &resource_name) != napi_ok
@@ -269,7 +249,7 @@ static napi_value at_call_async(napi_env env, napi_callback_info info) {
       || napi_queue_async_work(env, job->work) != napi_ok) {
     if (job->work != NULL) napi_delete_async_work(env, job->work);
     free_job(job);
-    return fail(env, "atCall: the job could not be queued");
+    return js_type_error(env, "atCall: the job could not be queued");
   }
   return promise;
 }

@@ -7,6 +7,7 @@
 // the same refusals, made by the seed. Which of the two runs is decided once per process.
 #define _GNU_SOURCE
 #define NAPI_VERSION 8
+#include "js-values.h"
 #include "open-beneath.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -111,16 +112,7 @@ typedef struct {
   int result;
 } open_job;
 
-static napi_value number(napi_env env, double value) {
-  napi_value result;
-  napi_create_double(env, value, &result);
-  return result;
-}
 
-static napi_value fail(napi_env env, const char *message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
 
 // Reads (dirFd, path, flags, mode) into `job`; NULL (nothing thrown) when they are fine, else the thrown TypeError.
 static const char *read_arguments(napi_env env, napi_callback_info info, open_job *job) {
@@ -147,7 +139,7 @@ static const char *read_arguments(napi_env env, napi_callback_info info, open_jo
 static napi_value open_beneath_sync(napi_env env, napi_callback_info info) {
   open_job job = { .path = NULL };
   const char *problem = read_arguments(env, info, &job);
-  napi_value result = problem != NULL ? fail(env, problem) : number(env, open_beneath(job.dir_fd, job.path, job.flags, job.mode));
+  napi_value result = problem != NULL ? js_type_error(env, problem) : js_number(env, open_beneath(job.dir_fd, job.path, job.flags, job.mode));
   free(job.path);
   return result;
 }
@@ -160,7 +152,7 @@ static void execute(napi_env env, void *data) {
 
 static void complete(napi_env env, napi_status status, void *data) {
   open_job *job = data;
-  napi_resolve_deferred(env, job->deferred, number(env, status == napi_ok ? job->result : -ECANCELED));
+  napi_resolve_deferred(env, job->deferred, js_number(env, status == napi_ok ? job->result : -ECANCELED));
   napi_delete_async_work(env, job->work);
   free(job->path);
   free(job);
@@ -169,7 +161,7 @@ static void complete(napi_env env, napi_status status, void *data) {
 // openBeneath(dirFd, path, flags, mode): Promise<a descriptor, or -errno>, opened on libuv's thread pool.
 static napi_value open_beneath_async(napi_env env, napi_callback_info info) {
   open_job *job = calloc(1, sizeof(open_job));
-  if (job == NULL) return fail(env, "openBeneath: out of memory");
+  if (job == NULL) return js_type_error(env, "openBeneath: out of memory");
   const char *problem = read_arguments(env, info, job);
   napi_value promise, resource_name;
   if (problem == NULL
@@ -183,7 +175,7 @@ static napi_value open_beneath_async(napi_env env, napi_callback_info info) {
   if (problem != NULL) {
     free(job->path);
     free(job);
-    return fail(env, problem);
+    return js_type_error(env, problem);
   }
   return promise;
 }
@@ -191,7 +183,7 @@ static napi_value open_beneath_async(napi_env env, napi_callback_info info) {
 // beneathResolution(): 0 where openat2 is in use, else the errno that refused it (the walk is in use).
 static napi_value beneath_resolution(napi_env env, napi_callback_info info) {
   (void)info;
-  return number(env, decided_refusal());
+  return js_number(env, decided_refusal());
 }
 
 // closeBeneath(fd): 0, or -errno. A descriptor this addon opened is closed by it: Node, in a worker
@@ -201,8 +193,8 @@ static napi_value close_beneath(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   int32_t fd;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) return fail(env, "closeBeneath(fd): the descriptor must be an open descriptor");
-  return number(env, close(fd) < 0 ? -errno : 0);
+  if (argc != 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) return js_type_error(env, "closeBeneath(fd): the descriptor must be an open descriptor");
+  return js_number(env, close(fd) < 0 ? -errno : 0);
 }
 
 void export_open_beneath(napi_env env, napi_value exports) {

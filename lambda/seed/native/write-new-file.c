@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "js-values.h"
 #include "open-beneath.h"
 
 // The calls a failure names, in the order lambda/seed/native-writer.ts lists them.
@@ -119,11 +120,6 @@ static void execute(napi_env env, void *data) {
   }
 }
 
-static napi_value number(napi_env env, double value) {
-  napi_value result;
-  napi_create_double(env, value, &result);
-  return result;
-}
 
 // Resolves with [0, bytes, ino, size, mtime seconds, mtime nanoseconds] or [errno, failed call].
 static void complete(napi_env env, napi_status status, void *data) {
@@ -135,70 +131,54 @@ static void complete(napi_env env, napi_status status, void *data) {
   }
   if (job->failed != CALL_NONE) {
     napi_create_array_with_length(env, 2, &result);
-    napi_set_element(env, result, 0, number(env, job->error));
-    napi_set_element(env, result, 1, number(env, job->failed));
+    napi_set_element(env, result, 0, js_number(env, job->error));
+    napi_set_element(env, result, 1, js_number(env, job->failed));
   } else {
     const double fields[] = {0, job->bytes, (double)job->stats.stx_ino, (double)job->stats.stx_size,
                              (double)job->stats.stx_mtime.tv_sec, (double)job->stats.stx_mtime.tv_nsec};
     napi_create_array_with_length(env, 6, &result);
-    for (uint32_t i = 0; i < 6; i++) napi_set_element(env, result, i, number(env, fields[i]));
+    for (uint32_t i = 0; i < 6; i++) napi_set_element(env, result, i, js_number(env, fields[i]));
   }
   napi_resolve_deferred(env, job->deferred, result);
   napi_delete_async_work(env, job->work);
   free_job(job);
 }
 
-// A copy of a JS string, or NULL if it is not one, is empty or holds a NUL (which C would cut it at).
-static char *copy_string(napi_env env, napi_value value) {
-  size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok || length == 0) return NULL;
-  char *text = malloc(length + 1);
-  if (text == NULL) return NULL;
-  if (napi_get_value_string_utf8(env, value, text, length + 1, &length) != napi_ok || strlen(text) != length) {
-    free(text);
-    return NULL;
-  }
-  return text;
-}
 
-static napi_value fail(napi_env env, const char *message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
 
 // writeNewFile(dirFd, name, mode, content: Buffer | number (an open source file's descriptor), uid, gid, sourceBytes): Promise<number[]>
 static napi_value write_new_file(napi_env env, napi_callback_info info) {
   size_t argc = 7;
   napi_value argv[7];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc != 7) return fail(env, "writeNewFile takes 7 arguments");
+  if (argc != 7) return js_type_error(env, "writeNewFile takes 7 arguments");
 
   int32_t dir_fd, mode, uid, gid;
   if (napi_get_value_int32(env, argv[0], &dir_fd) != napi_ok || napi_get_value_int32(env, argv[2], &mode) != napi_ok
       || napi_get_value_int32(env, argv[4], &uid) != napi_ok || napi_get_value_int32(env, argv[5], &gid) != napi_ok) {
-    return fail(env, "writeNewFile: the directory descriptor, mode, uid and gid must be numbers");
+    return js_type_error(env, "writeNewFile: the directory descriptor, mode, uid and gid must be numbers");
   }
   bool is_buffer;
   napi_valuetype content_type;
   napi_is_buffer(env, argv[3], &is_buffer);
   napi_typeof(env, argv[3], &content_type);
-  if (!is_buffer && content_type != napi_number) return fail(env, "writeNewFile: the content must be a Buffer or an open file's descriptor");
+  if (!is_buffer && content_type != napi_number) return js_type_error(env, "writeNewFile: the content must be a Buffer or an open file's descriptor");
 
-  if (dir_fd < 0) return fail(env, "writeNewFile: the directory descriptor must be an open descriptor");
+  if (dir_fd < 0) return js_type_error(env, "writeNewFile: the directory descriptor must be an open descriptor");
 
   write_job *job = calloc(1, sizeof(write_job));
-  if (job == NULL) return fail(env, "writeNewFile: out of memory");
+  if (job == NULL) return js_type_error(env, "writeNewFile: out of memory");
   job->dir_fd = dir_fd;
   job->source_fd = -1;
   // Permission bits only, never setuid, setgid or sticky, whatever the caller passes (the umask still applies).
   job->mode = (mode_t)mode & 0777;
   job->uid = (uid_t)uid;
   job->gid = (gid_t)gid;
-  job->name = copy_string(env, argv[1]);
+  job->name = js_string_copy(env, argv[1]);
   // One name in the directory held open: never a path, nor one that leads out of it.
-  if (job->name == NULL || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
+  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
     free_job(job);
-    return fail(env, "writeNewFile: the name must be one path component (not . or ..) with no NUL");
+    return js_type_error(env, "writeNewFile: the name must be one path component (not . or ..) with no NUL");
   }
   if (is_buffer) {
     void *content;
@@ -208,18 +188,18 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
         || napi_is_detached_arraybuffer(env, array_buffer, &detached) != napi_ok || detached
         || napi_get_buffer_info(env, argv[3], &content, &job->content_bytes) != napi_ok) {
       free_job(job);
-      return fail(env, "writeNewFile: the content buffer could not be read (or its memory was detached)");
+      return js_type_error(env, "writeNewFile: the content buffer could not be read (or its memory was detached)");
     }
     job->content = malloc(job->content_bytes > 0 ? job->content_bytes : 1);
     if (job->content == NULL) {
       free_job(job);
-      return fail(env, "writeNewFile: out of memory");
+      return js_type_error(env, "writeNewFile: out of memory");
     }
     if (job->content_bytes > 0) memcpy(job->content, content, job->content_bytes);
   } else if (napi_get_value_int32(env, argv[3], &job->source_fd) != napi_ok || job->source_fd < 0
              || napi_get_value_double(env, argv[6], &job->source_bytes) != napi_ok || !(job->source_bytes >= 0)) {
     free_job(job);
-    return fail(env, "writeNewFile: the source must be an open descriptor, with a size of 0 or more");
+    return js_type_error(env, "writeNewFile: the source must be an open descriptor, with a size of 0 or more");
   }
 
   napi_value promise, resource_name;
@@ -230,7 +210,7 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
     // Only reached before the job is queued: nothing else holds it.
     if (job->work != NULL) napi_delete_async_work(env, job->work);
     free_job(job);
-    return fail(env, "writeNewFile: the job could not be queued");
+    return js_type_error(env, "writeNewFile: the job could not be queued");
   }
   return promise;
 }

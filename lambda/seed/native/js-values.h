@@ -1,0 +1,14 @@
+// JavaScript values the addon's parts read and make (js-values.c).
+#ifndef CDK_EFS_KIT_JS_VALUES_H
+#define CDK_EFS_KIT_JS_VALUES_H
+#include <node_api.h>
+
+// A malloc'd copy of a JS string, or NULL if it is not one or holds a NUL (which C would cut it at).
+char *js_string_copy(napi_env env, napi_value value);
+
+// Throws a TypeError with `message`; returns NULL, what a napi callback that threw returns.
+napi_value js_type_error(napi_env env, const char *message);
+
+napi_value js_number(napi_env env, double value);
+
+#endif
