@@ -5,8 +5,8 @@ import * as path from 'path';
 import { onNode } from '../helpers/node-lines';
 
 // The Java binding, compiled but not synthesized: jsii-pacmak generates the Maven project from this
-// build's assembly; javac compiles its sources, then test/java's quick start and a small program
-// against them, and that program runs one call through the jsii runtime. Against aws-cdk-lib 2.263.0,
+// build's assembly; javac compiles its sources, then test/java's quick start, its S3 Files app and a small
+// program against them, and that program runs one call through the jsii runtime. Against aws-cdk-lib 2.263.0,
 // the newest jar Maven Central serves here, six releases below the peer range's floor (2.269.0 has a
 // POM but no jar here): what this proves is that the generated Java compiles and links against
 // aws-cdk-lib's Java API and that the jar's assembly loads; not that a Java app synthesizes (2.263.0
@@ -65,6 +65,10 @@ describe('compiled against aws-cdk-lib 2.263.0', () => {
 
   test('the quick start in Java compiles against the binding', () => {
     expect(fs.existsSync(path.join(app(), 'com', 'example', 'QuickStart.class'))).toBe(true);
+  });
+
+  test('the S3 Files app (a versioned bucket, an S3FilesFileSystem, an access point, a Lambda function mounting it) compiles against the binding', () => {
+    expect(fs.existsSync(path.join(app(), 'com', 'example', 'S3FilesApp.class'))).toBe(true);
   });
 
   test('a Java program calls the library through the jsii runtime, the assembly loading from the binding\'s resources', () => {
