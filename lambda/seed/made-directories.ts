@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
+import { openStateFile } from './state-file';
 import { MadeDirectory, TargetTree } from './target-tree';
 
 /**
@@ -70,17 +71,23 @@ async function markAndRetry(mountPath: string, dir: string, mine: Map<string, st
   }
 }
 
+/**
+ * The inode a mark names, or undefined where there is none or it is not one a seed could have left:
+ * opened as the seed's state files are (no link, no waiting on a FIFO), a regular file of at most a
+ * few bytes that belongs to the user this process writes as (a mark anyone else planted is not proof).
+ */
 async function readMark(tree: TargetTree): Promise<string | undefined> {
-  const fd = await tree.calls.open(tree.root.at(MADE_MARK), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => undefined);
-  if (fd === undefined) return undefined;
+  const opened = await openStateFile(tree.calls, tree.root.at(MADE_MARK), MADE_MARK, process.geteuid?.()).catch(() => undefined);
+  if (opened === undefined) return undefined;
   try {
+    if (opened.stats.size > 256n) return undefined;
     const buffer = Buffer.alloc(256);
-    const read = JSON.parse(buffer.toString('utf8', 0, await tree.calls.read(fd, buffer, 0))) as { ino?: unknown };
+    const read = JSON.parse(buffer.toString('utf8', 0, await tree.calls.read(opened.fd, buffer, 0))) as { ino?: unknown };
     return typeof read?.ino === 'string' ? read.ino : undefined;
   } catch {
     return undefined;
   } finally {
-    await tree.calls.close(fd).catch(() => undefined);
+    await tree.calls.close(opened.fd).catch(() => undefined);
   }
 }
 
