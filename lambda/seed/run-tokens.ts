@@ -4,7 +4,8 @@ import { TargetTree } from './target-tree';
 /**
  * The run tokens a state directory records (see reserved-names.ts): the proof that an entry with a
  * reserved name is the seed's. A run records its token, with the kinds of entry it makes, before it
- * creates any; a complete run drops the tokens whose entries it saw gone. Anyone who could write the
+ * creates any; a complete run that failed nowhere drops the record (a leftover in a directory the
+ * source no longer has then loses its proof, and stays). Anyone who could write the
  * record could as well delete what it proves: it is a file of the state directory, private to its
  * owner and read as the others are (never through a link, never a FIFO, only the owner's).
  */

@@ -53,7 +53,7 @@ export interface S3FilesFileSystemProps {
    */
   readonly noncurrentVersionExpiration?: Duration;
   /**
-   * The key prefix to serve (e.g. 'data/'), without a leading '/'.
+   * The key prefix to serve (e.g. 'data/'), without a leading '/' and ending with '/'.
    * @default '' - the whole bucket
    */
   readonly prefix?: string;
@@ -185,6 +185,8 @@ export class S3FilesFileSystem extends S3FilesFileSystemBase {
     const where = `S3FilesFileSystem(${this.node.path})`;
     this.prefix = props.prefix ?? '';
     check(!this.prefix.startsWith('/'), where, 'prefix', this.prefix, "must be a key prefix without a leading '/' (e.g. 'data/')", this);
+    // The grants cover the keys that start with the prefix: 'data' would also give 'database/...'.
+    check(this.prefix === '' || this.prefix.endsWith('/'), where, 'prefix', this.prefix, "must end with '/' (e.g. 'data/'), or the grants would reach keys beside it", this);
     if (props.bucket && props.noncurrentVersionExpiration) {
       throw new ValidationError(`${where}: ${propName('noncurrentVersionExpiration')} applies to the bucket this construct makes; give your own ${propName('bucket')} its own lifecycle rules, got noncurrentVersionExpiration with a bucket.`, this);
     }

@@ -117,6 +117,10 @@ describe('bucket', () => {
     template().hasResourceProperties('AWS::S3Files::FileSystem', { Prefix: 'data/' });
   });
 
+  test('fails when the prefix does not end with a slash: the grants would reach keys beside it', () => {
+    expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, prefix: 'data' })).toThrow(/prefix.*must end with '\/'.*got "data"/);
+  });
+
   test('fails when noncurrentVersionExpiration comes with a bucket of the user', () => {
     const bucket = new s3.Bucket(stack, 'B', { versioned: true, removalPolicy: RemovalPolicy.RETAIN });
     expect(() => new S3FilesFileSystem(stack, 'Files', { vpc, bucket, noncurrentVersionExpiration: Duration.days(7) })).toThrow(/noncurrentVersionExpiration/);
