@@ -315,7 +315,7 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
   });
 
-  // Issue #40, open: an engine change (single-function to Distributed Map or DataSync, the same place) is a new
+  // A known gap: an engine change (single-function to Distributed Map or DataSync, the same place) is a new
   // logical id (<seed>/ResourceVia<kind><hash>); the new engine copies into the place without the
   // single-function seed's claim or manifest (DataSync cannot write them, and skips files whose size and
   // time already match), and the old resource's cleanup Delete, with RemoveOnDelete 'true', removes every
