@@ -171,6 +171,7 @@ export class CopyRun {
     } finally {
       // Even when the source fails, let writes in flight finish or clean up their temporary files.
       await this.pool.drain();
+      this.book.endCopying();
       clearInterval(timer);
       await this.keepingAlive;
       await this.workers?.close();

@@ -43,6 +43,9 @@ export class ManifestBook {
   /** Files recorded since the last save. */
   private sinceSave = 0;
   private checkpointing = false;
+  private copyingEnded = false;
+  /** Ends saveRecorded's wait for its turn. */
+  private endWait?: () => void;
 
   constructor(public readonly manifest: Manifest, private readonly options: ManifestBookOptions) {
     this.changed = manifest.problems.length > 0;
@@ -136,14 +139,28 @@ export class ManifestBook {
   /**
    * Saves what is recorded now, marked as a run under way, before staged directories are published:
    * a run killed once they are at their final names leaves them recorded, for a rollback or a Delete
-   * to remove. Not sooner after the last save than 20 times a save takes (for a large manifest,
-   * directories are then published in fewer, larger batches).
+   * to remove. While files are still being copied, not sooner after the last save than 20 times a
+   * save takes (for a large manifest, directories are then published in fewer, larger batches); once
+   * the copying ended, at once: a save timed while the run's own writes queued ahead of it took
+   * 11.6 s on efs-sim, and its successor then waited 232 s with nothing left to copy.
    */
   public async saveRecorded(): Promise<void> {
     if (this.options.dryRun || !this.options.state || !this.changed) return;
     const wait = this.lastSave + this.lastSaveMs * 20 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0 && !this.copyingEnded) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.endWait = () => { clearTimeout(timer); resolve(); };
+      });
+      this.endWait = undefined;
+    }
     await this.save(true).catch((err: Error) => this.options.warn(`the manifest could not be saved before directories were published: ${err.message}`));
+  }
+
+  /** The run copies nothing more: a save waiting for its turn before directories are published goes now. */
+  public endCopying(): void {
+    this.copyingEnded = true;
+    this.endWait?.();
   }
 
   /** Saves the manifest once before the first file it records is replaced, marked as a run under way. */
