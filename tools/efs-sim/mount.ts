@@ -63,6 +63,8 @@ export interface EfsSimStats {
 
 export interface EfsSim {
   readonly mount: string;
+  /** The tmpfs behind the mount: what was written, read without any latency. */
+  readonly backing: string;
   /** With the 's3files' profile: its bucket. */
   readonly s3files?: EfsSimS3Files;
   stats(): Promise<EfsSimStats>;
@@ -122,6 +124,7 @@ export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> 
   const { mount, s3files, stop } = mountNew(options);
   return {
     mount,
+    backing: run('backing', mount).trim(),
     s3files,
     stats: async () => JSON.parse(run('stats', mount)),
     resetStats: async () => { run('reset', mount); },
