@@ -20,7 +20,7 @@ import type { SeedFailure, SeedSummary } from './seed-summary';
 import { STATE_DIR, StateDirectory, StateMovedError } from './state-directory';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
 import { HEARTBEAT_MS, TargetLock } from './target-lock';
-import { TargetTree } from './target-tree';
+import { MovedOutError, TargetTree } from './target-tree';
 import { UnchangedEntries } from './unchanged-entries';
 import { describeResolution } from './open-beneath';
 
@@ -81,6 +81,10 @@ export class CopyRun {
   private readonly writtenLinks: string[] = [];
   /** Entries with the seed's reserved names that it cannot prove it made: left alone, and reported. */
   private readonly leftAlone: NotProven[] = [];
+  /** Files this run wrote, by the directory (its key) they are in: each is checked still under the root before the run says it is complete. */
+  private readonly writtenInto = new Map<string, number>();
+  /** Directories found moved out of the target (reported once each). */
+  private readonly movedOut = new Set<string>();
   /** Whether every leftover of earlier runs that this run found is gone (then their tokens are dropped). */
   private leftoversGone = false;
 
@@ -189,6 +193,7 @@ export class CopyRun {
       if (this.directories.stagedDirectories().length > 0) await this.book.saveRecorded();
       this.leftoversGone = await this.directories.publish(this.options.deadline);
     }
+    if (!dryRun) await this.checkWrittenDirectories();
     if (!dryRun) await this.links.judgeWritten(this.writtenLinks);
     const { pruned, kept } = this.complete && this.options.prune && this.failed.length === 0 ? await this.prune() : { pruned: 0, kept: [] };
     if (this.complete && !dryRun && this.options.request && !await commitRequest(this.leftovers, this.options.request, [...this.declared, ...this.holdingEntries])) this.complete = false;
@@ -370,17 +375,21 @@ export class CopyRun {
       // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
       // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
       inPlace = job.kind === 'file' && this.directories.unpublished(directory) && !this.manifest.files.has(relative);
+      if (!this.settings.dryRun) await this.refuseMovedOut(keyOf(directory));
       const done = this.settings.dryRun ? await this.copier!.copy(job, undefined, async () => undefined) : await this.place(job, keyOf(directory), name, inPlace);
       if (done.written) {
         this.counts.written++;
         this.counts.writtenBytes += done.bytes;
         if (job.kind === 'symlink') this.writtenLinks.push(relative);
+        const key = keyOf(directory);
+        this.writtenInto.set(key, (this.writtenInto.get(key) ?? 0) + 1);
       } else {
         this.counts.skipped++;
       }
       if (!this.settings.dryRun && this.settings.useManifest) this.book.record(relative, job.entry.identity, done.identity);
     } catch (err) {
       if (job.kind === 'file') job.entry.discard?.();
+      if (err instanceof MovedOutError) this.reportMovedOut(err.key);
       this.fail(relative, err);
       if (inPlace) await this.directories.withholdIfLeft(directory, relative, name).catch(() => undefined);
     }
@@ -404,6 +413,33 @@ export class CopyRun {
       if (scratch !== undefined) this.tree.unpin(scratch);
       this.tree.unpin(key);
     }
+  }
+
+  /**
+   * Throws MovedOutError where the directory `key` (or one above it) is no longer at its name under the
+   * root: looked at on its first write of each round of checks (a heartbeat starts one), not per file.
+   */
+  private async refuseMovedOut(key: string): Promise<void> {
+    if (!await this.tree.stillInPlace(key)) this.tree.refuseMovedOut(key);
+  }
+
+  /** Before the run says it is complete: every directory it wrote into is still where it wrote (one lstat each, and the directories above them). */
+  private async checkWrittenDirectories(): Promise<void> {
+    this.tree.newCheckRound();
+    await Promise.all([...this.writtenInto.keys()].map((key) => this.refuseMovedOut(key).catch((err: unknown) => {
+      if (!(err instanceof MovedOutError)) throw err;
+      this.reportMovedOut(err.key);
+    })));
+  }
+
+  /** A directory moved out of the target: what the run wrote there went with it, and the run is not complete. */
+  private reportMovedOut(key: string): void {
+    if (this.movedOut.has(key)) return;
+    this.movedOut.add(key);
+    this.complete = false;
+    let files = 0;
+    for (const [directory, count] of this.writtenInto) if (directory === key || directory.startsWith(`${key}/`)) files += count;
+    this.fail(key, new Error(`moved out of the target during the run; nothing more written there (the ${files} files this run wrote in it went with it)`));
   }
 
   /** Staged directories with nothing left to do are renamed into place; directories still to be made go first. */
@@ -466,6 +502,8 @@ export class CopyRun {
   private keepAlive(): Promise<void> {
     this.keepingAlive ??= (async () => {
       if (this.lostLock) return;
+      // Each directory written into from now on is looked at again, once, before its next file.
+      this.tree.newCheckRound();
       if (!await this.lock!.heartbeat()) {
         await this.lockLost();
         return;

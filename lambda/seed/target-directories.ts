@@ -219,8 +219,8 @@ export class DirectoryMaker {
 
   private async rename(u: Unpublished): Promise<void> {
     // rename() replaces an empty directory made meanwhile; one with content stops it.
-    await this.tree.using(u.parent, (dir) => this.calls.rename(dir.at(u.staged), dir.at(u.final))).then(
-      () => this.tree.renamed(u.relative, u.final),
+    await this.tree.using(u.parent, (dir) => this.tree.renaming(u.relative, u.final, () => this.calls.rename(dir.at(u.staged), dir.at(u.final)))).then(
+      () => undefined,
       (err: NodeJS.ErrnoException) => this.options.fail(u.relative, ['ENOTEMPTY', 'EEXIST', 'ENOTDIR', 'EISDIR'].includes(err.code ?? '')
         ? new Error(`appeared on the target during the seed; the seed's copy is left in ${u.staged}, and the next run writes into it`)
         : err));

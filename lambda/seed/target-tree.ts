@@ -55,6 +55,18 @@ interface Node {
   pins: number;
   /** What its first descriptor held, read before that descriptor is closed (undefined where fstat failed): what one opened again must hold. */
   identity?: Promise<Identity | undefined>;
+  /** Whether it was still at its name under the root, as the check of round `round` found. */
+  checked?: { readonly round: number; readonly inPlace: Promise<boolean> };
+  /** Found moved out of the target: nothing more is written there. */
+  movedOut?: boolean;
+}
+
+/** A directory the run holds was moved out of the target (renamed away by whoever can write its parent). */
+export class MovedOutError extends Error {
+  constructor(readonly key: string) {
+    super(`the directory ${JSON.stringify(key)} was moved out of the target during the run; nothing more written there`);
+    this.name = 'MovedOutError';
+  }
 }
 
 /**
@@ -140,6 +152,11 @@ export class TargetTree {
   readonly root: Directory;
   /** The root's device: a rename from the seed's scratch directories cannot cross to another. */
   readonly device: bigint;
+  /** The round of `stillInPlace` checks: each directory is looked at once per round. */
+  private round = 0;
+  /** The seed's own renames of directories it holds, in flight: a check that raced one looks again. */
+  private readonly renames = new Set<Promise<unknown>>();
+  private renamesDone = 0;
 
   /**
    * @param where the target as the caller named it, for messages
@@ -218,9 +235,71 @@ export class TargetTree {
     return found;
   }
 
-  /** After a rename in its parent: the directory `key` is now called `name` there. */
-  renamed(key: string, name: string): void {
-    this.nodes.get(key)!.name = name;
+  /** Runs `rename`, the seed's own rename of the directory `key` to `name` in its parent, and knows it by that name once done. */
+  async renaming(key: string, name: string, rename: () => Promise<void>): Promise<void> {
+    const done = rename().then(() => { this.nodes.get(key)!.name = name; });
+    this.renames.add(done);
+    try {
+      await done;
+    } finally {
+      this.renames.delete(done);
+      this.renamesDone++;
+    }
+  }
+
+  /** Starts a new round of `stillInPlace` checks (at each checkpoint of the run): each directory is looked at again, once. */
+  newCheckRound(): void {
+    this.round++;
+  }
+
+  /**
+   * Whether the directory `key` is still at its name under the root, every directory on its path too,
+   * looked at once per round: from the root down, one name at a time (lstat, which never follows the
+   * last name, and each name above was found to be the directory held), each compared by device and
+   * inode with what the seed holds. One found moved out stays so: `pin` refuses it, and below it.
+   */
+  stillInPlace(key: string): Promise<boolean> {
+    const node = this.nodes.get(key);
+    return node ? this.inPlace(node) : Promise.resolve(true);
+  }
+
+  /** Throws MovedOutError, naming the outermost, where `key` or a directory above it was found moved out. */
+  refuseMovedOut(key: string): void {
+    const moved = movedOutAbove(this.nodes.get(key));
+    if (moved) throw new MovedOutError(moved.key);
+  }
+
+  private inPlace(node: Node): Promise<boolean> {
+    if (!node.parent) return Promise.resolve(true);
+    if (node.movedOut) return Promise.resolve(false);
+    if (node.checked?.round !== this.round) {
+      const inPlace = this.inPlace(node.parent).then(async (above) => above && this.atItsName(node));
+      node.checked = { round: this.round, inPlace };
+      void inPlace.then((found) => { if (!found) node.movedOut = true; }, () => undefined);
+    }
+    return node.checked.inPlace;
+  }
+
+  /** Whether `node`'s name in its parent (found in place) is the directory held; looked at again after a rename of the seed's own that raced it. */
+  private async atItsName(node: Node): Promise<boolean> {
+    const held = await this.identityOf(node);
+    if (!held) return true; // nothing to compare: openAgain refuses such a directory anyway
+    for (let attempt = 0; ; attempt++) {
+      const renamesBefore = this.renamesDone;
+      const seen = await this.calls.lstatExact(this.root.at(pathOf(node))).catch(() => undefined);
+      if (seen?.isDirectory() && seen.dev === held.dev && seen.ino === held.ino) return true;
+      if (attempt >= 3 || (this.renames.size === 0 && this.renamesDone === renamesBefore)) return false;
+      await Promise.allSettled([...this.renames]);
+    }
+  }
+
+  /** What `node` holds: read from its descriptor the first time (held open for the read), else what was read before it was closed. */
+  private identityOf(node: Node): Promise<Identity | undefined> {
+    if (!node.identity && node.fd !== undefined) {
+      this.hold(node);
+      node.identity = this.calls.fstat(node.fd).then(({ dev, ino }) => ({ dev, ino }), () => undefined).finally(() => this.release(node));
+    }
+    return node.identity ?? Promise.resolve(undefined);
   }
 
   /**
@@ -240,6 +319,7 @@ export class TargetTree {
   async pin(key: string): Promise<Directory> {
     const node = this.nodes.get(key);
     if (!node) throw new Error(`internal: the directory "${key}" is not known to the target tree`);
+    this.refuseMovedOut(key);
     this.hold(node);
     try {
       if (node.fd === undefined) await this.reopen(node);
@@ -258,7 +338,7 @@ export class TargetTree {
   /** `pin` with nothing to wait for: `key`'s directory held, if its descriptor is open; else undefined (nothing held). */
   pinIfOpen(key: string): Directory | undefined {
     const node = this.nodes.get(key);
-    if (node?.fd === undefined) return undefined;
+    if (node?.fd === undefined || movedOutAbove(node)) return undefined; // `pin` refuses it
     this.hold(node);
     return this.directoryOf(node);
   }
@@ -359,6 +439,20 @@ export class TargetTree {
     }
     return fd;
   }
+}
+
+/** The outermost directory found moved out, of `node` and those above it. */
+function movedOutAbove(node: Node | undefined): Node | undefined {
+  let moved: Node | undefined;
+  for (let at = node; at; at = at.parent) if (at.movedOut) moved = at;
+  return moved;
+}
+
+/** `node`'s path below the root, by the names it has on disk now. */
+function pathOf(node: Node): string {
+  const names: string[] = [];
+  for (let at: Node | undefined = node; at?.parent; at = at.parent) names.unshift(at.name);
+  return names.join('/');
 }
 
 /** Opens `name` in `parent` as a directory, making it first with `create`; undefined where it is missing and not made. */
