@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import { performance } from 'perf_hooks';
-import { close, fchmod, fchown, fstat, fsync, futimes, link, lutimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../shared/fs-calls';
-import { HeldName, HeldNameCalls, heldNameOf } from './held-name-calls';
+import { close, fchmod, fchown, fstat, fsync, futimes, link, lutimes, lstat, mkdir, open, read, readdir, readlink, rename, rmdir, symlink, unlink, write } from '../../shared/fs-calls';
+import { HeldName } from './held-name';
+import { HeldNameCalls } from './held-name-calls';
+import { BeneathOpener } from './open-beneath';
 import { NativeWriter } from './native-writer';
 
 /**
@@ -12,6 +14,9 @@ import { NativeWriter } from './native-writer';
  * 1.2 for 11,000 files). On EFS every call is slow: eight round trips are a few milliseconds.
  */
 const SLOW_CALLS = 8;
+
+/** O_PATH (Linux, the same on x64 and arm64; Node does not export it): a name opened itself, for fstat. */
+const O_PATH = 0o10000000;
 const SLOW_SHARE = 0.01;
 
 /**
@@ -54,10 +59,9 @@ export class FileSystemCalls {
    * @param slowCallMicros a call slower than this counts as slow (FileSystemCalls.SOURCE or .TARGET)
    * @param native what writes a small new file in one trip to the thread pool once calls go there
    *   (null where the addon is not built, or to make the calls one by one)
-   * @param held what makes a call on a name in a directory the seed holds (a path
-   *   /proc/self/fd/<fd>/<name>, as target-tree's Directory makes them) on that directory's
+   * @param held what makes a call on a name in a directory the seed holds on that directory's
    *   descriptor, so that no /proc path is resolved (null where the addon is not built: Node's calls
-   *   on the path, which Linux resolves inside the directory as well)
+   *   on the name's path through /proc/self/fd, which Linux resolves inside the directory as well)
    */
   constructor(slowCallMicros: number, readonly native: NativeWriter | null = NativeWriter.shared(), private readonly held: HeldNameCalls | null = HeldNameCalls.shared()) {
     this.slowCallMs = slowCallMicros / 1000;
@@ -107,16 +111,14 @@ export class FileSystemCalls {
   }
 
 
-  open(file: string, flags: number, mode?: number): Promise<number> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.openSync(at, flags, mode), () => this.held!.open(at, flags, mode));
-    return this.call(() => fs.openSync(file, flags, mode), () => open(file, flags, mode));
+  open(at: HeldName, flags: number, mode?: number): Promise<number> {
+    if (this.held) return this.call(() => this.held!.openSync(at, flags, mode), () => this.held!.open(at, flags, mode));
+    return this.call(() => fs.openSync(at.path, flags, mode), () => open(at.path, flags, mode));
   }
 
   /** open, now: for a caller that saw `fast`. */
-  openSync(file: string, flags: number, mode?: number): number {
-    const at = this.held && this.nameIn(file);
-    return this.now(() => at ? this.held!.openSync(at, flags, mode) : fs.openSync(file, flags, mode));
+  openSync(at: HeldName, flags: number, mode?: number): number {
+    return this.now(() => this.held ? this.held.openSync(at, flags, mode) : fs.openSync(at.path, flags, mode));
   }
 
   close(fd: number): Promise<void> {
@@ -144,46 +146,60 @@ export class FileSystemCalls {
     return this.call(() => fs.futimesSync(fd, time, time), () => futimes(fd, time, time));
   }
 
-  rename(from: string, to: string): Promise<void> {
-    const [a, b] = this.held ? [this.nameIn(from), this.nameIn(to)] : [];
-    if (a && b) return this.call(() => this.held!.renameSync(a, b), () => this.held!.rename(a, b));
-    return this.call(() => fs.renameSync(from, to), () => rename(from, to));
+  rename(from: HeldName, to: HeldName): Promise<void> {
+    if (this.held) return this.call(() => this.held!.renameSync(from, to), () => this.held!.rename(from, to));
+    return this.call(() => fs.renameSync(from.path, to.path), () => rename(from.path, to.path));
   }
 
-  unlink(file: string): Promise<void> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.unlinkSync(at), () => this.held!.unlink(at));
-    return this.call(() => fs.unlinkSync(file), () => unlink(file));
+  unlink(at: HeldName): Promise<void> {
+    if (this.held) return this.call(() => this.held!.unlinkSync(at), () => this.held!.unlink(at));
+    return this.call(() => fs.unlinkSync(at.path), () => unlink(at.path));
   }
 
-  unlinkSync(file: string): void {
-    const at = this.held && this.nameIn(file);
-    this.now(() => at ? this.held!.unlinkSync(at) : fs.unlinkSync(file));
+  unlinkSync(at: HeldName): void {
+    this.now(() => this.held ? this.held.unlinkSync(at) : fs.unlinkSync(at.path));
   }
 
-  symlink(linkTarget: string, file: string): Promise<void> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.symlinkSync(linkTarget, at), () => this.held!.symlink(linkTarget, at));
-    return this.call(() => fs.symlinkSync(linkTarget, file), () => symlink(linkTarget, file));
+  symlink(linkTarget: string, at: HeldName): Promise<void> {
+    if (this.held) return this.call(() => this.held!.symlinkSync(linkTarget, at), () => this.held!.symlink(linkTarget, at));
+    return this.call(() => fs.symlinkSync(linkTarget, at.path), () => symlink(linkTarget, at.path));
   }
 
-  mkdir(dir: string, mode: number): Promise<void> {
-    const at = this.held && this.nameIn(dir);
-    if (at) return this.call(() => this.held!.mkdirSync(at, mode), () => this.held!.mkdir(at, mode));
-    return this.call(() => { fs.mkdirSync(dir, mode); }, async () => { await mkdir(dir, mode); });
+  mkdir(at: HeldName, mode: number): Promise<void> {
+    if (this.held) return this.call(() => this.held!.mkdirSync(at, mode), () => this.held!.mkdir(at, mode));
+    return this.call(() => { fs.mkdirSync(at.path, mode); }, async () => { await mkdir(at.path, mode); });
   }
 
-  lstat(file: string): Promise<fs.Stats> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.lstatSync(at), () => this.held!.lstat(at));
-    return this.call(() => fs.lstatSync(file), () => lstat(file));
+  lstat(at: HeldName): Promise<fs.Stats> {
+    return this.call(() => this.lstatSync(at), () => this.lstatAsync(at));
+  }
+
+  /** lstat as `run` makes it: no promise while calls are fast. */
+  lstatRun(at: HeldName): fs.Stats | Promise<fs.Stats> {
+    return this.run(() => this.lstatSync(at), () => this.lstatAsync(at));
+  }
+
+  /**
+   * lstat of `relative` ('a/b/c') beneath the directory `dirFd` holds, resolved as BeneathOpener
+   * resolves it (no link at any component, nothing above `dirFd`): the name itself opened (O_PATH |
+   * O_NOFOLLOW) and fstat'ed.
+   */
+  lstatBeneath(dirFd: number, relative: string): Promise<fs.BigIntStats> {
+    const opener = BeneathOpener.shared();
+    const statOf = (fd: number) => {
+      try {
+        return fs.fstatSync(fd, { bigint: true });
+      } finally {
+        opener.close(fd);
+      }
+    };
+    return this.call(() => statOf(opener.openSync(dirFd, relative, O_PATH)), async () => statOf(await opener.open(dirFd, relative, O_PATH)));
   }
 
   /** lstat with 64-bit inode numbers and nanosecond times: what identifies a file the seed wrote. */
-  lstatExact(file: string): Promise<fs.BigIntStats> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.lstatSync(at, { bigint: true }), () => this.held!.lstat(at, { bigint: true }));
-    return this.call(() => fs.lstatSync(file, { bigint: true }), () => lstat(file, { bigint: true }) as Promise<fs.BigIntStats>);
+  lstatExact(at: HeldName): Promise<fs.BigIntStats> {
+    if (this.held) return this.call(() => this.held!.lstatSync(at, { bigint: true }), () => this.held!.lstat(at, { bigint: true }));
+    return this.call(() => fs.lstatSync(at.path, { bigint: true }), () => lstat(at.path, { bigint: true }) as Promise<fs.BigIntStats>);
   }
 
   /** fstat with numbers (not 64-bit): cheaper, for what a double holds exactly enough. */
@@ -199,10 +215,9 @@ export class FileSystemCalls {
     return this.call(() => fs.fsyncSync(fd), () => fsync(fd));
   }
 
-  link(existing: string, file: string): Promise<void> {
-    const [a, b] = this.held ? [this.nameIn(existing), this.nameIn(file)] : [];
-    if (a && b) return this.call(() => this.held!.linkSync(a, b), () => this.held!.link(a, b));
-    return this.call(() => fs.linkSync(existing, file), () => link(existing, file));
+  link(existing: HeldName, at: HeldName): Promise<void> {
+    if (this.held) return this.call(() => this.held!.linkSync(existing, at), () => this.held!.link(existing, at));
+    return this.call(() => fs.linkSync(existing.path, at.path), () => link(existing.path, at.path));
   }
 
   fchmod(fd: number, mode: number): Promise<void> {
@@ -210,22 +225,24 @@ export class FileSystemCalls {
   }
 
   /** Sets a name's times, a link's own if it is one (never what a link planted there points to). */
-  utimes(file: string, time: Date): Promise<void> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.utimesSync(at, time), () => this.held!.utimes(at, time));
-    return this.call(() => fs.lutimesSync(file, time, time), () => lutimes(file, time, time));
+  utimes(at: HeldName, time: Date): Promise<void> {
+    if (this.held) return this.call(() => this.held!.utimesSync(at, time), () => this.held!.utimes(at, time));
+    return this.call(() => fs.lutimesSync(at.path, time, time), () => lutimes(at.path, time, time));
   }
 
-  rmdir(dir: string): Promise<void> {
-    const at = this.held && this.nameIn(dir);
-    if (at) return this.call(() => this.held!.rmdirSync(at), () => this.held!.rmdir(at));
-    return this.call(() => fs.rmdirSync(dir), () => rmdir(dir));
+  rmdir(at: HeldName): Promise<void> {
+    if (this.held) return this.call(() => this.held!.rmdirSync(at), () => this.held!.rmdir(at));
+    return this.call(() => fs.rmdirSync(at.path), () => rmdir(at.path));
   }
 
-  readdir(dir: string): Promise<fs.Dirent[]> {
-    const held = this.held && heldNameOf(dir);
-    if (held && held.name === '') return this.call(() => this.held!.readdirSync(held), () => this.held!.readdir(held));
-    return this.call(() => fs.readdirSync(dir, { withFileTypes: true }), () => readdir(dir, { withFileTypes: true }));
+  /** The entries of the directory `dir` (its `self`) holds. */
+  readdir(dir: HeldName): Promise<fs.Dirent[]> {
+    return this.call(() => this.readdirSync(dir), () => this.readdirAsync(dir));
+  }
+
+  /** readdir as `run` makes it: no promise while calls are fast. */
+  readdirRun(dir: HeldName): fs.Dirent[] | Promise<fs.Dirent[]> {
+    return this.run(() => this.readdirSync(dir), () => this.readdirAsync(dir));
   }
 
   /** Writes all of `buffer` in requests of at most `requestBytes` (EFS clients send up to 1 MiB); its length. */
@@ -235,16 +252,25 @@ export class FileSystemCalls {
     return offset;
   }
 
-  readlink(file: string): Promise<string> {
-    const at = this.held && this.nameIn(file);
-    if (at) return this.call(() => this.held!.readlinkSync(at), () => this.held!.readlink(at));
-    return this.call(() => fs.readlinkSync(file), () => readlink(file));
+  readlink(at: HeldName): Promise<string> {
+    if (this.held) return this.call(() => this.held!.readlinkSync(at), () => this.held!.readlink(at));
+    return this.call(() => fs.readlinkSync(at.path), () => readlink(at.path));
   }
 
-  /** `file` as a name in a held directory, for the addon's calls on its descriptor. */
-  private nameIn(file: string): HeldName | undefined {
-    const at = heldNameOf(file);
-    return at?.name ? at : undefined;
+  private lstatSync(at: HeldName): fs.Stats {
+    return this.held ? this.held.lstatSync(at) : fs.lstatSync(at.path);
+  }
+
+  private lstatAsync(at: HeldName): Promise<fs.Stats> {
+    return this.held ? this.held.lstat(at) : lstat(at.path);
+  }
+
+  private readdirSync(dir: HeldName): fs.Dirent[] {
+    return this.held ? this.held.readdirSync(dir) : fs.readdirSync(dir.path, { withFileTypes: true });
+  }
+
+  private readdirAsync(dir: HeldName): Promise<fs.Dirent[]> {
+    return this.held ? this.held.readdir(dir) : readdir(dir.path, { withFileTypes: true });
   }
 }
 

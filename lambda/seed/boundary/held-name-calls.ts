@@ -1,53 +1,23 @@
 import * as fs from 'fs';
-import { AtOp as Op, NativeAddon, sharedNativeAddon, systemError } from './native-writer';
+import { HeldName } from './held-name';
+import { NameBigIntStats, NameStats } from './name-stats';
+import { AtOp as Op, AtOutcome, NativeAddon, sharedNativeAddon, systemError } from './native-writer';
 
-/**
- * Where this process's descriptors are reachable as paths (each worker thread shares them): /proc/self,
- * never /proc/<pid>, whose pid is this process's only in the pid namespace /proc belongs to (under
- * `unshare --pid --fork` without a /proc of its own, /proc/1 is another process). target-tree's
- * Directory names a name in a held directory as FD_DIRECTORY/<fd>/<name>.
- */
-export const FD_DIRECTORY = '/proc/self/fd';
+const SYSCALLS = ['mkdir', 'unlink', 'rmdir', 'rename', 'link', 'symlink', 'readlink', 'utime', 'scandir', 'close', 'lstat'];
 
-/** One name in a directory the seed holds open, and the path Node's calls would reach it by. */
-export interface HeldName {
-  readonly dirFd: number;
-  readonly name: string;
-  readonly path: string;
-}
 
-const HELD = /^\/proc\/self\/fd\/(\d+)(?:\/([^/]+))?$/;
-
-/**
- * `file` as a held directory's descriptor and one name in it (the name '' for the directory itself),
- * where it is a path target-tree's Directory made and the name one component; else undefined.
- */
-export function heldNameOf(file: string): HeldName | undefined {
-  const match = HELD.exec(file);
-  if (!match || match[2] === '.' || match[2] === '..') return undefined;
-  return { dirFd: Number(match[1]), name: match[2] ?? '', path: file };
-}
-
-const SYSCALLS = ['mkdir', 'unlink', 'rmdir', 'rename', 'link', 'symlink', 'readlink', 'utime', 'scandir', 'close'];
-
-/** O_PATH (Linux, the same on x64 and arm64; Node does not export it). */
-const O_PATH = 0o10000000;
-/** Opens a name itself, a link as a link (what fstat then reads, as lstat would). */
-const OPEN_NAME = O_PATH | fs.constants.O_NOFOLLOW;
-
-type Outcome = number | string | Array<string | number>;
 const DirentOf = fs.Dirent as unknown as new (name: string, type: number) => fs.Dirent;
 
 let shared: HeldNameCalls | null | undefined;
 
 /**
- * The target's calls on a name in a directory the seed holds, made by the native addon on the
- * directory's descriptor: an open or create by openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
- * RESOLVE_NO_MAGICLINKS (by openat with O_NOFOLLOW where openat2 is refused: see open-beneath.ts), the
- * rest by mkdirat, unlinkat, renameat, linkat, symlinkat, readlinkat, utimensat and a listing of
- * the descriptor (native/at-calls.c); an lstat is an fstat of the name opened with O_PATH |
- * O_NOFOLLOW. No path through /proc/self/fd is resolved: FileSystemCalls makes Node's calls on
- * those paths only where the addon is not there. A descriptor the addon opened is closed by it
+ * The calls on a name in a directory the seed holds (the target's, and a source directory's
+ * listing), made by the native addon on the directory's descriptor: an open or create by openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (by openat with O_NOFOLLOW where
+ * openat2 is refused: see open-beneath.ts), the rest by mkdirat, unlinkat, renameat, linkat,
+ * symlinkat, readlinkat, utimensat, statx (lstat: AT_SYMLINK_NOFOLLOW, no descriptor) and a listing
+ * of the descriptor (native/at-calls.c). No path through /proc/self/fd is resolved: FileSystemCalls
+ * makes Node's calls on those paths only where the addon is not there. A descriptor the addon opened is closed by it
  * (Node, in a worker thread, warns of a close of one its own calls did not open).
  */
 export class HeldNameCalls {
@@ -62,6 +32,9 @@ export class HeldNameCalls {
 
   /** Descriptors the addon opened in this thread and not yet closed. */
   private readonly opened = new Set<number>();
+  /** What lstatSync's calls fill (see NameStats). */
+  private readonly numbers = new Float64Array(NameStats.FIELDS);
+  private readonly bigints = new BigInt64Array(NameBigIntStats.FIELDS);
 
   constructor(private readonly addon: NativeAddon) {}
 
@@ -163,30 +136,20 @@ export class HeldNameCalls {
     return direntsOf(await this.call(Op.READDIR, dir) as Array<string | number>);
   }
 
-  /** lstat: the name opened itself (O_PATH | O_NOFOLLOW, beneath its directory) and fstat'ed. */
+  /** lstat: statx of the name itself in its directory (AT_SYMLINK_NOFOLLOW): one call, no descriptor. */
   lstatSync(at: HeldName): fs.Stats;
   lstatSync(at: HeldName, options: { bigint: true }): fs.BigIntStats;
   lstatSync(at: HeldName, options?: { bigint: true }): fs.Stats | fs.BigIntStats {
-    const fd = this.openSync(at, OPEN_NAME);
-    try {
-      return options ? fs.fstatSync(fd, options) : fs.fstatSync(fd);
-    } finally {
-      this.closeSync(fd);
-    }
+    // Filled in place, as Node's lstatSync fills one array: no allocation per call but the stats.
+    const into = options?.bigint ? this.bigints : this.numbers;
+    this.outcome(this.addon.atCallSync(Op.LSTAT, at.dirFd, at.name, -1, into, options?.bigint ? 1 : 0), Op.LSTAT, at);
+    return statsOf(into, options);
   }
 
   async lstat(at: HeldName): Promise<fs.Stats>;
   async lstat(at: HeldName, options: { bigint: true }): Promise<fs.BigIntStats>;
   async lstat(at: HeldName, options?: { bigint: true }): Promise<fs.Stats | fs.BigIntStats> {
-    const fd = await this.open(at, OPEN_NAME);
-    try {
-      return await new Promise((resolve, reject) => options
-        ? fs.fstat(fd, options, (err, stats) => err ? reject(err) : resolve(stats))
-        : fs.fstat(fd, (err, stats) => err ? reject(err) : resolve(stats)));
-    } finally {
-      // An O_PATH descriptor has nothing to flush: closed at once.
-      this.closeSync(fd);
-    }
+    return statsOf(await this.call(Op.LSTAT, at, undefined, options?.bigint ? 1 : 0), options);
   }
 
   private adopt(at: HeldName, fd: number): number {
@@ -195,16 +158,16 @@ export class HeldNameCalls {
     return fd;
   }
 
-  private callSync(op: Op, at: HeldName, other?: HeldName | string, value = 0): Outcome {
+  private callSync(op: Op, at: HeldName, other?: HeldName | string, value = 0): AtOutcome {
     return this.outcome(this.addon.atCallSync(op, at.dirFd, at.name, otherFd(other), otherName(other), value), op, at, other);
   }
 
-  private async call(op: Op, at: HeldName, other?: HeldName | string, value = 0): Promise<Outcome> {
+  private async call(op: Op, at: HeldName, other?: HeldName | string, value = 0): Promise<AtOutcome> {
     return this.outcome(await this.addon.atCall(op, at.dirFd, at.name, otherFd(other), otherName(other), value), op, at, other);
   }
 
   /** The outcome, or Node's own error for it: `EEXIST: file already exists, mkdir '<path>'` (rename and link name both paths). */
-  private outcome(outcome: Outcome, op: Op, at?: HeldName, other?: HeldName | string): Outcome {
+  private outcome(outcome: AtOutcome, op: Op, at?: HeldName, other?: HeldName | string): AtOutcome {
     if (typeof outcome !== 'number' || outcome >= 0) return outcome;
     const error = systemError(-outcome, SYSCALLS[op], at?.path);
     if (typeof other === 'object') Object.assign(error, { dest: other.path, message: `${error.message} -> '${other.path}'` });
@@ -219,4 +182,8 @@ function direntsOf(flat: Array<string | number>): fs.Dirent[] {
   const dirents: fs.Dirent[] = [];
   for (let i = 0; i < flat.length; i += 2) dirents.push(new DirentOf(flat[i] as string, flat[i + 1] as number));
   return dirents;
+}
+
+function statsOf(raw: AtOutcome, options?: { bigint: true }): fs.Stats | fs.BigIntStats {
+  return options?.bigint ? new NameBigIntStats(raw as BigInt64Array) : new NameStats(raw as Float64Array);
 }

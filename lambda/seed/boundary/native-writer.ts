@@ -1,13 +1,16 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { getSystemErrorMap, getSystemErrorName } from 'util';
-import { besideSeedBundle } from './seed-bundle';
+import { Directory } from './held-name';
+import { besideSeedBundle, firstExisting } from './seed-bundle';
 
 /** What the addon resolves with: [0, bytes, ino, size, mtime s, mtime ns], or [errno, failed call]. */
 type Outcome = number[];
 
 /** The operations native/at-calls.c makes on a name in a held directory, by number. */
-export enum AtOp { MKDIR, UNLINK, RMDIR, RENAME, LINK, SYMLINK, READLINK, UTIMES, READDIR, CLOSE }
+/** -errno, or an operation's result: a link's target, a listing (name, type, ...), lstat's fields, 0. */
+export type AtOutcome = number | string | Array<string | number> | Float64Array | BigInt64Array;
+
+export enum AtOp { MKDIR, UNLINK, RMDIR, RENAME, LINK, SYMLINK, READLINK, UTIMES, READDIR, CLOSE, LSTAT }
 
 /** What native/*.c export: the writer (write-new-file.c) and the beneath-opener (open-beneath.c). */
 export interface NativeAddon {
@@ -24,8 +27,9 @@ export interface NativeAddon {
    * One of at-calls.c's operations on `name` in `dirFd`: -errno, a
    * link's target (readlink), [name, type, ...] (a listing), else 0.
    */
-  atCallSync(op: number, dirFd: number, name: string, otherFd: number, other: string, value: number): number | string | Array<string | number>;
-  atCall(op: number, dirFd: number, name: string, otherFd: number, other: string, value: number): Promise<number | string | Array<string | number>>;
+  /** For LSTAT, `other` may be the typed array to fill (0 is returned then). */
+  atCallSync(op: number, dirFd: number, name: string, otherFd: number, other: string | Float64Array | BigInt64Array, value: number): AtOutcome;
+  atCall(op: number, dirFd: number, name: string, otherFd: number, other: string, value: number): Promise<AtOutcome>;
 }
 
 /** The calls write-new-file.c names a failure by, by number (the first makes the file). */
@@ -59,17 +63,11 @@ export function sharedNativeAddon(): NativeAddon | null {
 /** The addon for this platform from the first of `directories` that has it, or null. */
 export function loadNativeAddon(directories: string[]): NativeAddon | null {
   const file = `${process.platform}-${process.arch}.node`;
-  const addon = directories.map((dir) => path.join(dir, file)).find((candidate) => fs.existsSync(candidate));
+  const addon = firstExisting(directories.map((dir) => path.join(dir, file)));
   if (!addon) return null;
   const module = { exports: {} as NativeAddon };
   process.dlopen(module, addon);
   return module.exports;
-}
-
-/** A directory the seed holds open (target-tree's Directory): its descriptor, and a name's path through it. */
-interface HeldDirectory {
-  readonly fd: number;
-  at(name: string): string;
 }
 
 /** A new file as written: its length and what fs.fstat says of it (the numbers writtenIdentity reads). */
@@ -112,14 +110,14 @@ export class NativeWriter {
    * owned by uid/gid (-1 keeps the writer's). On failure the file is removed and the error is
    * Node's, with the failed call's name.
    */
-  async writeNewFile(dir: HeldDirectory, name: string, mode: number, content: Buffer | number, uid = -1, gid = -1, sourceBytes = 0): Promise<NewFile> {
+  async writeNewFile(dir: Directory, name: string, mode: number, content: Buffer | number, uid = -1, gid = -1, sourceBytes = 0): Promise<NewFile> {
     const outcome = await this.addon.writeNewFile(dir.fd, name, mode, content, uid, gid, sourceBytes);
     if (outcome[0] !== 0) {
       const [errno, call] = outcome;
       // Removed by the addon too: unlinkat on the directory's descriptor, no path through /proc.
       if (call !== OPEN_TARGET) await this.addon.atCall(AtOp.UNLINK, dir.fd, name, -1, '', 0);
       // As Node names them: the path for an open, none for a call on a descriptor.
-      throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name) : undefined);
+      throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name).path : undefined);
     }
     const [, bytes, ino, size, seconds, nanoseconds] = outcome;
     // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.

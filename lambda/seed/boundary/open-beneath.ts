@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { constants as os } from 'os';
-import { open as openPath, close as closeFd } from '../shared/fs-calls';
+import { open as openPath, close as closeFd } from '../../shared/fs-calls';
 import { NativeAddon, sharedNativeAddon, systemError } from './native-writer';
 
 /**

@@ -1,3 +1,4 @@
+import * as fs from 'fs';
 import * as path from 'path';
 
 /**
@@ -7,4 +8,9 @@ import * as path from 'path';
  */
 export function besideSeedBundle(...parts: string[]): string[] {
   return [path.join(__dirname, ...parts), path.join(__dirname, '..', 'handlers', 'seed', ...parts)];
+}
+
+/** The first of `candidates` (besideSeedBundle's) that exists, or undefined. */
+export function firstExisting(candidates: string[]): string | undefined {
+  return candidates.find((file) => fs.existsSync(file));
 }

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import { FileSystemCalls } from './file-system-calls';
+import { HeldName } from './held-name';
 
 /**
  * Opening a file of the seed's state to read it (the lock, the manifest, the request claim): never
@@ -21,7 +22,7 @@ export class StateFileError extends Error {
  * file, owned by `owner` where given; a link is left to the caller (ELOOP).
  * @param where the file as the messages name it
  */
-export async function openStateFile(calls: FileSystemCalls, at: string, where: string, owner?: number): Promise<{ fd: number; stats: fs.BigIntStats } | undefined> {
+export async function openStateFile(calls: FileSystemCalls, at: HeldName, where: string, owner?: number): Promise<{ fd: number; stats: fs.BigIntStats } | undefined> {
   const fd = await calls.open(at, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err.code === 'ENXIO' ? new StateFileError(where, 'is a socket, not a regular file') : err;

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { STATE_DIR } from './state-directory';
+import { STATE_DIR } from '../state/state-directory';
 
 /**
  * The target root: the directory the seed fills. The caller names it and may name it through a
@@ -65,4 +65,9 @@ export function placeAbove(target: string): boolean {
     if (fs.lstatSync(path.join(dir, STATE_DIR), { throwIfNoEntry: false })?.isDirectory()) return true;
     if (path.dirname(dir) === dir) return false;
   }
+}
+
+/** Makes the target root as `mkdir -p` would: the caller's own path (below it, each part is opened without following a link). */
+export async function makeTargetRoot(root: string): Promise<void> {
+  await fs.promises.mkdir(root, { recursive: true });
 }

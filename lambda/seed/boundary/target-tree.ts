@@ -1,17 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { FileSystemCalls } from './file-system-calls';
-import { FD_DIRECTORY } from './held-name-calls';
-import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
-import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
+import { Directory, FD_DIRECTORY } from './held-name';
+import { open as openPath } from '../../shared/fs-calls';
+import { UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
+import { DEFAULT_CONCURRENCY } from '../../../lib/seed/contract/limits';
 
 /**
  * The target as the seed holds it: each directory opened once, relative to its parent's descriptor,
  * never through a link; and every create, write, rename, link, unlink and rmdir in a directory
- * addressed as /proc/self/fd/<fd>/<name>, which FileSystemCalls makes with the native addon on the
- * descriptor itself (held-name-calls.ts), and otherwise through Node, which has no openat: Linux
- * resolves that path inside the directory the descriptor holds, whatever has been renamed or
- * swapped for a link since. Once the seed holds a directory, no change to the path that led to it
+ * addressed as a HeldName (its descriptor and one name), which FileSystemCalls makes with the native
+ * addon on the descriptor itself (held-name-calls.ts), and otherwise through Node, which has no
+ * openat, on /proc/self/fd/<fd>/<name>: Linux resolves that path inside the directory the descriptor
+ * holds, whatever has been renamed or swapped for a link since. Once the seed holds a directory, no change to the path that led to it
  * can send the seed anywhere else.
  *
  * Descriptors are kept in a bounded cache: a directory no call is using may be closed, and is opened
@@ -24,19 +25,6 @@ import { DEFAULT_CONCURRENCY } from '../../lib/seed/contract/limits';
 /** Opens a directory, never through a link at its last component (the rest is a descriptor of ours). */
 export const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
-
-/** An open directory: `at(name)` is a path that resolves `name` inside it, `path` the directory itself. */
-export class Directory {
-  readonly path: string;
-
-  constructor(readonly fd: number) {
-    this.path = `${FD_DIRECTORY}/${fd}`;
-  }
-
-  at(name: string): string {
-    return `${this.path}/${name}`;
-  }
-}
 
 /** What a path below the root is, as far as acting through it goes. */
 export type DirectoryState = 'real' | 'missing' | 'not a directory';
@@ -112,7 +100,8 @@ export class TargetTree {
    * Lambda mount, say). Undefined when `create` is false and a part is missing.
    */
   static async open(calls: FileSystemCalls, root: string, below = '', create = false, maxIdle = idleDescriptorsFor(DEFAULT_CONCURRENCY, LAMBDA_OPEN_FILES)): Promise<TargetTree | undefined> {
-    let fd = await calls.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
+    // The one path resolved here: the root as the caller names it (through links, as cp would).
+    let fd = await openPath(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' && !create) return -1;
       throw err.code === 'ENOTDIR' ? new Error(`the target ${root} is not a directory`) : err;
     });
@@ -286,7 +275,7 @@ export class TargetTree {
     if (!held) return true; // nothing to compare: openAgain refuses such a directory anyway
     for (let attempt = 0; ; attempt++) {
       const renamesBefore = this.renamesDone;
-      const seen = await this.calls.lstatExact(this.root.at(pathOf(node))).catch(() => undefined);
+      const seen = await this.calls.lstatBeneath(this.root.fd, pathOf(node)).catch(() => undefined);
       if (seen?.isDirectory() && seen.dev === held.dev && seen.ino === held.ino) return true;
       if (attempt >= 3 || (this.renames.size === 0 && this.renamesDone === renamesBefore)) return false;
       await Promise.allSettled([...this.renames]);

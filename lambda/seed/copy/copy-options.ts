@@ -1,5 +1,5 @@
 import type { SeedProgress } from './seed-summary';
-import type { LockHolder } from './target-lock';
+import type { LockHolder } from '../state/target-lock';
 
 /** How a copy runs (see seed() in copy.ts). */
 export interface CopyOptions {

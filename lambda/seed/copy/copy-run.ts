@@ -1,28 +1,28 @@
 import * as path from 'path';
-import { MiB } from '../shared/sizes';
+import { MiB } from '../../shared/sizes';
 import type { CopyOptions } from './copy-options';
 import { CopyWorkers } from './copy-workers';
-import { EntrySource } from './entry';
+import { EntrySource } from '../sources/entry';
 import { Copied, FileCopier, Job } from './file-copy';
-import { FileSystemCalls } from './file-system-calls';
-import { Manifest, MAX_MANIFEST_FILES } from './manifest';
-import { commitRequest, LeftoversRun, pruneStale } from './leftovers';
-import { LinkJudge } from './link-judge';
-import { ManifestBook } from './manifest-book';
-import { PendingWork } from './pending-work';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import { Manifest, MAX_MANIFEST_FILES } from '../state/manifest';
+import { commitRequest, LeftoversRun, pruneStale } from '../target/leftovers';
+import { LinkJudge } from '../target/link-judge';
+import { ManifestBook } from '../state/manifest-book';
+import { PendingWork } from '../target/pending-work';
 import { RoundRobinPool } from './round-robin-pool';
-import { describeNotProven, MadeProof, NotProven, RunToken } from './run-tokens';
-import { sameResource } from './resource-identity';
-import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
-import { checkLinkTargetShape } from './safety';
-import { SCRATCH_NAME, ScratchDirectories } from './scratch';
+import { describeNotProven, MadeProof, NotProven, RunToken } from '../state/run-tokens';
+import { sameResource } from '../handler/resource-identity';
+import { safeEntryPath, UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
+import { checkLinkTargetShape } from '../target/link-graph';
+import { SCRATCH_NAME, ScratchDirectories } from '../target/scratch';
 import type { SeedFailure, SeedSummary } from './seed-summary';
-import { STATE_DIR, StateDirectory, StateMovedError } from './state-directory';
-import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
-import { HEARTBEAT_MS, TargetLock } from './target-lock';
-import { MovedOutError, TargetTree } from './target-tree';
-import { UnchangedEntries } from './unchanged-entries';
-import { describeResolution } from './open-beneath';
+import { STATE_DIR, StateDirectory, StateMovedError } from '../state/state-directory';
+import { DirectoryMaker, keyOf, TargetListings } from '../target/target-directories';
+import { HEARTBEAT_MS, TargetLock } from '../state/target-lock';
+import { MovedOutError, TargetTree } from '../boundary/target-tree';
+import { UnchangedEntries } from '../target/unchanged-entries';
+import { describeResolution } from '../boundary/open-beneath';
 
 /**
  * Looks for a directory's unchanged entries (per the manifest) in one listing of it; or makes a

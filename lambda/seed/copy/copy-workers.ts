@@ -1,12 +1,11 @@
-import * as fs from 'fs';
 import * as os from 'os';
 import { Worker } from 'worker_threads';
-import { LAMBDA_MIB_PER_VCPU } from '../../lib/core/contract/lambda-cpu';
-import { copyWorkersFor, SEED_WORKERS_ENV } from '../../lib/seed/contract/copy-workers';
-import type { AtomicWriteOptions, WrittenFile } from './atomic-write';
-import { FileContent, LocalFileContent, RemoteObject } from './entry';
-import type { Placement } from './placement';
-import { besideSeedBundle } from './seed-bundle';
+import { LAMBDA_MIB_PER_VCPU } from '../../../lib/core/contract/lambda-cpu';
+import { copyWorkersFor, SEED_WORKERS_ENV } from '../../../lib/seed/contract/copy-workers';
+import type { AtomicWriteOptions, WrittenFile } from '../target/atomic-write';
+import { FileContent, LocalFileContent, RemoteObject } from '../sources/entry';
+import type { Placement } from '../target/placement';
+import { besideSeedBundle, firstExisting } from '../boundary/seed-bundle';
 
 /**
  * The file writes of a seed spread over worker threads, one per vCPU, so that a copy bound by the
@@ -65,7 +64,7 @@ export class CopyWorkers {
   /** `count` workers, or undefined for 0 (the main thread writes them all). */
   static start(count: number): CopyWorkers | undefined {
     if (count === 0) return undefined;
-    const script = WORKER_SCRIPTS.find((file) => fs.existsSync(file));
+    const script = firstExisting(WORKER_SCRIPTS);
     if (!script) throw new Error(`the copy worker script is missing (looked for ${WORKER_SCRIPTS.join(' and ')}): build the package (npm run build), or run with 0 workers`);
     return new CopyWorkers(script, count);
   }

@@ -1,20 +1,19 @@
-import * as fs from 'fs';
 import * as path from 'path';
-import { MiB } from '../shared/sizes';
+import { MiB } from '../../shared/sizes';
 import type { CopyOptions } from './copy-options';
 import { CopyRun } from './copy-run';
-import { EntrySource } from './entry';
-import { FileSystemCalls } from './file-system-calls';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
-import { emptyManifest } from './manifest';
-import { newRunToken } from './reserved-names';
-import { RunToken, RunTokens } from './run-tokens';
+import { EntrySource } from '../sources/entry';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../../lib/seed/contract/limits';
+import { emptyManifest } from '../state/manifest';
+import { newRunToken } from '../state/reserved-names';
+import { RunToken, RunTokens } from '../state/run-tokens';
 import type { SeedSummary } from './seed-summary';
-import { StateDirectory } from './state-directory';
-import { newHolderId, TargetLock } from './target-lock';
-import { checkTarget, placeAbove } from './target-root';
-import { concurrencyFor, idleDescriptorsFor, openFileLimit, TargetTree } from './target-tree';
-import { describeResolution } from './open-beneath';
+import { StateDirectory } from '../state/state-directory';
+import { newHolderId, TargetLock } from '../state/target-lock';
+import { checkTarget, makeTargetRoot, placeAbove } from '../boundary/target-root';
+import { concurrencyFor, idleDescriptorsFor, openFileLimit, TargetTree } from '../boundary/target-tree';
+import { describeResolution } from '../boundary/open-beneath';
 
 /** How long a run waits for another to let go of the target's lock, by default. */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
@@ -39,8 +38,7 @@ export async function seed(source: EntrySource, target: string, options: CopyOpt
   const subPath = options.targetSubPath ?? '';
   const dryRun = options.dryRun ?? false;
   checkTarget(path.join(root, subPath), source.localDirectory);
-  // The caller's own path is made as mkdir -p would; below it, each part is opened without following a link.
-  if (!dryRun && !subPath) await fs.promises.mkdir(root, { recursive: true });
+  if (!dryRun && !subPath) await makeTargetRoot(root);
   const tree = await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, subPath, !dryRun, idleDescriptorsFor(concurrency, openFiles));
   if (!tree) return dryRunWithoutTarget(source);
   const useManifest = options.manifest ?? true;

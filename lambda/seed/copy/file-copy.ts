@@ -1,8 +1,8 @@
-import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from './atomic-write';
+import { writeFileAtomically, writeSymlinkAtomically, writeUnseenFile } from '../target/atomic-write';
 import { CopyWorkers } from './copy-workers';
-import { FileEntry, SymlinkEntry } from './entry';
-import { FileSystemCalls } from './file-system-calls';
-import type { Placement } from './placement';
+import { FileEntry, SymlinkEntry } from '../sources/entry';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import type { Placement } from '../target/placement';
 
 /** An entry to write, at its checked path (the source's own name for it may differ: './a', 'a//b'). */
 export type Job = { kind: 'file'; path: string; entry: FileEntry } | { kind: 'symlink'; path: string; entry: SymlinkEntry };

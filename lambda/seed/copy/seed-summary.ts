@@ -45,7 +45,7 @@ export interface SeedSummary {
   /**
    * How paths beneath the directories the seed holds were resolved: 'openat2' (the kernel refuses
    * links and '..' at every component) or 'descriptor walk' (one component at a time, each without
-   * following a link), with why openat2 is not in use. See lambda/seed/open-beneath.ts.
+   * following a link), with why openat2 is not in use. See lambda/seed/boundary/open-beneath.ts.
    */
   readonly pathResolution: string;
 }

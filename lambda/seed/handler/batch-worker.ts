@@ -1,12 +1,12 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { SeedEntry, EntrySource } from './entry';
-import { defaultWorkerCount } from './copy-workers';
-import { seed } from './copy';
-import type { SeedFailure } from './seed-summary';
+import { SeedEntry, EntrySource } from '../sources/entry';
+import { defaultWorkerCount } from '../copy/copy-workers';
+import { seed } from '../copy/copy';
+import type { SeedFailure } from '../copy/seed-summary';
 import { publishSeedMetrics } from './metrics';
-import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
+import { checkSeedProperties, SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
 import { sliceDeadline } from './slice-deadline';
-import { S3ObjectsSource } from './sources/s3-objects';
+import { S3ObjectsSource } from '../sources/s3-objects';
 
 /**
  * The Distributed Map worker: copies one batch of S3 keys (Step Functions' ItemBatcher shape) into

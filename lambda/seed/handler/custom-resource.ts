@@ -1,17 +1,17 @@
-import { defaultWorkerCount } from './copy-workers';
-import { seed } from './copy';
-import type { SeedSummary } from './seed-summary';
+import { defaultWorkerCount } from '../copy/copy-workers';
+import { seed } from '../copy/copy';
+import type { SeedSummary } from '../copy/seed-summary';
 import { publishSeedMetrics } from './metrics';
-import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
+import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, timeLimitSeconds } from '../../../lib/core/contract/deploy-time-limit';
 import { onDelete, removalSlice } from './remove-on-delete';
 import type { SeedDeps, SeedEvent } from './seed-event';
-import { checkSeedProperties, SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
+import { checkSeedProperties, SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
 import { describeResource, identityOf, ofAnotherStack, sameResource } from './resource-identity';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
-import { archiveLimitsOf } from './sources/archive-limits';
-import { openSource } from './sources/open-source';
-import { printable } from '../shared/printable';
+import { archiveLimitsOf } from '../sources/archive-limits';
+import { openSource } from '../sources/open-source';
+import { printable } from '../../shared/printable';
 
 /**
  * The FileSystemSeed custom resource (Provider framework), right under every CloudFormation event

@@ -1,4 +1,4 @@
-import { MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS } from '../../lib/seed/contract/resource-properties';
+import { MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS } from '../../../lib/seed/contract/resource-properties';
 
 /** The slice of Lambda's context the clock reads. */
 export interface InvocationContext {

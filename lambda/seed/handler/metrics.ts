@@ -1,7 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SeedEvent } from './seed-event';
-import type { SeedSummary } from './seed-summary';
-import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../../lib/seed/contract/metric-names';
+import type { SeedSummary } from '../copy/seed-summary';
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../../../lib/seed/contract/metric-names';
 
 /** Publishes one invocation's work as EMF (printed to stdout, turned into metrics by CloudWatch Logs). */
 export function publishSeedMetrics(seedName: string, summary: SeedSummary): void {

@@ -1,9 +1,9 @@
-import { LINK_IDENTITY } from './entry';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
-import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from './removal';
-import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../lib/seed/contract/resource-properties';
+import { LINK_IDENTITY } from '../sources/entry';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../../lib/seed/contract/limits';
+import { parentsOf, removeLeftovers, removeMadeDirectories, removeWritten } from '../target/removal';
+import { LAMBDA_MOUNT_PATH, targetSubPathProblem } from '../../../lib/seed/contract/resource-properties';
 import { identityOf, sameResource } from './resource-identity';
-import { describeNotProven, RunTokens } from './run-tokens';
+import { describeNotProven, RunTokens } from '../state/run-tokens';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './seed-event';
 

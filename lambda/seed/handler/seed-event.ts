@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { TimeLimitProperties } from '../../lib/core/contract/deploy-time-limit';
-import type { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
+import type { TimeLimitProperties } from '../../../lib/core/contract/deploy-time-limit';
+import type { SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
 
 /** The Provider framework's event, as the seed's onEvent and isComplete (and its Delete) read it. */
 export interface SeedEvent {

@@ -1,9 +1,9 @@
 import * as path from 'path';
-import { FileSystemCalls } from './file-system-calls';
-import { removeMadeDirectories } from './made-directories';
-import { SeedResourceProperties } from '../../lib/seed/contract/resource-properties';
-import { PlaceClaim, StateDirectory } from './state-directory';
-import { MadeDirectory, TargetTree } from './target-tree';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import { removeMadeDirectories } from '../target/made-directories';
+import { SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
+import { PlaceClaim, StateDirectory } from '../state/state-directory';
+import { MadeDirectory, TargetTree } from '../boundary/target-tree';
 
 /**
  * The place a seed owns: a directory of one file system, reached through one access point (the

@@ -1,6 +1,6 @@
 import { Readable } from 'stream';
-import type { FileSystemCalls } from './file-system-calls';
-import type { S3Location } from './sources/s3-client';
+import type { FileSystemCalls } from '../boundary/file-system-calls';
+import type { S3Location } from './s3-client';
 
 /**
  * One thing a source holds, named by its path relative to the seed's target ('/'-separated); or one

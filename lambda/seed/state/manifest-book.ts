@@ -1,7 +1,7 @@
-import type { SeedRequest } from './copy-options';
-import { LINK_IDENTITY } from './entry';
+import type { SeedRequest } from '../copy/copy-options';
+import { LINK_IDENTITY } from '../sources/entry';
 import { Manifest } from './manifest';
-import { Written } from './removal';
+import { Written } from '../target/removal';
 import { StateDirectory } from './state-directory';
 
 /**

@@ -1,4 +1,4 @@
-import { isNormalEntryPath } from '../../lib/seed/contract/entry-path';
+import { isNormalEntryPath } from '../../../lib/seed/contract/entry-path';
 
 /**
  * What earlier seeds wrote into a target: each file's path -> identity of the source content and

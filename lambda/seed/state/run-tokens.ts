@@ -1,5 +1,5 @@
 import { isRunToken, ReservedKind, reservedName } from './reserved-names';
-import { TargetTree } from './target-tree';
+import { TargetTree } from '../boundary/target-tree';
 
 /**
  * The run tokens a state directory records (see reserved-names.ts): the proof that an entry with a

@@ -1,12 +1,12 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
-import { MiB } from '../shared/sizes';
+import { MiB } from '../../shared/sizes';
 import { emptyManifest, jsonStringCount, Manifest, MAX_MANIFEST_FILES, MAX_MANIFEST_STRINGS, parseManifest, serializeManifest } from './manifest';
-import { removeTree } from './removal';
+import { removeTree } from '../target/removal';
 import { MAX_RUN_TOKENS_BYTES, RUN_TOKENS, RunTokens } from './run-tokens';
-import { openStateFile, StateFileError } from './state-file';
+import { openStateFile, StateFileError } from '../boundary/state-file';
 import { LockOptions, TargetLock } from './target-lock';
-import { MadeDirectory, TargetTree } from './target-tree';
+import { MadeDirectory, TargetTree } from '../boundary/target-tree';
 
 /**
  * The seed's state in its target: `.cdk-efs-kit/`, holding the manifest, the lock and the scratch
@@ -304,7 +304,7 @@ export class StateDirectory {
    * killed saves of the manifest left, and stale locks set aside; the manifest and the lock stay.
    */
   async tidy(transient: RegExp): Promise<void> {
-    const entries = await this.tree.using(STATE_DIR, (dir) => this.tree.calls.readdir(dir.path)).catch(() => []);
+    const entries = await this.tree.using(STATE_DIR, (dir) => this.tree.calls.readdir(dir.self)).catch(() => []);
     await Promise.all(entries.filter((d) => transient.test(d.name) || SAVE_TEMP.test(d.name) || STALE_LOCK.test(d.name)).map((d) => (d.isDirectory()
       ? removeTree(this.tree, STATE_DIR, d.name)
       : this.tree.using(STATE_DIR, (dir) => this.tree.calls.unlink(dir.at(d.name)))).catch(() => undefined)));

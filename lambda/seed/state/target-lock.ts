@@ -1,8 +1,10 @@
 import { randomBytes } from 'crypto';
-import * as fs from 'fs';
 import * as os from 'os';
-import { openStateFile } from './state-file';
-import { Directory, TargetTree } from './target-tree';
+import * as fs from 'fs';
+import { ProcessIdentity, processIdentity } from '../boundary/process-identity';
+import { openStateFile } from '../boundary/state-file';
+import { Directory } from '../boundary/held-name';
+import { TargetTree } from '../boundary/target-tree';
 
 /**
  * One seed run per target at a time: a lock file in the target's state directory, created with
@@ -35,34 +37,6 @@ export interface LockHolder {
   readonly since: string;
   /** The holder's process as /proc knows it, so that a run on the same machine sees at once that it is gone. */
   readonly process?: ProcessIdentity;
-}
-
-/**
- * A process, told apart from any other: its kernel's boot, the /proc it is seen through (its device:
- * each pid namespace's /proc is a mount of its own), its pid there and its start time. The pid is the
- * one /proc numbers it with, not process.pid: under `unshare --pid` without a /proc of its own, /proc
- * is the parent namespace's, and /proc/<process.pid> another process.
- */
-interface ProcessIdentity {
-  readonly boot: string;
-  readonly proc: string;
-  readonly procPid: number;
-  readonly start: string;
-}
-
-/** A process's identity, read through /proc (undefined where /proc does not tell). */
-function processIdentity(procPid: number | 'self'): ProcessIdentity | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${procPid}/stat`, 'utf8');
-    // The fields after the command name (which may hold spaces and parentheses); the start time is field 22.
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    return {
-      boot: fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), proc: String(fs.statSync('/proc').dev),
-      procPid: procPid === 'self' ? Number(fs.readlinkSync('/proc/self')) : procPid, start,
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 const OWN_PROCESS = processIdentity('self');

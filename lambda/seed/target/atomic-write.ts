@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import { Readable } from 'stream';
-import { MiB } from '../shared/sizes';
-import { FileContent, LocalFileContent } from './entry';
-import { FileSystemCalls } from './file-system-calls';
-import { NativeWriter } from './native-writer';
-import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile } from './sources/source-file';
-import { temporaryName } from './reserved-names';
-import { Directory } from './target-tree';
+import { MiB } from '../../shared/sizes';
+import { FileContent, LocalFileContent } from '../sources/entry';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import { NativeWriter } from '../boundary/native-writer';
+import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile } from '../sources/source-file';
+import { temporaryName } from '../state/reserved-names';
+import { Directory, HeldName } from '../boundary/held-name';
 
 /** Large files go out in writes of this size: EFS clients move up to 1 MiB per request. */
 export const WRITE_CHUNK_BYTES = MiB;
@@ -69,7 +69,7 @@ function refuseTaken(name: string, err: NodeJS.ErrnoException): never {
   throw Object.assign(new Error(`${name}, this run's temporary name for it, is taken by an entry the seed did not make: it is left alone; remove it and run the seed again`), { code: 'EEXIST' });
 }
 
-async function renameIntoPlace(calls: FileSystemCalls, tmp: string, finalPath: string): Promise<void> {
+async function renameIntoPlace(calls: FileSystemCalls, tmp: HeldName, finalPath: HeldName): Promise<void> {
   await calls.rename(tmp, finalPath).catch(async (err) => {
     await calls.unlink(tmp).catch(() => undefined);
     throw err;
@@ -116,7 +116,7 @@ async function writeSourceFile(calls: FileSystemCalls, dir: Directory, name: str
 }
 
 /** Creates `file` (see writeUnseenFile), fills it with `fill`, and gives it the owner and time asked for; on failure it is removed. */
-async function writeNewFile(calls: FileSystemCalls, file: string, options: WriteOptions, replace: boolean, fill: (fd: number) => Promise<number>): Promise<WrittenFile> {
+async function writeNewFile(calls: FileSystemCalls, file: HeldName, options: WriteOptions, replace: boolean, fill: (fd: number) => Promise<number>): Promise<WrittenFile> {
   const fd = await createNew(() => calls.open(file, CREATE_NEW, options.mode), replace, () => calls.unlink(file));
   try {
     let written: WrittenFile;
@@ -189,7 +189,7 @@ async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWrit
  * page cache): the same calls, made one after another with no promise to settle between them, which
  * on tmpfs cost a small file's copy a twentieth of its CPU.
  */
-function writeSmallFileNow(calls: FileSystemCalls, file: string, sourceCalls: FileSystemCalls, source: OpenedSourceFile, options: WriteOptions, replace: boolean): WrittenFile {
+function writeSmallFileNow(calls: FileSystemCalls, file: HeldName, sourceCalls: FileSystemCalls, source: OpenedSourceFile, options: WriteOptions, replace: boolean): WrittenFile {
   let fd: number;
   try {
     fd = calls.openSync(file, CREATE_NEW, options.mode);

@@ -1,8 +1,8 @@
-import type { SeedRequest } from './copy-options';
-import type { RequestAdditions } from './manifest';
-import { ManifestBook } from './manifest-book';
+import type { SeedRequest } from '../copy/copy-options';
+import type { RequestAdditions } from '../state/manifest';
+import { ManifestBook } from '../state/manifest-book';
 import { parentsOf, removeMadeDirectories, removeWritten } from './removal';
-import { TargetTree } from './target-tree';
+import { TargetTree } from '../boundary/target-tree';
 
 /**
  * What a complete run removes that its source no longer has: with `prune`, what earlier seeds wrote;

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
+import { UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
 
 /** Linux's limit on a symlink's target (PATH_MAX, 4 KiB, less the terminating NUL). */
 export const MAX_LINK_TARGET_BYTES = 4095;

@@ -1,10 +1,10 @@
 import * as path from 'path';
-import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
-import { ManifestBook } from './manifest-book';
+import { UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
+import { ManifestBook } from '../state/manifest-book';
 import { removeWritten } from './removal';
-import { LinkGraph, PathKind } from './safety';
+import { LinkGraph, PathKind } from './link-graph';
 import { keyOf } from './target-directories';
-import { TargetTree } from './target-tree';
+import { TargetTree } from '../boundary/target-tree';
 
 /** What the judge needs of the run. */
 export interface LinkJudgeRun {

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { FileSystemCalls } from './file-system-calls';
-import { openStateFile } from './state-file';
-import { MadeDirectory, TargetTree } from './target-tree';
+import { FileSystemCalls } from '../boundary/file-system-calls';
+import { openStateFile } from '../boundary/state-file';
+import { MadeDirectory, TargetTree } from '../boundary/target-tree';
 
 /**
  * Left in a directory a seed made that its Delete found in use (another seed's place below it, say
@@ -50,7 +50,7 @@ async function removeIfEmpty(mountPath: string, dir: string, ino: string | undef
   try {
     own = String((await tree.calls.fstat(tree.root.fd)).ino);
     if ((ino ?? await readMark(tree)) !== own) return 'not ours';
-    const names = (await tree.calls.readdir(tree.root.path)).map((entry) => entry.name);
+    const names = (await tree.calls.readdir(tree.root.self)).map((entry) => entry.name);
     if (names.some((name) => name !== MADE_MARK)) return 'in use';
     unmarked = names.length > 0 && await tree.calls.unlink(tree.root.at(MADE_MARK)).then(() => true, () => false);
   } finally {

@@ -1,4 +1,4 @@
-import type { Directory } from './target-tree';
+import type { Directory } from '../boundary/held-name';
 
 /**
  * Where and how one entry goes: its name in a directory the seed holds open, and for a file, in place

@@ -1,11 +1,12 @@
 import * as path from 'path';
 import { writtenIdentity } from './atomic-write';
-import { LINK_IDENTITY } from './entry';
-import { reservedName } from './reserved-names';
-import { RoundRobinPool } from './round-robin-pool';
-import { MadeProof, NotProven, proveMade } from './run-tokens';
-import { MAX_DEPTH, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
-import { TargetTree } from './target-tree';
+import { LINK_IDENTITY } from '../sources/entry';
+import { reservedName } from '../state/reserved-names';
+import { RoundRobinPool } from '../copy/round-robin-pool';
+import { MadeProof, NotProven, proveMade } from '../state/run-tokens';
+import { MAX_DEPTH, UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
+import { TargetTree } from '../boundary/target-tree';
+import { HeldName } from '../boundary/held-name';
 
 /**
  * Deleting what seeds wrote (prune, removeOnDelete, replaced links) and what interrupted seeds left.
@@ -71,7 +72,7 @@ export async function removeWritten(tree: TargetTree, files: Iterable<Written>, 
 }
 
 /** Whether `at` is still what the seed wrote: the same link target, or the same inode, size and modification time. */
-async function isAsWritten(tree: TargetTree, at: string, identity: string | undefined): Promise<boolean> {
+async function isAsWritten(tree: TargetTree, at: HeldName, identity: string | undefined): Promise<boolean> {
   if (identity === undefined) return false; // recorded by a version that kept no identity: not provably the seed's
   const stats = await tree.calls.lstat(at);
   if (identity.startsWith(LINK_IDENTITY)) return stats.isSymbolicLink() && await tree.calls.readlink(at) === identity.slice(LINK_IDENTITY.length);
@@ -122,7 +123,7 @@ export async function removeLeftovers(tree: TargetTree, directories: Iterable<st
   const leftAlone: NotProven[] = [];
   await Promise.all([...new Set(['', ...directories])].map(async (key) => {
     if (Date.now() >= deadline || await tree.find(key) !== 'real') return;
-    const names = await tree.using(key, (dir) => tree.calls.readdir(dir.path)).catch(() => []);
+    const names = await tree.using(key, (dir) => tree.calls.readdir(dir.self)).catch(() => []);
     await Promise.all(names.filter((d) => reservedName(d.name)).map(async (d) => {
       const made = await proveMade(tree, key, d.name, proof).catch((err: Error) => ({ path: key === '' ? d.name : `${key}/${d.name}`, why: err.message }));
       if (typeof made !== 'string') leftAlone.push(made);
@@ -178,7 +179,7 @@ class TreeRemoval {
       return false;
     });
     if (!opened) return;
-    const entries = await this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).catch(() => []);
+    const entries = await this.tree.using(key, (dir) => this.tree.calls.readdir(dir.self)).catch(() => []);
     await Promise.all(entries.map((d) => this.remove(key, d.name, d.isDirectory(), depth + 1)));
     await this.pool.drain();
     if (Date.now() >= this.deadline) {

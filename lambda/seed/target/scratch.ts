@@ -1,6 +1,6 @@
-import { TEMP_PREFIX } from './reserved-names';
-import { StateDirectory } from './state-directory';
-import { TargetTree } from './target-tree';
+import { TEMP_PREFIX } from '../state/reserved-names';
+import { StateDirectory } from '../state/state-directory';
+import { TargetTree } from '../boundary/target-tree';
 
 /** Scratch directories, so creates in them rarely queue on one lock (a rename holds its source's too). */
 const SCRATCH_DIRECTORIES = 8;
@@ -46,7 +46,7 @@ export class ScratchDirectories {
     const key = await this.state.subdirectory(`scratch-${n}`);
     // A killed run's temporary files.
     await this.tree.using(key, async (dir) => {
-      const names = (await this.tree.calls.readdir(dir.path)).filter((d) => d.name.startsWith(TEMP_PREFIX));
+      const names = (await this.tree.calls.readdir(dir.self)).filter((d) => d.name.startsWith(TEMP_PREFIX));
       await Promise.all(names.map((d) => this.tree.calls.unlink(dir.at(d.name)).catch(() => undefined)));
     });
     return key;

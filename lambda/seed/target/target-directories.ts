@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { DEFAULT_DIRECTORY_MODE } from './entry';
-import { UnsafeEntryError } from '../../lib/seed/contract/entry-path';
-import { FileSystemCalls } from './file-system-calls';
+import { DEFAULT_DIRECTORY_MODE } from '../sources/entry';
+import { UnsafeEntryError } from '../../../lib/seed/contract/entry-path';
+import { FileSystemCalls } from '../boundary/file-system-calls';
 import { removeTree } from './removal';
-import { ReservedKind, reservedName, stagedAs, stagingName } from './reserved-names';
-import { MadeProof, NotProven, proveMade, RunToken } from './run-tokens';
-import { STATE_DIR } from './state-directory';
-import { TargetTree } from './target-tree';
+import { ReservedKind, reservedName, stagedAs, stagingName } from '../state/reserved-names';
+import { MadeProof, NotProven, proveMade, RunToken } from '../state/run-tokens';
+import { STATE_DIR } from '../state/state-directory';
+import { TargetTree } from '../boundary/target-tree';
 
 /**
  * The target's directories: listed once each, made once each (parents first, new ones under a
@@ -40,7 +40,7 @@ export class TargetListings {
   list(key: string): Promise<Listing> {
     let listing = this.listings.get(key);
     if (!listing) {
-      listing = this.tree.using(key, (dir) => this.tree.calls.readdir(dir.path)).then((dirents) => {
+      listing = this.tree.using(key, (dir) => this.tree.calls.readdir(dir.self)).then((dirents) => {
         for (const d of dirents) {
           const reserved = reservedName(d.name);
           if (reserved) this.reserved.push([key, d.name]);

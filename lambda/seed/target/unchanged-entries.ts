@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { writtenIdentity } from './atomic-write';
-import { Job } from './file-copy';
+import { Job } from '../copy/file-copy';
 import { DirectoryMaker, keyOf, TargetListings } from './target-directories';
-import { TargetTree } from './target-tree';
+import { TargetTree } from '../boundary/target-tree';
 
 /**
  * Entries the manifest says are unchanged, waiting, by directory, for that directory's listing: one

@@ -1,5 +1,5 @@
 import { safeRelativePath } from '../../../lib/seed/contract/entry-path';
-import { LinkGraph } from '../../../lambda/seed/safety';
+import { LinkGraph } from '../../../lambda/seed/target/link-graph';
 
 // Entry names from archives and buckets: normal ones pass unchanged (checked by one regular
 // expression), the others are normalised or refused, with the same result either way.

@@ -1,5 +1,5 @@
 // The target's calls on a name in a directory the seed holds, made on that directory's descriptor
-// (mkdirat, unlinkat, renameat, linkat, symlinkat, readlinkat, utimensat, a listing by fdopendir;
+// (mkdirat, unlinkat, renameat, linkat, symlinkat, readlinkat, utimensat, statx, a listing by fdopendir;
 // and close, on the thread pool, of a descriptor the addon opened):
 // the kernel resolves the one name inside the directory the descriptor holds, so no path through
 // /proc/self/fd is ever resolved. Each name is one component (no '/', never '.' or '..'), checked
@@ -16,10 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
-// The operations, by number, as lambda/seed/held-name-calls.ts lists them.
-enum at_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_RENAME, OP_LINK, OP_SYMLINK, OP_READLINK, OP_UTIMES, OP_READDIR, OP_CLOSE, OP_COUNT };
+// The operations, by number, as lambda/seed/boundary/held-name-calls.ts lists them.
+enum at_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_RENAME, OP_LINK, OP_SYMLINK, OP_READLINK, OP_UTIMES, OP_READDIR, OP_CLOSE, OP_LSTAT, OP_COUNT };
+
+// What lstat gives, in Node's order: dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks,
+// then atime, mtime, ctime and birthtime: as doubles with each time in milliseconds (fs.Stats), or
+// as int64s with each time as seconds and nanoseconds (fs.BigIntStats).
+#define STAT_NUMBERS 14
+#define STAT_BIGINTS 18
 
 // Node's dirent types (UV_DIRENT_*), which fs.Dirent takes.
 enum { UV_UNKNOWN, UV_FILE, UV_DIR, UV_LINK, UV_FIFO, UV_SOCKET, UV_CHAR, UV_BLOCK };
@@ -43,6 +50,7 @@ typedef struct {
   char *text;     // readlink
   entry *entries; // readdir
   size_t count;
+  struct statx st; // lstat
 } at_job;
 
 static void free_job(at_job *job) {
@@ -157,6 +165,9 @@ static void run(at_job *job) {
       break;
     }
     case OP_READDIR: outcome = list(job); break;
+    // One call, no descriptor: the name itself (never a link's target), with what libuv asks statx for;
+    // `number` 1 for 64-bit integers.
+    case OP_LSTAT: outcome = statx(job->dir_fd, job->name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, &job->st); break;
     // A descriptor the addon opened, closed by it: Node, in a worker thread, warns of a close of one its own calls did not open.
     default: outcome = close(job->dir_fd); break;
   }
@@ -164,10 +175,56 @@ static void run(at_job *job) {
 }
 
 
-// -errno; the link's target (readlink); [name, type, name, type, ...] (readdir); else 0.
-static napi_value result_of(napi_env env, at_job *job) {
+// `values` (`count` elements of `size` bytes) copied into `into` where it is a typed array of that
+// type and length (0 is returned: the synchronous call fills the caller's array, as Node's own lstat
+// fills one array, for no allocation per call); else into a new typed array.
+static napi_value typed_array(napi_env env, napi_typedarray_type type, const void *values, size_t count, size_t size, napi_value into) {
+  bool is_typed = false;
+  napi_typedarray_type into_type;
+  size_t into_length;
+  void *data;
+  napi_value buffer, array;
+  if (into != NULL && napi_is_typedarray(env, into, &is_typed) == napi_ok && is_typed
+      && napi_get_typedarray_info(env, into, &into_type, &into_length, &data, NULL, NULL) == napi_ok && into_type == type && into_length == count) {
+    memcpy(data, values, count * size);
+    return js_number(env, 0);
+  }
+  if (napi_create_arraybuffer(env, count * size, &data, &buffer) != napi_ok) return js_number(env, -ENOMEM);
+  memcpy(data, values, count * size);
+  napi_create_typedarray(env, type, count, buffer, 0, &array);
+  return array;
+}
+
+// Milliseconds as Node computes Stats' (seconds * 1e3 + nanoseconds / 1e6, in doubles).
+static double ms(struct statx_timestamp t) {
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+// lstat's fields as Node fills its own arrays (st_dev as makedev gives it): a Float64Array, or with
+// `bigint` a BigInt64Array (see typed_array for `into`).
+static napi_value stat_values(napi_env env, const struct statx *st, int bigint, napi_value into) {
+  uint64_t dev = makedev(st->stx_dev_major, st->stx_dev_minor), rdev = makedev(st->stx_rdev_major, st->stx_rdev_minor);
+  if (bigint) {
+    const int64_t values[STAT_BIGINTS] = {
+      (int64_t)dev, (int64_t)st->stx_ino, st->stx_mode, st->stx_nlink, st->stx_uid, st->stx_gid, (int64_t)rdev, (int64_t)st->stx_size,
+      st->stx_blksize, (int64_t)st->stx_blocks, st->stx_atime.tv_sec, st->stx_atime.tv_nsec, st->stx_mtime.tv_sec, st->stx_mtime.tv_nsec,
+      st->stx_ctime.tv_sec, st->stx_ctime.tv_nsec, st->stx_btime.tv_sec, st->stx_btime.tv_nsec,
+    };
+    return typed_array(env, napi_bigint64_array, values, STAT_BIGINTS, sizeof values[0], into);
+  }
+  const double values[STAT_NUMBERS] = {
+    (double)dev, (double)st->stx_ino, st->stx_mode, st->stx_nlink, st->stx_uid, st->stx_gid, (double)rdev, (double)st->stx_size,
+    st->stx_blksize, (double)st->stx_blocks, ms(st->stx_atime), ms(st->stx_mtime), ms(st->stx_ctime), ms(st->stx_btime),
+  };
+  return typed_array(env, napi_float64_array, values, STAT_NUMBERS, sizeof values[0], into);
+}
+
+// -errno; the link's target (readlink); [name, type, name, type, ...] (readdir); the fields (lstat:
+// into `into`, see typed_array); else 0.
+static napi_value result_of(napi_env env, at_job *job, napi_value into) {
   napi_value result;
   if (job->error != 0) return js_number(env, -job->error);
+  if (job->op == OP_LSTAT) return stat_values(env, &job->st, job->number == 1, into);
   if (job->op == OP_READLINK) {
     napi_create_string_utf8(env, job->text, NAPI_AUTO_LENGTH, &result);
   } else if (job->op == OP_READDIR) {
@@ -213,13 +270,17 @@ static at_job *read_job(napi_env env, napi_callback_info info, const char **prob
   return NULL;
 }
 
-// atCallSync(op, dirFd, name, otherFd, other, number): the call's result now (see result_of).
+// atCallSync(op, dirFd, name, otherFd, other, number): the call's result now (see result_of; for
+// lstat, `other` may be the typed array to fill).
 static napi_value at_call_sync(napi_env env, napi_callback_info info) {
   const char *problem = NULL;
   at_job *job = read_job(env, info, &problem);
   if (job == NULL) return js_type_error(env, problem);
   run(job);
-  napi_value result = result_of(env, job);
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_value result = result_of(env, job, argv[4]);
   free_job(job);
   return result;
 }
@@ -232,7 +293,7 @@ static void execute(napi_env env, void *data) {
 static void complete(napi_env env, napi_status status, void *data) {
   at_job *job = data;
   if (status != napi_ok) job->error = ECANCELED;
-  napi_resolve_deferred(env, job->deferred, result_of(env, job));
+  napi_resolve_deferred(env, job->deferred, result_of(env, job, NULL));
   napi_delete_async_work(env, job->work);
   free_job(job);
 }

@@ -4,7 +4,7 @@
 // fchown, statx (what Node's fstat calls: the identity a later run checks before deleting it) and
 // close. Node makes each of those a job of its own, and on a slow file system (EFS) every job costs
 // the JS thread a hop to the pool and back; one job per file costs one. A failure reports the call
-// and its errno; lambda/seed/native-writer.ts turns that into Node's own kind of error and removes
+// and its errno; lambda/seed/boundary/native-writer.ts turns that into Node's own kind of error and removes
 // the file, a hop after the close as Node's calls do: unlinked straight after it, a file on efs-sim
 // (FUSE), which may not have handled the close yet, was kept under a hidden name.
 #define _GNU_SOURCE
@@ -19,7 +19,7 @@
 #include "js-values.h"
 #include "open-beneath.h"
 
-// The calls a failure names, in the order lambda/seed/native-writer.ts lists them.
+// The calls a failure names, in the order lambda/seed/boundary/native-writer.ts lists them.
 enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CALL_FSTAT, CALL_CLOSE, CALL_OPEN_SOURCE };
 
 #define COPY_BUFFER_BYTES (64 * 1024)
