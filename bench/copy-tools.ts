@@ -109,7 +109,7 @@ function perFileSeconds(workload: Workload, sample: string): number {
 /**
  * The seeder's calls all on the thread pool, as on efs-gp, where they are slow: on the local
  * profile, whose calls take microseconds, it would otherwise make them one at a time (see
- * lambda/seed/file-system-calls.ts), which measures FUSE's round trip, not the CPU.
+ * lambda/seed/boundary/file-system-calls.ts), which measures FUSE's round trip, not the CPU.
  */
 const ASYNC_CALLS = { CDK_EFS_KIT_SYNC_CALLS: '0' };
 

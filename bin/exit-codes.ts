@@ -1,5 +1,5 @@
 import { S3RequestError } from '../lambda/seed/sources/s3-retry';
-import { LockBusyError } from '../lambda/seed/target-lock';
+import { LockBusyError } from '../lambda/seed/state/target-lock';
 
 /**
  * What `cdk-efs-kit` exits with (the seed's help and docs/seed.md list them): the run finished

@@ -1,4 +1,4 @@
-// Compiles the seed's native writer (lambda/seed/native/*.c) for Linux on x64 (the
+// Compiles the seed's native writer (lambda/seed/boundary/native/*.c) for Linux on x64 (the
 // seed's Lambda function) and arm64 (the command line on Graviton), into
 // dist/handlers/seed/native/linux-<arch>.node, beside the handler that loads it. N-API's headers
 // come from the node-api-headers package, so no download of Node's sources is needed; its symbols
@@ -11,7 +11,7 @@ import { arch } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const sourceDir = join(root, 'lambda', 'seed', 'native');
+const sourceDir = join(root, 'lambda', 'seed', 'boundary', 'native');
 const sources = readdirSync(sourceDir).filter((file) => file.endsWith('.c')).sort().map((file) => join(sourceDir, file));
 const outDir = join(root, 'dist', 'handlers', 'seed', 'native');
 const headers = join(root, 'node_modules', 'node-api-headers', 'include');

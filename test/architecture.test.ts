@@ -81,11 +81,11 @@ describe('the checks themselves', () => {
   test('fail on a contract importing a package or a module of either side', () => {
     expect(forbiddenImports([
       edge('lib/seed/contract/limits.ts', 'aws-cdk-lib', false, false),
-      edge('lib/seed/contract/limits.ts', 'lambda/seed/safety.ts'),
+      edge('lib/seed/contract/limits.ts', 'lambda/seed/target/link-graph.ts'),
       edge('lib/seed/contract/limits.ts', 'lib/core/contract/lambda-cpu.ts'),
     ])).toEqual([
       'lib/seed/contract/limits.ts -> aws-cdk-lib: a contract imports no package',
-      'lib/seed/contract/limits.ts -> lambda/seed/safety.ts: a contract imports only other contracts',
+      'lib/seed/contract/limits.ts -> lambda/seed/target/link-graph.ts: a contract imports only other contracts',
     ]);
   });
 

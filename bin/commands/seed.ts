@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaultWorkerCount } from '../../lambda/seed/copy-workers';
-import { DEFAULT_LOCK_WAIT_MS, seed } from '../../lambda/seed/copy';
-import type { SeedProgress, SeedSummary } from '../../lambda/seed/seed-summary';
-import { describeHolder } from '../../lambda/seed/target-lock';
+import { defaultWorkerCount } from '../../lambda/seed/copy/copy-workers';
+import { DEFAULT_LOCK_WAIT_MS, seed } from '../../lambda/seed/copy/copy';
+import type { SeedProgress, SeedSummary } from '../../lambda/seed/copy/seed-summary';
+import { describeHolder } from '../../lambda/seed/state/target-lock';
 import { settleRootRun } from '../seed-as-root/settle';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import { ArchiveLimits, DEFAULT_ARCHIVE_LIMITS } from '../../lambda/seed/sources/archive-limits';

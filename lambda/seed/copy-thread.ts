@@ -1,9 +1,9 @@
 import { parentPort } from 'worker_threads';
-import { writeFileAtomically, writeUnseenFile } from './atomic-write';
-import type { CopyRequest, CopyResponse } from './copy-workers';
-import { FileContent, LocalFileContent } from './entry';
-import { FileSystemCalls } from './file-system-calls';
-import { Directory } from './target-tree';
+import { writeFileAtomically, writeUnseenFile } from './target/atomic-write';
+import type { CopyRequest, CopyResponse } from './copy/copy-workers';
+import { FileContent, LocalFileContent } from './sources/entry';
+import { FileSystemCalls } from './boundary/file-system-calls';
+import { Directory } from './boundary/held-name';
 
 /**
  * A copy worker (see copy-workers.ts): writes the files it is sent, each as the main thread

@@ -1,9 +1,9 @@
 import type { Context } from 'aws-lambda';
-import { copyBatch as copy, BatchEvent } from './batch-worker';
-import { isComplete as resume, onEvent as start } from './custom-resource';
-import { invocationClock } from './invocation-time';
-import { countingFailedRuns } from './metrics';
-import type { SeedEvent } from './seed-event';
+import { copyBatch as copy, BatchEvent } from './handler/batch-worker';
+import { isComplete as resume, onEvent as start } from './handler/custom-resource';
+import { invocationClock } from './handler/invocation-time';
+import { countingFailedRuns } from './handler/metrics';
+import type { SeedEvent } from './handler/seed-event';
 import { s3Client } from './sources/s3-client';
 
 /** The seed Lambda's entry points: the custom resource (onEvent, isComplete) and the batch worker. */

@@ -1,5 +1,5 @@
 import * as path from 'path';
-import { NativeWriter } from '../../lambda/seed/native-writer';
+import { NativeWriter } from '../../lambda/seed/boundary/native-writer';
 
 /** Where `npm run build` puts the seed's native writer (scripts/build-native.mjs). */
 export const NATIVE_BUILD = path.join(__dirname, '..', '..', 'dist', 'handlers', 'seed', 'native');

@@ -5,7 +5,8 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import * as tar from 'tar-stream';
-import { FileSystemCalls } from '../../lambda/seed/file-system-calls';
+import { FileSystemCalls } from '../../lambda/seed/boundary/file-system-calls';
+import { HeldName } from '../../lambda/seed/boundary/held-name';
 
 /** Real trees and archives, generated per test (nothing committed). */
 
@@ -111,7 +112,7 @@ export function recordPathCalls(method: 'rename' | 'unlink' | 'open' | 'mkdir'):
   const calls: string[][] = [];
   const original = FileSystemCalls.prototype[method] as (...args: unknown[]) => Promise<unknown>;
   const spy = jest.spyOn(FileSystemCalls.prototype, method).mockImplementation(function (this: FileSystemCalls, ...args: unknown[]) {
-    calls.push(args.filter((a): a is string => typeof a === 'string').map(realPathOf));
+    calls.push(args.map((a) => a instanceof HeldName ? a.path : a).filter((a): a is string => typeof a === 'string').map(realPathOf));
     return original.apply(this, args);
   } as never);
   return { calls, restore: () => spy.mockRestore() };

@@ -107,11 +107,12 @@ function run(...args: string[]): string {
   return execFileSync(SCRIPT, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function mountNew(options: EfsSimOptions): { mount: string; s3files?: EfsSimS3Files; stop: () => void } {
+function mountNew(options: EfsSimOptions): { mount: string; backing: string; s3files?: EfsSimS3Files; stop: () => void } {
   const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'efs-sim-'));
   run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
   return {
     mount,
+    backing: run('backing', mount).trim(),
     s3files: options.profile === 's3files' ? JSON.parse(run('s3', mount)) : undefined,
     stop: () => {
       run('stop', mount);
@@ -121,10 +122,10 @@ function mountNew(options: EfsSimOptions): { mount: string; s3files?: EfsSimS3Fi
 }
 
 export async function startEfsSim(options: EfsSimOptions = {}): Promise<EfsSim> {
-  const { mount, s3files, stop } = mountNew(options);
+  const { mount, backing, s3files, stop } = mountNew(options);
   return {
     mount,
-    backing: run('backing', mount).trim(),
+    backing,
     s3files,
     stats: async () => JSON.parse(run('stats', mount)),
     resetStats: async () => { run('reset', mount); },
@@ -147,9 +148,9 @@ export async function onEfsSim<T>(options: EfsSimOptions, fn: (sim: EfsSim) => P
  * behind the mount: what was written, read without any latency.
  */
 export function withEfsSim<T>(options: EfsSimOptions, fn: (mount: string, backing: string) => T): T {
-  const { mount, stop } = mountNew(options);
+  const { mount, backing, stop } = mountNew(options);
   try {
-    return fn(mount, run('backing', mount).trim());
+    return fn(mount, backing);
   } finally {
     stop();
   }

@@ -1,9 +1,11 @@
 import * as fs from 'fs';
-import { close, lstat, readdir, readlink } from '../../shared/fs-calls';
-import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from '../entry';
-import { FileSystemCalls, isPromise } from '../file-system-calls';
-import { BeneathOpener } from '../open-beneath';
-import { checkProcFd, Directory } from '../target-tree';
+import { close } from '../../shared/fs-calls';
+import { FileContent, FileEntry, LINK_IDENTITY, LocalFileContent, SeedEntry, EntrySource } from './entry';
+import { FileSystemCalls, isPromise } from '../boundary/file-system-calls';
+import { BeneathOpener } from '../boundary/open-beneath';
+import { Directory, HeldName } from '../boundary/held-name';
+import { openNamedDirectory } from '../boundary/named-source';
+import { checkProcFd } from '../boundary/target-tree';
 
 /**
  * A directory on a local (or mounted) file system: what `cp -r` and `rsync -r` copy. The caller names
@@ -47,7 +49,7 @@ export class LocalDirectorySource implements EntrySource {
   private started(): TreeWalk {
     if (!this.walk) {
       try {
-        this.rootFd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        this.rootFd = openNamedDirectory(this.dir);
         this.walk = new TreeWalk(this.rootFd);
       } catch (err) {
         // Reported through entries(), as any failure of the walk.
@@ -96,7 +98,7 @@ class TreeWalk {
   private async run(openFailure?: Error): Promise<{ files: number; bytes: number }> {
     try {
       if (openFailure) throw openFailure;
-      await checkProcFd(this.fast, this.rootFd);
+      if (!this.fast.byDescriptor) await checkProcFd(this.fast, this.rootFd);
       await this.visit('');
       return this.found.reduce((t, e) => (e.type === 'file' ? { files: t.files + 1, bytes: t.bytes + e.size } : t), { files: 0, bytes: 0 });
     } catch (err) {
@@ -123,7 +125,7 @@ class TreeWalk {
     try {
       try {
         // Names only: the lstat every entry needs anyway says what it is.
-        names = await this.fast.run(() => fs.readdirSync(dir.path), () => readdir(dir.path));
+        names = (await this.fast.readdirRun(dir.self)).map((dirent) => dirent.name);
       } catch (err) {
         // The root's own failure ends the walk; a subdirectory's fails its entries alone.
         if (!relative) throw err;
@@ -151,16 +153,16 @@ class TreeWalk {
   }
 
   /** `rel`'s entry, from an lstat of `held` (its name through its directory's descriptor). */
-  private entryOf(rel: string, held: string): SeedEntry | Promise<SeedEntry> {
+  private entryOf(rel: string, held: HeldName): SeedEntry | Promise<SeedEntry> {
     const failed = (err: Error): SeedEntry => ({ type: 'failed', path: rel, reason: `cannot read the source: ${err.message}` });
     const entry = (s: fs.Stats): SeedEntry | Promise<SeedEntry> => {
       if (s.isFile()) return new LocalFile(rel, this.rootFd, s, this.fast);
       if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
-      if (s.isSymbolicLink()) return readlink(held).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
+      if (s.isSymbolicLink()) return this.fast.readlink(held).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
       return { type: 'special', path: rel, kind: specialKind(s) }; // no content to copy
     };
     try {
-      const stats = this.fast.run(() => fs.lstatSync(held), () => lstat(held));
+      const stats = this.fast.lstatRun(held);
       return isPromise(stats) ? stats.then(entry, failed) : entry(stats);
     } catch (err) {
       return failed(err as Error); // gone since the listing, say

@@ -1,8 +1,8 @@
-import * as fs from 'fs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { MiB } from '../../shared/sizes';
 import type { SeedFormat } from '../../../lib/seed/contract/resource-properties';
-import { EntrySource } from '../entry';
+import { EntrySource } from './entry';
+import { namedSourceKind, openNamedFile } from '../boundary/named-source';
 import { ArchiveLimits } from './archive-limits';
 import { LocalDirectorySource } from './local-directory';
 import type { TarArchiveSource } from './tar-archive';
@@ -32,9 +32,9 @@ export function parseSourceSpec(spec: string): SourceLocation {
     const format = archiveFormat(s3[2]);
     return { format: format ?? 's3-objects', bucket: s3[1], key: s3[2] };
   }
-  const stat = fs.statSync(spec, { throwIfNoEntry: false });
-  if (!stat) throw new Error(`the source ${spec} does not exist`);
-  if (stat.isDirectory()) return { format: 'directory', key: spec };
+  const kind = namedSourceKind(spec);
+  if (!kind) throw new Error(`the source ${spec} does not exist`);
+  if (kind === 'directory') return { format: 'directory', key: spec };
   const format = archiveFormat(spec);
   if (!format) throw new Error(`the source ${spec} is a file but not a .zip, .tar, .tar.gz or .tgz archive`);
   return { format, key: spec };
@@ -62,7 +62,10 @@ export async function openSource(location: SourceLocation, options: { s3?: S3Loc
       return { source: zip, close: () => zip.close() };
     }
     if (format === 'tar' || format === 'tar.gz') {
-      const open = async () => ({ stream: fs.createReadStream(key, { highWaterMark: MiB }), bytes: (await fs.promises.stat(key)).size });
+      const open = async () => {
+        const handle = await openNamedFile(key, true);
+        return { stream: handle.createReadStream({ highWaterMark: MiB }), bytes: (await handle.stat()).size };
+      };
       return { source: await tarSource(key, open, format === 'tar.gz', options.limits), close: nothing };
     }
     throw new Error(`a local source must be a directory or an archive, got format ${format}`);

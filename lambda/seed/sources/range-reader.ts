@@ -1,4 +1,4 @@
-import * as fs from 'fs';
+import type { FileHandle } from 'fs/promises';
 import { Readable } from 'stream';
 import { promisify } from 'util';
 import type * as yauzl from 'yauzl';
@@ -17,9 +17,8 @@ export interface RangeReader {
 /** Streams read a local file in pieces of this size. */
 const STREAM_PIECE_BYTES = 256 * 1024;
 
-/** A local file. Reads go through one handle; closing it waits for reads in flight, so none ever reads a reused descriptor. */
-export async function openLocalFile(file: string): Promise<RangeReader> {
-  const handle = await fs.promises.open(file, fs.constants.O_RDONLY);
+/** A local file, read through `handle` (closed with the reader); closing waits for reads in flight, so none ever reads a reused descriptor. */
+export async function localFileReader(handle: FileHandle): Promise<RangeReader> {
   const { size } = await handle.stat().catch(async (err) => {
     await handle.close();
     throw err;

@@ -1,5 +1,5 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from '../entry';
+import { DEFAULT_FILE_MODE, EntrySource, SeedEntry } from './entry';
 import type { S3Location } from './s3-client';
 import { readObject } from './s3-object-read';
 import { folderPrefix } from '../../../lib/seed/contract/s3-prefix';

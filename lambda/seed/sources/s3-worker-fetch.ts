@@ -1,6 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'stream';
-import type { RemoteObject } from '../entry';
+import type { RemoteObject } from './entry';
 import { s3Client } from './s3-client';
 import { readObject } from './s3-object-read';
 

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
-import { LocalFileContent } from '../entry';
-import { BeneathOpener } from '../open-beneath';
+import { LocalFileContent } from './entry';
+import { BeneathOpener } from '../boundary/open-beneath';
 
 /**
  * A local source file as the copy reads it: opened beneath the held source root (never through a

@@ -1,7 +1,7 @@
 import { pipeline, Readable } from 'stream';
 import * as zlib from 'zlib';
-import { LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
-import { SMALL_FILE_BYTES } from '../copy';
+import { LINK_IDENTITY, SeedEntry, EntrySource } from './entry';
+import { SMALL_FILE_BYTES } from '../copy/copy';
 import { ArchiveBudget, ArchiveLimitError, ArchiveLimits } from './archive-limits';
 import { ByteStream } from './byte-stream';
 import { TarMember, TarReader } from './tar-reader';

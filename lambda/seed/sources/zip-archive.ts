@@ -1,9 +1,10 @@
 import { Readable } from 'stream';
 import type * as yauzl from 'yauzl';
-import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, EntrySource } from '../entry';
-import { MAX_LINK_TARGET_BYTES } from '../safety';
+import { DEFAULT_DIRECTORY_MODE, DEFAULT_FILE_MODE, LINK_IDENTITY, SeedEntry, EntrySource } from './entry';
+import { MAX_LINK_TARGET_BYTES } from '../target/link-graph';
 import { ArchiveBudget, ArchiveLimits } from './archive-limits';
-import { fromRandomAccessReader, openLocalFile, RangeReader } from './range-reader';
+import { fromRandomAccessReader, localFileReader, RangeReader } from './range-reader';
+import { openNamedFile } from '../boundary/named-source';
 import { directoryRecords, ZipRecord } from './zip-directory';
 import { checkDirectorySize, readZipEnd, ZipEnd } from './zip-end';
 import { readMember } from './zip-member';
@@ -13,8 +14,8 @@ const S_IFLNK = 0o120000;
 const SPECIAL_KINDS = new Map([[0o010000, 'FIFO'], [0o020000, 'character device'], [0o060000, 'block device'], [0o140000, 'socket']]);
 
 /** A .zip file on disk. */
-export function openZipFile(file: string): Promise<RangeReader> {
-  return openLocalFile(file);
+export async function openZipFile(file: string): Promise<RangeReader> {
+  return localFileReader(await openNamedFile(file));
 }
 
 /** A .zip read through a yauzl reader (see S3BlockReader), `bytes` long. */

@@ -53,7 +53,7 @@ export interface SeedResourceProperties {
   readonly MaxCompressionRatio?: string;
 }
 
-/** A slice stops starting files a minute before its invocation's end (lambda/seed/slice-deadline.ts): an invocation must be longer. */
+/** A slice stops starting files a minute before its invocation's end (lambda/seed/handler/slice-deadline.ts): an invocation must be longer. */
 export const MIN_INVOCATION_TIMEOUT_SECONDS = 120;
 /** Lambda's longest timeout. */
 export const MAX_INVOCATION_TIMEOUT_SECONDS = 900;

@@ -2,10 +2,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Readable } from 'stream';
-import { writeUnseenFile, writtenIdentity } from '../../../lambda/seed/atomic-write';
-import { LocalFileContent } from '../../../lambda/seed/entry';
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { TargetTree } from '../../../lambda/seed/target-tree';
+import { writeUnseenFile, writtenIdentity } from '../../../lambda/seed/target/atomic-write';
+import { LocalFileContent } from '../../../lambda/seed/sources/entry';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
+import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
 import { builtNativeWriter } from '../../helpers/native-writer';
 
 // A local file's copy onto real directories, every way it is made: synchronously while the file

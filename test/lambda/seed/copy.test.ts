@@ -1,10 +1,10 @@
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { TEMP_PREFIX } from '../../../lambda/seed/reserved-names';
-import { seed } from '../../../lambda/seed/copy';
-import type { SeedSummary } from '../../../lambda/seed/seed-summary';
-import { EntrySource } from '../../../lambda/seed/entry';
+import { TEMP_PREFIX } from '../../../lambda/seed/state/reserved-names';
+import { seed } from '../../../lambda/seed/copy/copy';
+import type { SeedSummary } from '../../../lambda/seed/copy/seed-summary';
+import { EntrySource } from '../../../lambda/seed/sources/entry';
 import { openSource, parseSourceSpec } from '../../../lambda/seed/sources/open-source';
 import { lieAboutZipSizes, makeTar, makeTree, makeZip, recordPathCalls, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
 

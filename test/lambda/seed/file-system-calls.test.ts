@@ -1,4 +1,4 @@
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
 
 // The local source reads synchronously only while reads come from memory; these calls stand in for
 // the reads (a busy wait is a slow disk), and count which way each one ran.

@@ -1,9 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { HeldNameCalls } from '../../../lambda/seed/held-name-calls';
-import { loadNativeAddon } from '../../../lambda/seed/native-writer';
-import { Directory, OPEN_DIRECTORY } from '../../../lambda/seed/target-tree';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
+import { HeldNameCalls } from '../../../lambda/seed/boundary/held-name-calls';
+import { loadNativeAddon } from '../../../lambda/seed/boundary/native-writer';
+import { Directory } from '../../../lambda/seed/boundary/held-name';
+import { OPEN_DIRECTORY } from '../../../lambda/seed/boundary/target-tree';
 import { NATIVE_BUILD } from '../../helpers/native-writer';
 import { makeSentinel, snapshot } from '../../helpers/sentinel';
 import { tempDir } from '../../helpers/seed-fixtures';
@@ -56,7 +57,7 @@ describe.each(BACKENDS)('by %s', (_backend, make) => {
     expect(await calls.readlink(held.at('dir-link'))).toBe(outside);
     // A lock's lease renewed at a name swapped for a link renews the link, not what it points to.
     expect(await codeOf(calls.utimes(held.at('file-link'), new Date(1e12)))).toBe('done');
-    const listed = (await calls.readdir(held.path)).map((d) => [d.name, d.isSymbolicLink()]).sort();
+    const listed = (await calls.readdir(held.self)).map((d) => [d.name, d.isSymbolicLink()]).sort();
     expect(listed).toEqual([['dir-link', true], ['file-link', true]]);
     await calls.unlink(held.at('dir-link'));
     await calls.rename(held.at('file-link'), held.at('moved'));
@@ -88,6 +89,34 @@ describe.each(BACKENDS)('by %s', (_backend, make) => {
 
 test('the addon\'s calls name the path as Node\'s do in their errors', async () => {
   const calls = BACKENDS[0][1]();
-  await expect(calls.mkdir(held.at('dir-link'), 0o755)).rejects.toMatchObject({ code: 'EEXIST', syscall: 'mkdir', path: held.at('dir-link'), message: `EEXIST: file already exists, mkdir '${held.at('dir-link')}'` });
-  await expect(calls.open(held.at('missing'), fs.constants.O_RDONLY)).rejects.toMatchObject({ code: 'ENOENT', syscall: 'open', path: held.at('missing') });
+  await expect(calls.mkdir(held.at('dir-link'), 0o755)).rejects.toMatchObject({ code: 'EEXIST', syscall: 'mkdir', path: held.at('dir-link').path, message: `EEXIST: file already exists, mkdir '${held.at('dir-link').path}'` });
+  await expect(calls.open(held.at('missing'), fs.constants.O_RDONLY)).rejects.toMatchObject({ code: 'ENOENT', syscall: 'open', path: held.at('missing').path });
+});
+
+test('the addon\'s lstat (statx, no descriptor) reads what Node\'s lstat reads, field by field', async () => {
+  const calls = new HeldNameCalls(addon!);
+  fs.writeFileSync(path.join(work, 'target', 'file'), 'twelve bytes');
+  fs.mkdirSync(path.join(work, 'target', 'dir'), 0o750);
+  fs.utimesSync(path.join(work, 'target', 'file'), 1_600_000_000.123456, 1_700_000_000.987654);
+  const fields = (s: object) => Object.fromEntries(['dev', 'ino', 'mode', 'nlink', 'uid', 'gid', 'rdev', 'size', 'blksize', 'blocks',
+    'atimeMs', 'mtimeMs', 'ctimeMs', 'atimeNs', 'mtimeNs', 'ctimeNs'].filter((k) => k in s).map((k) => [k, (s as Record<string, unknown>)[k]]));
+  for (const name of ['file', 'dir', 'dir-link', 'file-link']) {
+    const node = fs.lstatSync(path.join(work, 'target', name));
+    const nodeExact = fs.lstatSync(path.join(work, 'target', name), { bigint: true });
+    for (const ours of [calls.lstatSync(held.at(name)), await calls.lstat(held.at(name))]) {
+      expect(fields(ours)).toEqual(fields(node));
+      expect([ours.isFile(), ours.isDirectory(), ours.isSymbolicLink(), ours.mtime.getTime()]).toEqual([node.isFile(), node.isDirectory(), node.isSymbolicLink(), node.mtime.getTime()]);
+    }
+    for (const ours of [calls.lstatSync(held.at(name), { bigint: true }), await calls.lstat(held.at(name), { bigint: true })]) {
+      expect(fields(ours)).toEqual(fields(nodeExact));
+    }
+  }
+  // The held directory itself ('' names it) is never a name the addon stats: one component only.
+  expect(() => calls.lstatSync(held.self)).toThrow('the name must be one path component');
+});
+
+test('a HeldName is one name: a path, . and .. are refused before any call', () => {
+  for (const name of ['a/b', '.', '..', 'a\0b']) expect(() => held.at(name)).toThrow(`internal: ${JSON.stringify(name)} is not one name in a directory`);
+  expect(held.at('a').path).toBe(`/proc/self/fd/${held.fd}/a`);
+  expect(held.self.path).toBe(`/proc/self/fd/${held.fd}`);
 });

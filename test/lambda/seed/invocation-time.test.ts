@@ -1,5 +1,5 @@
 import { seedPropertyProblems } from '../../../lib/seed/contract/resource-properties';
-import { invocationClock } from '../../../lambda/seed/invocation-time';
+import { invocationClock } from '../../../lambda/seed/handler/invocation-time';
 
 // Seeds share their function, whose timeout is the largest they ask: each request's invocation ends
 // at the seed's own timeout (InvocationTimeoutSeconds) or the function's, whichever comes first.

@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { MADE_MARK, removeMadeDirectories } from '../../../lambda/seed/made-directories';
+import { MADE_MARK, removeMadeDirectories } from '../../../lambda/seed/target/made-directories';
 
 // A mark says "a seed made this directory": one planted by someone else is no proof, and a FIFO at
 // its name must not hold the Delete (the seed's Delete reads marks from the place up to the mount).

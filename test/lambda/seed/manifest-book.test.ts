@@ -1,9 +1,9 @@
 import * as fs from 'fs';
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { emptyManifest } from '../../../lambda/seed/manifest';
-import { ManifestBook } from '../../../lambda/seed/manifest-book';
-import { StateDirectory } from '../../../lambda/seed/state-directory';
-import { TargetTree } from '../../../lambda/seed/target-tree';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
+import { emptyManifest } from '../../../lambda/seed/state/manifest';
+import { ManifestBook } from '../../../lambda/seed/state/manifest-book';
+import { StateDirectory } from '../../../lambda/seed/state/state-directory';
+import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
 import { tempDir } from '../../helpers/seed-fixtures';
 
 // Staged directories are published after a save of the manifest that records them, and that save

@@ -1,4 +1,4 @@
-import { emptyManifest, parseManifest, serializeManifest } from '../../../lambda/seed/manifest';
+import { emptyManifest, parseManifest, serializeManifest } from '../../../lambda/seed/state/manifest';
 
 // The manifest as saved and read back: what each file was written from and what was written, in a flat
 // list that parses fast; an older version's object of paths still reads (with no identity of what was written).

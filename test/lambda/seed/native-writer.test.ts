@@ -3,11 +3,11 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { writtenIdentity } from '../../../lambda/seed/atomic-write';
-import { Directory } from '../../../lambda/seed/target-tree';
+import { writtenIdentity } from '../../../lambda/seed/target/atomic-write';
+import { Directory } from '../../../lambda/seed/boundary/held-name';
 import { builtNativeWriter, NATIVE_BUILD } from '../../helpers/native-writer';
 
-// The seed's native writer (lambda/seed/native/write-new-file.c), as built by `npm run build`, on
+// The seed's native writer (lambda/seed/boundary/native/write-new-file.c), as built by `npm run build`, on
 // real directories: what it writes, what it refuses, and that it leaves nothing behind when a call
 // fails. Its errors must read as Node's own, since the seed handles both alike.
 let work: string;
@@ -92,7 +92,7 @@ describe('the content buffer\'s memory', () => {
 describe('under AddressSanitizer and UBSan', () => {
   // The addon built again with gcc's sanitizers, loaded by a Node that preloads their runtimes.
   const sanitized = () => {
-    const native = path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'native');
+    const native = path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'boundary', 'native');
     const addon = path.join(work, 'sanitized.node');
     execFileSync('gcc', ['-std=c11', '-O1', '-g', '-fno-omit-frame-pointer', '-fsanitize=address,undefined', '-fno-sanitize-recover=undefined',
       '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-I', path.join(__dirname, '..', '..', '..', 'node_modules', 'node-api-headers', 'include'),
@@ -197,7 +197,7 @@ describe('refuses, with an error as Node would give', () => {
   test('a name that exists, and leaves it as it was', async () => {
     fs.writeFileSync(target('d.txt'), 'theirs');
     const error = await builtNativeWriter().writeNewFile(dir, 'd.txt', 0o644, Buffer.from('ours')).catch((err) => err);
-    expect(error).toMatchObject({ code: 'EEXIST', errno: -17, syscall: 'open', path: dir.at('d.txt'), message: `EEXIST: file already exists, open '${dir.at('d.txt')}'` });
+    expect(error).toMatchObject({ code: 'EEXIST', errno: -17, syscall: 'open', path: dir.at('d.txt').path, message: `EEXIST: file already exists, open '${dir.at('d.txt').path}'` });
     expect(fs.readFileSync(target('d.txt'), 'utf8')).toBe('theirs');
   });
 
@@ -221,7 +221,7 @@ describe('refuses, with an error as Node would give', () => {
   test('a source descriptor that is not one or a size below 0, and a directory descriptor that is not one (AT_FDCWD is -100)', async () => {
     await expect(async () => builtNativeWriter().writeNewFile(dir, 'l.txt', 0o644, -100, -1, -1, 1)).rejects.toThrow('the source must be an open descriptor, with a size of 0 or more');
     await expect(async () => builtNativeWriter().writeNewFile(dir, 'l.txt', 0o644, dir.fd, -1, -1, -1)).rejects.toThrow('the source must be an open descriptor, with a size of 0 or more');
-    await expect(async () => builtNativeWriter().writeNewFile({ fd: -100, at: (name) => name }, 'l.txt', 0o644, Buffer.from('x')))
+    await expect(async () => builtNativeWriter().writeNewFile(new Directory(-100), 'l.txt', 0o644, Buffer.from('x')))
       .rejects.toThrow('the directory descriptor must be an open descriptor');
     expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
     expect(fs.existsSync('l.txt')).toBe(false);
@@ -307,7 +307,7 @@ test('a build without a C compiler says so in one line and builds nothing (the s
   // The build script and the source in a copy of the repository's layout, with only node on the PATH.
   const copy = path.join(work, 'repo');
   const root = path.join(__dirname, '..', '..', '..');
-  for (const file of ['scripts/build-native.mjs', 'lambda/seed/native/write-new-file.c', 'lambda/seed/native/open-beneath.c', 'lambda/seed/native/open-beneath.h', 'lambda/seed/native/at-calls.c']) {
+  for (const file of ['scripts/build-native.mjs', 'lambda/seed/boundary/native/write-new-file.c', 'lambda/seed/boundary/native/open-beneath.c', 'lambda/seed/boundary/native/open-beneath.h', 'lambda/seed/boundary/native/at-calls.c']) {
     fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
     fs.copyFileSync(path.join(root, file), path.join(copy, file));
   }

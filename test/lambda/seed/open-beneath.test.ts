@@ -2,11 +2,11 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadNativeAddon } from '../../../lambda/seed/native-writer';
-import { BeneathOpener } from '../../../lambda/seed/open-beneath';
+import { loadNativeAddon } from '../../../lambda/seed/boundary/native-writer';
+import { BeneathOpener } from '../../../lambda/seed/boundary/open-beneath';
 import { NATIVE_BUILD } from '../../helpers/native-writer';
 
-// The beneath-opener (lambda/seed/open-beneath.ts, native/open-beneath.c) on real directories, each
+// The beneath-opener (lambda/seed/boundary/open-beneath.ts, native/open-beneath.c) on real directories, each
 // way it opens: openat2 (this kernel, 6.18, allows it), the addon's openat walk where openat2 is
 // refused (CDK_EFS_KIT_OPENAT2=0 stands in for a kernel or seccomp filter that refuses it: the
 // addon decides once per process, so that way runs in a process of its own), and Node's walk
@@ -73,8 +73,8 @@ test('by Node\'s walk through /proc/self/fd where there is no addon: the same re
 test('by the addon\'s openat walk where openat2 is refused (decided once per process): the same refusals', () => {
   const script = `
     const fs = require('fs');
-    const { BeneathOpener } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'open-beneath.ts'))});
-    const { loadNativeAddon } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'native-writer.ts'))});
+    const { BeneathOpener } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'boundary', 'open-beneath.ts'))});
+    const { loadNativeAddon } = require(${JSON.stringify(path.join(__dirname, '..', '..', '..', 'lambda', 'seed', 'boundary', 'native-writer.ts'))});
     const opener = new BeneathOpener(loadNativeAddon([${JSON.stringify(NATIVE_BUILD)}]));
     const root = fs.openSync(process.argv[1], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
     const cases = JSON.parse(process.argv[2]).map(([relative]) => {

@@ -1,4 +1,4 @@
-import { describeResource, identityOf, ofAnotherStack, sameResource } from '../../../lambda/seed/resource-identity';
+import { describeResource, identityOf, ofAnotherStack, sameResource } from '../../../lambda/seed/handler/resource-identity';
 
 const BLUE = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Blue/11111111-1111-1111-1111-111111111111';
 const GREEN = 'arn:aws:cloudformation:us-east-1:123456789012:stack/Green/22222222-2222-2222-2222-222222222222';

@@ -1,4 +1,4 @@
-import { MAX_PREPARING, RoundRobinPool } from '../../../lambda/seed/round-robin-pool';
+import { MAX_PREPARING, RoundRobinPool } from '../../../lambda/seed/copy/round-robin-pool';
 
 // The pool the seed writes through: directories are prepared (made on the target) before their
 // jobs run, a few at a time, and no writer's slot waits on a directory that is not ready.

@@ -1,5 +1,5 @@
-import { countingFailedRuns } from '../../../lambda/seed/metrics';
-import type { SeedEvent } from '../../../lambda/seed/seed-event';
+import { countingFailedRuns } from '../../../lambda/seed/handler/metrics';
+import type { SeedEvent } from '../../../lambda/seed/handler/seed-event';
 
 // A failed request of a seed's custom resource is counted under the seed's name (SeedRunsFailed, as
 // EMF on stdout): the seed functions serve every seed on their access point, so their Errors metric

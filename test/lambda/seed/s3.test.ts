@@ -3,7 +3,7 @@ import { execFileSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { seed } from '../../../lambda/seed/copy';
+import { seed } from '../../../lambda/seed/copy/copy';
 import { openSource } from '../../../lambda/seed/sources/open-source';
 import { Moto, startMoto } from '../../helpers/moto';
 import { makeTree, tempDir, treeDigest } from '../../helpers/seed-fixtures';

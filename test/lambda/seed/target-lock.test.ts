@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { StateDirectory } from '../../../lambda/seed/state-directory';
-import { TargetTree } from '../../../lambda/seed/target-tree';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
+import { StateDirectory } from '../../../lambda/seed/state/state-directory';
+import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
 import { tempDir } from '../../helpers/seed-fixtures';
 
 // The lock lives in the target's state directory, which anyone who can write the target can rename:

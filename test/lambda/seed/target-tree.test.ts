@@ -2,8 +2,8 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { FileSystemCalls } from '../../../lambda/seed/file-system-calls';
-import { idleDescriptorsFor, openFileLimit, TargetTree } from '../../../lambda/seed/target-tree';
+import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
+import { idleDescriptorsFor, openFileLimit, TargetTree } from '../../../lambda/seed/boundary/target-tree';
 
 // The target as the seed holds it, on real directories: what a descriptor it holds resolves to after
 // the path that led there changes, and what a descriptor closed by the bounded cache is opened again to.
@@ -20,7 +20,7 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 
 const open = async (maxIdle?: number) => (await TargetTree.open(new FileSystemCalls(FileSystemCalls.TARGET), root, '', false, maxIdle))!;
-const write = (tree: TargetTree, key: string, name: string) => tree.using(key, (dir) => fs.writeFileSync(dir.at(name), key));
+const write = (tree: TargetTree, key: string, name: string) => tree.using(key, (dir) => fs.writeFileSync(dir.at(name).path, key));
 
 test('a directory it holds stays the one it opened: swapped for a link to outside, a write still lands inside', async () => {
   const tree = await open();
@@ -29,7 +29,7 @@ test('a directory it holds stays the one it opened: swapped for a link to outsid
   try {
     fs.renameSync(path.join(root, 'a'), path.join(root, 'a-moved'));
     fs.symlinkSync(outside, path.join(root, 'a'));
-    fs.writeFileSync(held.at('x'), 'x');
+    fs.writeFileSync(held.at('x').path, 'x');
   } finally {
     tree.unpin('a');
   }

@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Readable } from 'stream';
 import { ArchiveLimitError } from '../../../../lambda/seed/sources/archive-limits';
-import { openLocalFile, RangeReader } from '../../../../lambda/seed/sources/range-reader';
+import { localFileReader, RangeReader } from '../../../../lambda/seed/sources/range-reader';
+import { openNamedFile } from '../../../../lambda/seed/boundary/named-source';
 import { ZipArchiveSource } from '../../../../lambda/seed/sources/zip-archive';
 import { directoryRecords } from '../../../../lambda/seed/sources/zip-directory';
 import { readZipEnd } from '../../../../lambda/seed/sources/zip-end';
@@ -198,7 +199,7 @@ describe('a zip on disk', () => {
     const members = Array.from({ length: 60 }, (_, i) => ({ name: `m${i}`, content: Buffer.alloc(600_000, i), declaredSize: i % 2 ? 300_000 : undefined }));
     const file = path.join(work, 'liars.zip');
     fs.writeFileSync(file, zipArchive(members));
-    const zipSource = new ZipArchiveSource(file, () => openLocalFile(file));
+    const zipSource = new ZipArchiveSource(file, () => openNamedFile(file).then(localFileReader));
     const outcomes: string[] = [];
     const reads: Promise<void>[] = [];
     for await (const entry of zipSource.entries()) {

@@ -4,7 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { physicalIdOf } from '../../../../lambda/seed/seed-place';
+import { physicalIdOf } from '../../../../lambda/seed/handler/seed-place';
 import { AccessPointPreset, FileSystemSeed, SeedEngine, SeedOptions, SeedSource, SharedFileSystem } from '../../../../lib';
 import { cfnLintErrors, nagErrors } from '../../../helpers/checks';
 import { resolveTokens } from '../../../helpers/seed-run-template';
