@@ -14,10 +14,10 @@ import { NativeWriter } from './native-writer';
  * 1.2 for 11,000 files). On EFS every call is slow: eight round trips are a few milliseconds.
  */
 const SLOW_CALLS = 8;
+const SLOW_SHARE = 0.01;
 
 /** O_PATH (Linux, the same on x64 and arm64; Node does not export it): a name opened itself, for fstat. */
 const O_PATH = 0o10000000;
-const SLOW_SHARE = 0.01;
 
 /**
  * A run's first calls are all timed, so a file system slow from the start (EFS) is found within its

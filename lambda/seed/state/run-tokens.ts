@@ -94,9 +94,10 @@ export class RunToken {
   /** Settles once the token is recorded: call before making an entry with it. A failed save is tried again by the next call. */
   recorded(): Promise<void> {
     if (!this.save) return Promise.resolve();
-    this.recording ??= this.save().catch((err) => {
+    this.recording ??= this.save().catch((err: NodeJS.ErrnoException) => {
       this.recording = undefined;
-      throw err;
+      // Said as what failed: each entry waiting on it fails with it, and its own name alone would mislead.
+      throw Object.assign(new Error(`this run's token could not be recorded in the state's run-tokens.json, so nothing that carries it was made: ${err.message}`), { code: err.code });
     });
     return this.recording;
   }
