@@ -186,14 +186,16 @@ export class FileSystemCalls {
    */
   lstatBeneath(dirFd: number, relative: string): Promise<fs.BigIntStats> {
     const opener = BeneathOpener.shared();
-    const statOf = (fd: number) => {
+    const statNow = (fd: number) => {
       try {
         return fs.fstatSync(fd, { bigint: true });
       } finally {
         opener.close(fd);
       }
     };
-    return this.call(() => statOf(opener.openSync(dirFd, relative, O_PATH)), async () => statOf(await opener.open(dirFd, relative, O_PATH)));
+    // On the thread pool, the fstat too: on a slow file system it is a round trip.
+    const statLater = async (fd: number) => (fstat(fd, { bigint: true }) as Promise<fs.BigIntStats>).finally(() => opener.close(fd));
+    return this.call(() => statNow(opener.openSync(dirFd, relative, O_PATH)), async () => statLater(await opener.open(dirFd, relative, O_PATH)));
   }
 
   /** lstat with 64-bit inode numbers and nanosecond times: what identifies a file the seed wrote. */

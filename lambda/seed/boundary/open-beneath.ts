@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { constants as os } from 'os';
 import { open as openPath, close as closeFd } from '../../shared/fs-calls';
+import { HeldName } from './held-name';
 import { NativeAddon, sharedNativeAddon, systemError } from './native-writer';
 
 /**
@@ -23,8 +24,6 @@ export interface BeneathResolution {
   readonly reason?: string;
 }
 
-/** The paths this process's descriptors are reachable at (see target-tree's Directory). */
-const FD_DIRECTORY = '/proc/self/fd';
 const WALK_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
 let shared: BeneathOpener | undefined;
@@ -100,7 +99,7 @@ function checkRelative(relative: string): void {
   }
 }
 
-const through = (fd: number, name: string) => `${FD_DIRECTORY}/${fd}/${name}`;
+const through = (fd: number, name: string) => new HeldName(fd, name).path;
 
 /** A link on the way fails O_DIRECTORY first (ENOTDIR): said as openat2 says it (ELOOP). */
 function asOpenat2(err: NodeJS.ErrnoException, at: number, part: string): NodeJS.ErrnoException {

@@ -303,12 +303,8 @@ static napi_value at_call_async(napi_env env, napi_callback_info info) {
   const char *problem = NULL;
   at_job *job = read_job(env, info, &problem);
   if (job == NULL) return js_type_error(env, problem);
-  napi_value promise, resource_name;
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok
-      || napi_create_string_utf8(env, "cdk-efs-kit:atCall", NAPI_AUTO_LENGTH, &resource_name) != napi_ok
-      || napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work) != napi_ok
-      || napi_queue_async_work(env, job->work) != napi_ok) {
-    if (job->work != NULL) napi_delete_async_work(env, job->work);
+  napi_value promise = js_queue_work(env, "cdk-efs-kit:atCall", execute, complete, job, &job->deferred, &job->work);
+  if (promise == NULL) {
     free_job(job);
     return js_type_error(env, "atCall: the job could not be queued");
   }

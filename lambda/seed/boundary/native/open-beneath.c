@@ -163,15 +163,8 @@ static napi_value open_beneath_async(napi_env env, napi_callback_info info) {
   open_job *job = calloc(1, sizeof(open_job));
   if (job == NULL) return js_type_error(env, "openBeneath: out of memory");
   const char *problem = read_arguments(env, info, job);
-  napi_value promise, resource_name;
-  if (problem == NULL
-      && (napi_create_promise(env, &job->deferred, &promise) != napi_ok
-          || napi_create_string_utf8(env, "cdk-efs-kit:openBeneath", NAPI_AUTO_LENGTH, &resource_name) != napi_ok
-          || napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work) != napi_ok
-          || napi_queue_async_work(env, job->work) != napi_ok)) {
-    if (job->work != NULL) napi_delete_async_work(env, job->work);
-    problem = "openBeneath: the job could not be queued";
-  }
+  napi_value promise = problem == NULL ? js_queue_work(env, "cdk-efs-kit:openBeneath", execute, complete, job, &job->deferred, &job->work) : NULL;
+  if (problem == NULL && promise == NULL) problem = "openBeneath: the job could not be queued";
   if (problem != NULL) {
     free(job->path);
     free(job);

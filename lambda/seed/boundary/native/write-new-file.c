@@ -202,13 +202,8 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
     return js_type_error(env, "writeNewFile: the source must be an open descriptor, with a size of 0 or more");
   }
 
-  napi_value promise, resource_name;
-  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok
-      || napi_create_string_utf8(env, "cdk-efs-kit:writeNewFile", NAPI_AUTO_LENGTH, &resource_name) != napi_ok
-      || napi_create_async_work(env, NULL, resource_name, execute, complete, job, &job->work) != napi_ok
-      || napi_queue_async_work(env, job->work) != napi_ok) {
-    // Only reached before the job is queued: nothing else holds it.
-    if (job->work != NULL) napi_delete_async_work(env, job->work);
+  napi_value promise = js_queue_work(env, "cdk-efs-kit:writeNewFile", execute, complete, job, &job->deferred, &job->work);
+  if (promise == NULL) {
     free_job(job);
     return js_type_error(env, "writeNewFile: the job could not be queued");
   }
