@@ -1,4 +1,4 @@
-import { CustomResource, Size, Token } from 'aws-cdk-lib';
+import { CfnResource, CustomResource, Size, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
+import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { enterSeedLane } from './seed-lanes';
 import { startClientsAfter } from './seed-order';
 import { claimSeedPlace } from './seed-places';
@@ -219,6 +220,8 @@ export class FileSystemSeed extends Construct {
     });
     this.function = wiring.function;
     this.resource = wiring.resource;
+    // Which place the resource seeds, for another seed resource's Delete to read (an engine change replaces the resource, on the same place).
+    (this.resource.node.defaultChild as CfnResource).addMetadata(SEED_PLACE_METADATA, placeId(props.fileSystem.fileSystemId, props.accessPoint.accessPointId, targetSubPath));
     enterSeedLane(this.resource);
     this.failureMetrics = wiring.failureMetrics;
     this.dataSyncTaskId = wiring.dataSyncTaskId;

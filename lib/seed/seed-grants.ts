@@ -1,3 +1,4 @@
+import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -12,6 +13,17 @@ export function grantSourceRead(grantee: iam.IGrantable, source: SeedSourceConfi
   } else {
     grantObjectRead(grantee, source.bucket, source.key);
   }
+}
+
+/**
+ * Reading its own stack's resources and their Metadata, and nothing of another stack's: a seed's
+ * Delete leaves a place that another live seed resource of the stack serves.
+ */
+export function grantOwnStackRead(grantee: iam.IGrantable): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({
+    actions: ['cloudformation:ListStackResources', 'cloudformation:DescribeStackResource'],
+    resources: [Aws.STACK_ID],
+  }));
 }
 
 /**

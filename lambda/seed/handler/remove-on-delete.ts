@@ -6,6 +6,7 @@ import { identityOf, sameResource } from './resource-identity';
 import { describeNotProven, RunTokens } from '../state/run-tokens';
 import { Place, placeOf } from './seed-place';
 import type { SeedEvent } from './seed-event';
+import { liveSeedServing } from './stack-seeds';
 
 /**
  * The seed's Delete, which never sticks: it parses the properties leniently (only where the place
@@ -38,7 +39,7 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
       return done(true);
     }
     ours = true;
-    const removing = event.ResourceProperties?.RemoveOnDelete === 'true';
+    const removing = event.ResourceProperties?.RemoveOnDelete === 'true' && !await servedByAnotherSeed(event, physicalId, place, deadline);
     // A run of this resource that goes on sees the claim and stops; content left in place is released to whoever seeds the place next.
     if (claimed || removing) await place.claim(requestIdOf(event), identity, false, !removing);
     if (!removing) return done(true);
@@ -48,6 +49,25 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
     // What stays of this resource's is released, so that a later seed, of any stack, may take the place.
     if (ours) await place.claim(requestIdOf(event), identity, false, true).catch(() => undefined);
     return done(true);
+  }
+}
+
+/**
+ * Whether another live seed resource of the stack serves the place (an engine change: the new
+ * engine's copy writes no claim), so that the files stay, its now; also when that cannot be told.
+ */
+async function servedByAnotherSeed(event: SeedEvent, physicalId: string, place: Place, deadline: number): Promise<boolean> {
+  if (!event.StackId || !event.LogicalResourceId) return false;
+  try {
+    const serving = await liveSeedServing(event.StackId, event.LogicalResourceId, physicalId, deadline);
+    if (serving) console.log(JSON.stringify({ message: 'another seed resource of the stack serves the place now: left as it is', place: place.where, by: serving.logicalId, type: serving.type }));
+    return serving !== undefined;
+  } catch (err) {
+    console.warn(JSON.stringify({
+      message: 'could not tell whether another seed resource of the stack serves the place: its files stay (the seed function needs cloudformation:ListStackResources and DescribeStackResource on its stack, and a route to CloudFormation)',
+      place: place.where, error: (err as Error).message,
+    }));
+    return true;
   }
 }
 

@@ -2,6 +2,7 @@ import * as path from 'path';
 import { FileSystemCalls } from '../boundary/file-system-calls';
 import { removeMadeDirectories } from '../target/made-directories';
 import { SeedResourceProperties } from '../../../lib/seed/contract/resource-properties';
+import { placeId } from '../../../lib/seed/contract/seed-place';
 import { PlaceClaim, StateDirectory } from '../state/state-directory';
 import { MadeDirectory, TargetTree } from '../boundary/target-tree';
 
@@ -15,7 +16,7 @@ import { MadeDirectory, TargetTree } from '../boundary/target-tree';
 export function physicalIdOf(props: SeedResourceProperties): string {
   // A resource of a version that did not pass the file system and access point is known by its path.
   if (!props.FileSystemId || !props.AccessPointId) return `seed:${path.join(props.MountPath, props.TargetSubPath)}`;
-  return `seed:${props.FileSystemId}:${props.AccessPointId}:/${props.TargetSubPath}`;
+  return placeId(props.FileSystemId, props.AccessPointId, props.TargetSubPath);
 }
 
 export function placeOf(props: Pick<SeedResourceProperties, 'MountPath' | 'TargetSubPath'>): Place {

@@ -6,7 +6,7 @@ import type { SeedFunctionPlacement } from './seed-function-placement';
 import type { SeedWiringContext } from './seed-wiring';
 import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../../core/contract/lambda-cpu';
 import { check } from '../../core/validate';
-import { isImportedVpc, subnetsWithoutS3 } from '../s3-route';
+import { isImportedVpc, RoutedService, subnetsWithoutRoute } from '../service-route';
 import { SeedSourceFormat } from '../seed-source';
 import { ValidationError } from '../../core/validation-error';
 import { propName } from '../../core/contract/prop-name';
@@ -15,31 +15,67 @@ import { propName } from '../../core/contract/prop-name';
 
 const DEFAULT_SEED_MEMORY_MIB = 2048;
 
-/**
- * The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must
- * reach it. An app-defined VPC is checked once the app is built, so an endpoint added after the
- * seed counts; for an imported VPC, whose routes and endpoints are not in the app, a warning.
- */
+/** An AWS API the seed's functions call from their subnets, and what to do when they cannot reach it. */
+interface RouteNeed {
+  readonly service: RoutedService;
+  readonly name: string;
+  /** What the functions call it for. */
+  readonly does: string;
+  /** What an imported VPC must have. */
+  readonly endpoint: string;
+  readonly fix: string;
+  /** A way out besides the endpoint and subnets with egress. */
+  readonly otherwise?: string;
+  readonly warningId: string;
+}
+
+const S3_ROUTE: RouteNeed = {
+  service: 's3', name: 'S3', does: 'read the source from S3', endpoint: 'an S3 endpoint on their route tables',
+  fix: 'add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint(\'S3\', { service: ec2.GatewayVpcEndpointAwsService.S3 })',
+  warningId: 'cdk-efs-kit:seedS3Route',
+};
+
+const CLOUDFORMATION_ROUTE: RouteNeed = {
+  service: 'cloudformation', name: 'CloudFormation', endpoint: 'a CloudFormation interface endpoint',
+  does: `read the stack's resources from CloudFormation (with ${propName('removeOnDelete')}, a Delete leaves the place when another live seed resource of the stack serves it, as after an engine change)`,
+  fix: 'add a CloudFormation interface endpoint to the VPC: vpc.addInterfaceEndpoint(\'CloudFormation\', { service: ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION })',
+  otherwise: `leave ${propName('removeOnDelete')} unset`,
+  warningId: 'cdk-efs-kit:seedCloudFormationRoute',
+};
+
+/** The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must reach it. */
 export function requireS3Route(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement): void {
+  requireRoute(context, who, placement, S3_ROUTE);
+}
+
+/** A single-function seed's Delete, with removeOnDelete, asks CloudFormation which seeds of its stack are live. */
+export function requireCloudFormationRoute(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement): void {
+  requireRoute(context, who, placement, CLOUDFORMATION_ROUTE);
+}
+
+/**
+ * An app-defined VPC is checked once the app is built, so an endpoint added after the seed counts;
+ * for an imported VPC, whose routes and endpoints are not in the app, a warning.
+ */
+function requireRoute(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement, need: RouteNeed): void {
   const { seed, where } = context;
   const vpc = context.props.fileSystem.vpc;
   const subnets = placement.subnets;
   const whose = placement.given ? 'the seed\'s vpcSubnets' : 'the file system\'s subnets';
-  const fix = `add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 })`;
   if (isImportedVpc(vpc)) {
-    if (subnetsWithoutS3(vpc, subnets).length > 0) {
-      Annotations.of(seed).addWarningV2('cdk-efs-kit:seedS3Route', `${who} run in ${whose}, which have no egress, and read the source from S3: `
-        + `make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
+    if (subnetsWithoutRoute(vpc, subnets, need.service).length > 0) {
+      Annotations.of(seed).addWarningV2(need.warningId, `${who} run in ${whose}, which have no egress, and ${need.does}: `
+        + `make sure the imported VPC has ${need.endpoint}, or ${need.fix}${need.otherwise ? `, or ${need.otherwise}` : ''}.`);
     }
     return;
   }
   const other = placement.given ? 'give the seed vpcSubnets with egress' : 'give the file system vpcSubnets with egress';
   seed.node.addValidation({
     validate: () => {
-      const cut = subnetsWithoutS3(vpc, subnets);
+      const cut = subnetsWithoutRoute(vpc, subnets, need.service);
       if (cut.length === 0) return [];
-      return [`${where}: ${who} run in ${whose} and read the source from S3, but ${cut.map((s) => s.node.path).join(', ')} `
-        + `${cut.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}, or ${other}.`];
+      return [`${where}: ${who} run in ${whose} and ${need.does}, but ${cut.map((s) => s.node.path).join(', ')} `
+        + `${cut.length === 1 ? 'has' : 'have'} no route to ${need.name} (no egress, no ${need.name} endpoint): ${need.fix}, ${need.otherwise ? `${other}, or ${need.otherwise}` : `or ${other}`}.`];
     },
   });
 }

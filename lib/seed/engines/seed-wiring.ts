@@ -3,6 +3,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { SeedResourceProperties } from '../contract/resource-properties';
+import { placeTarget } from '../contract/seed-place';
 import type { FileSystemSeedProps, SeedOptions } from '../file-system-seed';
 import type { SeedSourceConfig } from '../seed-source';
 
@@ -49,5 +50,5 @@ export interface EngineWiring {
 
 /** Where the copy lands (file system, access point, target path), as tokens the template resolves. */
 export function targetOf(context: SeedWiringContext): string {
-  return `${context.props.fileSystem.fileSystemId}:${context.props.accessPoint.accessPointId}:/${context.settings.TargetSubPath}`;
+  return placeTarget(context.props.fileSystem.fileSystemId, context.props.accessPoint.accessPointId, context.settings.TargetSubPath);
 }

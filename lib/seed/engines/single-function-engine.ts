@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { functionSize, requireS3Route } from './engine-requirements';
+import { functionSize, requireCloudFormationRoute, requireS3Route } from './engine-requirements';
 import { LargestAsked } from './largest-asked';
 import { SeedFunctionPlacement, seedFunctionNetwork, seedFunctionPlacement } from './seed-function-placement';
 import type { EngineWiring, SeedWiringContext } from './seed-wiring';
@@ -11,7 +11,7 @@ import { handlerCode } from '../../core/handler-code';
 import { check } from '../../core/validate';
 import { MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS } from '../contract/resource-properties';
 import type { SingleFunctionEngineOptions } from '../seed-engine-options';
-import { grantSourceRead } from '../seed-grants';
+import { grantOwnStackRead, grantSourceRead } from '../seed-grants';
 
 /** SeedEngine.singleFunction(): onEvent starts the copy; isComplete resumes it from its checkpoint until it is done. */
 export function singleFunctionEngine(options: SingleFunctionEngineOptions): EngineWiring {
@@ -40,6 +40,11 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
       // The seed's own wait for its mount targets, whoever made the functions it shares.
       resource.node.addDependency(props.fileSystem.mountTargetsAvailable, props.fileSystem.mountTargetsReady);
       requireS3Route(context, 'the seed functions', placement);
+      if (props.removeOnDelete) {
+        // Its Delete reads which seeds of the stack are live (onEvent answers Deletes; isComplete only goes on removing).
+        grantOwnStackRead(handlers.onEvent);
+        requireCloudFormationRoute(context, 'the seed functions', placement);
+      }
       // The functions serve every seed on the access point: their Errors are not this seed's, its own failures are.
       const failureMetrics = { files_failed: context.filesFailed, runs_failed: context.runsFailed };
       return { resource, function: handlers.onEvent, failureMetrics };

@@ -7,10 +7,11 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { AccessPointPreset, SeedSource, SharedFileSystem } from '../../../lib';
+import { AccessPointPreset, SeedEngine, SeedSource, SharedFileSystem } from '../../../lib';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
 import { lambdaMountOf, removeLambdaMounts } from '../../helpers/lambda-mount';
 import { Moto, startMoto } from '../../helpers/moto';
+import { CloudFormationStandIn, startCloudFormationStandIn } from '../../helpers/cloudformation-stand-in';
 import { CfnRequest, CfnResponse, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
 import { resolveTokens } from '../../helpers/seed-run-template';
 import { makeTree, manifestPaths, tempDir, treeDigest } from '../../helpers/seed-fixtures';
@@ -21,17 +22,23 @@ import { makeTree, manifestPaths, tempDir, treeDigest } from '../../helpers/seed
 // reaches the handler; isComplete sees onEvent's physical id and Data), to the bundled handler (the
 // asset FileSystemSeed deploys), with ResourceProperties from FileSystemSeed's synthesized template,
 // reading archives from moto's S3 on 127.0.0.1 and writing to real directories under /mnt/<name> (an
-// access point's root, as Lambda mounts it), on efs-sim where slices must be slow. Each test ends by
+// access point's root, as Lambda mounts it), on efs-sim where slices must be slow. The stack's
+// resources, which a Delete reads, are a CloudFormation stand-in's (test/helpers/cloudformation-stand-in.ts):
+// each Stackish puts its resource there as CloudFormation would list it. Each test ends by
 // comparing the tree with the source it should hold, byte for byte.
 
 let moto: Moto;
+let cloudFormation: CloudFormationStandIn;
 let handler: any;
 let work: string;
 const SOURCES = { v1: '', v2: '', bad: '' };
 
 beforeAll(async () => {
   moto = await startMoto();
-  Object.assign(process.env, { AWS_ENDPOINT_URL: moto.endpoint, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' });
+  cloudFormation = await startCloudFormationStandIn({ pageSize: 2 });
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL: moto.endpoint, AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormation.url, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1',
+  });
   handler = require(path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'seed', 'index.js'));
   work = tempDir('lifecycle-');
   const client = new S3Client(moto.clientConfig);
@@ -70,6 +77,7 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
 afterAll(async () => {
   removeLambdaMounts();
   await moto.stop();
+  await cloudFormation.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -106,34 +114,42 @@ interface Deploy {
   readonly removeOnDelete?: boolean;
   readonly prune?: boolean;
   readonly concurrency?: number;
+  /** Another engine than the single function: its resource's Metadata only (they copy S3 objects, not archives). */
+  readonly engine?: 'distributedMap' | 'dataSync';
 }
 
 const templates = new Map<string, Record<string, any>>();
 
 /** The seed's ResourceProperties for `deploy`, from FileSystemSeed's synthesized template, as CloudFormation sends them. */
 function propertiesOf(deploy: Deploy, root: string): Record<string, any> {
+  // Lambda mounts the access point's root at /mnt/seed; here each root is a directory of its own, under /mnt.
+  return { ...resourceOf(deploy).Properties, MountPath: mountOf(root, deploy) };
+}
+
+/** The seed's resource in FileSystemSeed's synthesized template (Type, Properties, Metadata), its tokens resolved as CloudFormation would. */
+function resourceOf(deploy: Deploy): Record<string, any> {
   const key = JSON.stringify({ ...deploy, fileSystem: undefined });
   if (!templates.has(key)) {
     const stack = new Stack(new App(), 'Test');
     const files = new SharedFileSystem(stack, 'Files', { vpc: new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 }) });
     const accessPoint = files.addAccessPoint(deploy.accessPoint ?? 'Web', AccessPointPreset.applicationUser(`/${(deploy.accessPoint ?? 'Web').toLowerCase()}`));
     const version = deploy.version ?? 'v1';
+    const bucket = new s3.Bucket(stack, 'Assets');
+    const engine = deploy.engine && SeedEngine[deploy.engine]();
     files.addSeed('Content', {
-      accessPoint, source: SeedSource.archive(new s3.Bucket(stack, 'Assets'), `${version}.zip`, { version }),
+      accessPoint, source: engine ? SeedSource.s3(bucket, version) : SeedSource.archive(bucket, `${version}.zip`, { version }), engine,
       targetPath: deploy.targetPath ?? '/www', removeOnDelete: deploy.removeOnDelete, prune: deploy.prune, concurrency: deploy.concurrency,
     });
-    const [seed] = Object.values<any>(Template.fromStack(stack).findResources('Custom::CdkEfsKitSeed'));
-    templates.set(key, seed.Properties);
+    const [seed] = Object.values<any>(Template.fromStack(stack).findResources(engine ? `Custom::CdkEfsKit${deploy.engine === 'dataSync' ? 'DataSync' : 'DistributedMap'}Seed` : 'Custom::CdkEfsKitSeed'));
+    templates.set(key, seed);
   }
   const resources: Record<string, string> = { Files: deploy.fileSystem ?? 'fs-0123456789abcdef0', Assets: 'assets' };
-  const resolved = resolveTokens(templates.get(key), (id) => {
+  return resolveTokens(templates.get(key), (id) => {
     const match = Object.keys(resources).find((prefix) => id.startsWith(prefix) && !id.includes('AccessPoint') && !id.includes('Web'));
     if (match) return resources[match];
     // An access point's id, stable per logical id.
     return `fsap-${Buffer.from(id).toString('hex').slice(0, 17)}`;
   });
-  // Lambda mounts the access point's root at /mnt/seed; here each root is a directory of its own, under /mnt.
-  return { ...resolved, MountPath: mountOf(root, deploy) };
 }
 
 /** The access point's root directory as the seed function sees it: /mnt/<name>, a link to `root`/<file system>/<access point>. */
@@ -147,11 +163,19 @@ const placeOf = (root: string, deploy: Deploy) => path.join(root, deploy.fileSys
 /** A tree without the seed's own state. */
 const content = (dir: string) => Object.fromEntries(Object.entries(fs.existsSync(dir) ? treeDigest(dir) : {}).filter(([name]) => !name.startsWith('.cdk-efs-kit')));
 
-/** The stack's CloudFormation: it sends requests to the seed through the Provider framework and keeps its physical id. */
+/** Each test's stack: the stand-in lists the resources of one stack, and no test sees another's. */
+let testStack = '';
+beforeEach(() => { testStack = `arn:aws:cloudformation:us-east-1:123456789012:stack/Test/${randomUUID()}`; });
+
+/**
+ * The stack's CloudFormation: it sends requests to the seed through the Provider framework, keeps its
+ * physical id, and lists its resource in the stack's resources as it goes (CREATE_COMPLETE,
+ * UPDATE_COMPLETE, DELETE_IN_PROGRESS while its Delete runs, then DELETE_COMPLETE).
+ */
 class Stackish {
   readonly framework: ProviderFramework;
   physicalId = '';
-  constructor(readonly root: string, remainingMs = 900_000, logicalId = 'Content', stackId?: string) {
+  constructor(readonly root: string, remainingMs = 900_000, readonly logicalId = 'Content', readonly stackId = testStack) {
     const context = { getRemainingTimeInMillis: () => remainingMs };
     this.framework = new ProviderFramework({ onEvent: (e) => handler.onEvent(e, context), isComplete: (e) => handler.isComplete(e, context) }, logicalId, stackId);
   }
@@ -163,16 +187,24 @@ class Stackish {
     };
   }
 
-  async deliver(request: CfnRequest): Promise<CfnResponse> {
+  async deliver(request: CfnRequest, deploy?: Deploy): Promise<CfnResponse> {
+    if (request.RequestType === 'Delete') this.listed('DELETE_IN_PROGRESS', deploy);
     const response = await this.framework.deliver(request);
     if (response.Status === 'SUCCESS' && request.RequestType !== 'Delete') this.physicalId = response.PhysicalResourceId;
+    if (response.Status === 'SUCCESS') this.listed(request.RequestType === 'Delete' ? 'DELETE_COMPLETE' : `${request.RequestType.toUpperCase()}_COMPLETE`, deploy);
     return response;
   }
 
-  create = (deploy: Deploy) => this.deliver(this.request('Create', deploy));
-  update = (deploy: Deploy, old: Deploy) => this.deliver(this.request('Update', deploy, old));
+  create = (deploy: Deploy) => this.deliver(this.request('Create', deploy), deploy);
+  update = (deploy: Deploy, old: Deploy) => this.deliver(this.request('Update', deploy, old), deploy);
   /** The Delete CloudFormation sends for a physical id it no longer needs (after a replacement) or for the stack. */
-  remove = (deploy: Deploy, physicalId = this.physicalId) => this.deliver(this.request('Delete', deploy, undefined, physicalId));
+  remove = (deploy: Deploy, physicalId = this.physicalId) =>
+    // The Delete of an old physical id after an Update (a new place) leaves the resource listed as updated.
+    this.deliver(this.request('Delete', deploy, undefined, physicalId), physicalId === this.physicalId ? deploy : undefined);
+
+  private listed(status: string, deploy: Deploy | undefined): void {
+    if (deploy) cloudFormation.put(this.stackId, { logicalId: this.logicalId, type: 'Custom::CdkEfsKitSeed', physicalId: this.physicalId, status, metadata: resourceOf(deploy).Metadata });
+  }
 }
 
 describe('on a local disk', () => {
@@ -315,23 +347,72 @@ describe('on a local disk', () => {
     expect(content(placeOf(root, after))).toEqual(treeDigest(SOURCES.v1));
   });
 
-  // A known gap: an engine change (single-function to Distributed Map or DataSync, the same place) is a new
-  // logical id (<seed>/ResourceVia<kind><hash>); the new engine copies into the place without the
-  // single-function seed's claim or manifest (DataSync cannot write them, and skips files whose size and
-  // time already match), and the old resource's cleanup Delete, with RemoveOnDelete 'true', removes every
-  // file still as it wrote it. Telling that another live resource of the seed serves the place needs the
-  // stack's resources (CloudFormation's ListStackResources / DescribeStackResource), whose client the
-  // handlers do not have yet. test.failing records the loss: it passes while the files are lost, and
-  // fails, to be made a plain test, once the Delete leaves a place another engine serves.
-  test.failing('a seed moved to another engine on the same place keeps its files through the old single-function resource\'s Delete', async () => {
+  // An engine change (single-function to Distributed Map or DataSync, the same place) is a new logical id
+  // (<seed>/ResourceVia<kind><hash>): the new engine copies into the place without the single-function seed's
+  // claim or manifest (DataSync cannot write them, and skips files whose size and time already match), so the
+  // old resource's cleanup Delete asks CloudFormation which seeds of its stack are live, and reads the place
+  // each serves from its Metadata.
+  test.each(['distributedMap', 'dataSync'] as const)('a seed moved to the %s engine on the same place keeps its files through the old single-function resource\'s Delete', async (engine) => {
     const root = tempDir('lifecycle-engine-change-');
     const deploy: Deploy = { removeOnDelete: true };
     const old = new Stackish(root, undefined, 'ContentResourceViaSingleFunction0123abcd');
     expect((await old.create(deploy)).Status).toBe('SUCCESS');
-    // The new engine's run (DataSync, TransferMode CHANGED) finds every file as the source has it and writes none.
+    // The new engine's resource, as the synthesized template gives it: its Metadata names the place the old physical id does.
+    const next = resourceOf({ engine });
+    expect(next.Metadata['cdk-efs-kit:seedPlace']).toBe(old.physicalId);
+    cloudFormation.put(old.stackId, { logicalId: 'ContentRun0123abcd', type: next.Type, physicalId: 'run', status: 'CREATE_COMPLETE', metadata: next.Metadata });
+    // Its run (DataSync, TransferMode CHANGED) finds every file as the source has it and writes none.
     // CloudFormation's cleanup: the old logical id's Delete, through the old provider, with the old properties.
+    const asked = cloudFormation.requests.length;
     expect((await old.remove(deploy)).Status).toBe('SUCCESS');
     expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+    expect(cloudFormation.requests.slice(asked).map((r) => r.action)).toEqual(expect.arrayContaining(['ListStackResources', 'DescribeStackResource']));
+    expect(cloudFormation.requests.slice(asked).every((r) => r.stackName === old.stackId)).toBe(true);
+    // Back to the single function (a new resource claims the place), then the new engine's resource leaves: the files stay the seed's to remove.
+    cloudFormation.status(old.stackId, 'ContentRun0123abcd', 'DELETE_COMPLETE');
+    const back = new Stackish(root, undefined, 'ContentResourceViaSingleFunction4567ef01');
+    expect((await back.create(deploy)).Status).toBe('SUCCESS');
+    expect((await back.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual({});
+  });
+
+  test('a live seed of the stack on a place nested in this one\'s keeps this one\'s files; one being deleted does not', async () => {
+    const root = tempDir('lifecycle-engine-nested-');
+    const deploy: Deploy = { targetPath: '/www', removeOnDelete: true };
+    const old = new Stackish(root, undefined, 'Content');
+    expect((await old.create(deploy)).Status).toBe('SUCCESS');
+    const nested = resourceOf({ targetPath: '/www/b', engine: 'distributedMap' });
+    cloudFormation.put(old.stackId, { logicalId: 'NestedRun', type: nested.Type, status: 'DELETE_IN_PROGRESS', metadata: nested.Metadata });
+    cloudFormation.put(old.stackId, { logicalId: 'Other', type: 'AWS::S3::Bucket', status: 'CREATE_COMPLETE', metadata: nested.Metadata });
+    // Another access point's place, and the nested seed on its way out: nothing serves this place, and the Delete removes it.
+    const elsewhere = resourceOf({ accessPoint: 'Web2', engine: 'dataSync' });
+    cloudFormation.put(old.stackId, { logicalId: 'ElsewhereRun', type: elsewhere.Type, status: 'CREATE_COMPLETE', metadata: elsewhere.Metadata });
+    expect((await old.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual({});
+    // Once it is live, the nested seed's files are under this place: its Delete leaves them all.
+    expect((await old.create(deploy)).Status).toBe('SUCCESS');
+    cloudFormation.status(old.stackId, 'NestedRun', 'UPDATE_COMPLETE');
+    expect((await old.remove(deploy)).Status).toBe('SUCCESS');
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+  });
+
+  test('a Delete that cannot reach CloudFormation leaves the files, and says why', async () => {
+    const root = tempDir('lifecycle-no-cloudformation-');
+    const deploy: Deploy = { removeOnDelete: true };
+    const cfn = new Stackish(root);
+    expect((await cfn.create(deploy)).Status).toBe('SUCCESS');
+    const warn = jest.spyOn(console, 'warn');
+    // A port nothing listens on: each request is refused at once, and the SDK's retries end.
+    const closed = await startCloudFormationStandIn();
+    await closed.close();
+    process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = closed.url;
+    try {
+      expect((await cfn.remove(deploy)).Status).toBe('SUCCESS');
+    } finally {
+      process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudFormation.url;
+    }
+    expect(content(placeOf(root, deploy))).toEqual(treeDigest(SOURCES.v1));
+    expect(warn.mock.calls.map(([line]) => String(line)).join('\n')).toContain('could not tell whether another seed resource of the stack serves the place: its files stay');
   });
 
   test('a rename rolled back (the new resource deleted, the old one kept) leaves the old resource its content, which its own Delete still removes', async () => {
@@ -394,7 +475,7 @@ describe('on a local disk', () => {
     // Two resources of one stack on one provider (the same access point): its one framework, each
     // invocation in an execution environment of its own, so that Deletes at once truly run side by side.
     const isolated = (name: 'onEvent' | 'isComplete') => (event: unknown) => invokeIsolated(name, event, 600_000);
-    const provider = new ProviderFramework({ onEvent: isolated('onEvent'), isComplete: isolated('isComplete') }, 'SiteA');
+    const provider = new ProviderFramework({ onEvent: isolated('onEvent'), isComplete: isolated('isComplete') }, 'SiteA', a.stackId);
     const removeA = () => provider.deliver(a.request('Delete', maker));
     const removeB = () => provider.deliver({ ...b.request('Delete', user), LogicalResourceId: 'SiteB' });
     const deletes = order === 'at once' ? await Promise.all([removeA(), removeB()])

@@ -268,6 +268,31 @@ describe('a gate of a file system made elsewhere (mount targets unknown at synth
     expect(JSON.stringify(template.toJSON())).not.toContain('"FromPort":443');
   });
 
+  // CloudFormation refuses a custom resource another ServiceToken ("Modifying service token is not
+  // allowed"): each setting of a gate must reach its one provider as an Update of the same resource.
+  test.each<[string, (scope: Stack, fileSystem: efs.IFileSystem, network: ec2.Vpc) => MountTargetsReady]>([
+    ['timeLimit', (scope, fileSystem, network) => new MountTargetsReady(scope, 'Ready', { fileSystem, vpc: network, timeLimit: Duration.minutes(3) })],
+    ['vpcSubnets', (scope, fileSystem, network) => new MountTargetsReady(scope, 'Ready', { fileSystem, vpc: network, vpcSubnets: { subnets: [network.privateSubnets[0]] } })],
+    ['mountTargets', (scope, fileSystem, network) => new MountTargetsReady(scope, 'Ready', {
+      fileSystem, vpc: network, mountTargets: [{ mountTargetId: 'fsmt-0123456789abcdef0', availabilityZone: network.availabilityZones[0], ipAddress: '10.0.1.25' }],
+    })],
+  ])('changing %s is an Update of the same resource, with the same ServiceToken', (_setting, changed) => {
+    const synth = (make: (scope: Stack, fileSystem: efs.IFileSystem, network: ec2.Vpc) => MountTargetsReady) => {
+      const scope = new Stack(new App(), 'Test');
+      const network = new ec2.Vpc(scope, 'Vpc', { maxAzs: 2, natGateways: 1 });
+      const fileSystem = efs.FileSystem.fromFileSystemAttributes(scope, 'Imported', {
+        fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(scope, 'ImportedSg', 'sg-0123456789abcdef0'),
+      });
+      make(scope, fileSystem, network);
+      return Template.fromStack(scope).findResources(GATE);
+    };
+    const before = synth((scope, fileSystem, network) => new MountTargetsReady(scope, 'Ready', { fileSystem, vpc: network }));
+    const after = synth(changed);
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    const [id] = Object.keys(before);
+    expect(after[id].Properties.ServiceToken).toEqual(before[id].Properties.ServiceToken);
+  });
+
   test('takes a time limit of 13 minutes, its function then having 14', () => {
     new MountTargetsReady(stack, 'Ready', { fileSystem: imported, vpc, timeLimit: Duration.minutes(13) });
     const template = Template.fromStack(stack);

@@ -6,9 +6,11 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { AccessPointPreset, SeedEngine, SeedSource, SeedSourceConfig, SeedSourceFormat, SharedFileSystem } from '../../../lib';
 import { propName } from '../../../lib/core/contract/prop-name';
+import { SEED_PLACE_METADATA, SEED_RESOURCE_TYPES } from '../../../lib/seed/contract/seed-place';
 import { nagErrors } from '../../helpers/checks';
 import { definitionOf } from '../../helpers/state-machines';
 
@@ -451,6 +453,74 @@ describe('isolated subnets: the seed\'s functions read from S3', () => {
     const importedFiles = new SharedFileSystem(stack, 'ImportedFiles', { vpc: imported });
     importedFiles.addSeed('Content', { accessPoint: importedFiles.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.asset(siteDir) });
     Annotations.fromStack(stack).hasWarning('/Test/ImportedFiles/Content', Match.stringLikeRegexp('cdk-efs-kit:seedS3Route'));
+  });
+});
+
+describe('removeOnDelete: the seed\'s Delete reads which seeds of its stack are live', () => {
+  let isolated: ec2.Vpc;
+  let isolatedFiles: SharedFileSystem;
+  beforeEach(() => {
+    isolated = new ec2.Vpc(stack, 'Isolated', { maxAzs: 2, natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    isolated.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
+    isolatedFiles = new SharedFileSystem(stack, 'IsolatedFiles', { vpc: isolated });
+  });
+  const seedOn = (fileSystem: SharedFileSystem, removeOnDelete?: boolean) =>
+    fileSystem.addSeed('Content', { accessPoint: fileSystem.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.asset(siteDir), removeOnDelete });
+
+  test('its function may read its own stack\'s resources, and nothing else of CloudFormation', () => {
+    const seed = seedOn(files, true);
+    const statements = Template.fromStack(stack).findResources('AWS::IAM::Policy');
+    const cloudFormation = Object.values<any>(statements).flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st: any) => [st.Action].flat().some((a: string) => a.startsWith('cloudformation:')));
+    expect(cloudFormation).toEqual([{ Effect: 'Allow', Action: ['cloudformation:ListStackResources', 'cloudformation:DescribeStackResource'], Resource: { Ref: 'AWS::StackId' } }]);
+    const role = stack.resolve((seed.function!.role!.node.defaultChild as iam.CfnRole).logicalId);
+    const policy = Object.values<any>(statements).find((p) => p.Properties.Roles.some((r: any) => r.Ref === role));
+    expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('cloudformation:ListStackResources');
+  });
+
+  test('without removeOnDelete, no CloudFormation access and no route is needed', () => {
+    seedOn(isolatedFiles);
+    const template = Template.fromStack(stack);
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('cloudformation:');
+  });
+
+  test('isolated subnets without a CloudFormation endpoint fail synth, naming the fix', () => {
+    seedOn(isolatedFiles, true);
+    expect(() => Template.fromStack(stack)).toThrow(
+      'FileSystemSeed(Test/IsolatedFiles/Content): the seed functions run in the file system\'s subnets and read the stack\'s resources from CloudFormation '
+      + `(with ${propName('removeOnDelete')}, a Delete leaves the place when another live seed resource of the stack serves it, as after an engine change), `
+      + 'but Test/Isolated/dataSubnet1, Test/Isolated/dataSubnet2 have no route to CloudFormation (no egress, no CloudFormation endpoint): '
+      + "add a CloudFormation interface endpoint to the VPC: vpc.addInterfaceEndpoint('CloudFormation', { service: ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION }), "
+      + `give the file system vpcSubnets with egress, or leave ${propName('removeOnDelete')} unset.`);
+  });
+
+  test('a CloudFormation interface endpoint, added before or after the seed, is a route; an S3 one is not', () => {
+    seedOn(isolatedFiles, true);
+    isolated.addInterfaceEndpoint('S3Interface', { service: ec2.InterfaceVpcEndpointAwsService.S3 });
+    expect(() => Template.fromStack(stack)).toThrow(/no route to CloudFormation/);
+    isolated.addInterfaceEndpoint('CloudFormation', { service: ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION });
+    Template.fromStack(stack).resourceCountIs('Custom::CdkEfsKitSeed', 1);
+  });
+
+  test('an imported VPC gets a warning instead', () => {
+    const imported = ec2.Vpc.fromVpcAttributes(stack, 'Imported', {
+      vpcId: 'vpc-0123456789abcdef0', availabilityZones: ['us-east-1a'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'],
+    });
+    seedOn(new SharedFileSystem(stack, 'ImportedFiles', { vpc: imported }), true);
+    Annotations.fromStack(stack).hasWarning('/Test/ImportedFiles/Content', Match.stringLikeRegexp('cdk-efs-kit:seedCloudFormationRoute'));
+  });
+
+  test.each([
+    ['Custom::CdkEfsKitSeed', SeedEngine.singleFunction()],
+    ['Custom::CdkEfsKitDistributedMapSeed', SeedEngine.distributedMap()],
+    ['Custom::CdkEfsKitDataSyncSeed', SeedEngine.dataSync()],
+  ])('every engine\'s resource (%s) names its place in its Metadata, as the single function\'s physical id does', (type, engine) => {
+    files.addSeed('Content', { accessPoint: files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web')), source: SeedSource.s3(new s3.Bucket(stack, 'Lake'), 'data/'), engine, targetPath: '/www/site' });
+    expect(SEED_RESOURCE_TYPES).toContain(type);
+    const [resource] = Object.values<any>(Template.fromStack(stack).findResources(type));
+    expect(resource.Metadata[SEED_PLACE_METADATA]).toEqual({
+      'Fn::Join': ['', ['seed:', { Ref: expect.stringMatching(/^Files/) }, ':', { Ref: expect.stringMatching(/^FilesWeb/) }, ':/www/site']],
+    });
   });
 });
 
