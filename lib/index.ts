@@ -14,6 +14,8 @@ export * from './monitoring/efs-metrics';
 export * from './monitoring/alarm-threshold';
 export * from './monitoring/alarm-options';
 export * from './monitoring/file-system-monitoring';
+export * from './monitoring/s3-files-alarm-options';
+export * from './monitoring/s3-files-monitoring';
 export * from './probe/probe-request';
 export * from './probe/benchmark-probe';
 export * from './cost/efs-pricing';

@@ -150,9 +150,10 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     throw this.notYet(`addProbe('${id}')`, 'the benchmark probe (BenchmarkProbe) on S3 Files', 'measure with your own client for now');
   }
 
-  /** Refused: monitoring of the AWS/S3/Files metrics is not built yet. */
+  /** Refused: `new S3FilesMonitoring(scope, id, { fileSystem })` watches the AWS/S3/Files metrics (FileSystemMonitoring watches EFS's). */
   public addMonitoring(id: string, _options?: MonitoringOptions): FileSystemMonitoring {
-    throw this.notYet(`addMonitoring('${id}')`, 'monitoring (FileSystemMonitoring) of the AWS/S3/Files metrics', 'build alarms on the AWS/S3/Files namespace yourself for now');
+    throw new ValidationError(`S3FilesFileSystem(${this.node.path}).addMonitoring('${id}'): FileSystemMonitoring watches EFS's metrics (AWS/EFS) and its options `
+      + `(seeds, probes, EFS pricing) do not apply to S3 Files; use new S3FilesMonitoring(scope, '${id}', { fileSystem }) for the AWS/S3/Files metrics and alarms.`, this);
   }
 
   private notYet(call: string, capability: string, instead: string): ValidationError {

@@ -1,6 +1,6 @@
 /**
  * A small evaluator for the CloudWatch metric math this library writes (arithmetic, comparisons,
- * PERIOD, RATE, ABS, FILL, IF, MAX of a list), over series of datapoints at one period, and an alarm's verdict over
+ * PERIOD, RATE, DIFF, ABS, FILL, IF, MAX of a list), over series of datapoints at one period, and an alarm's verdict over
  * them. Tests feed it the expressions and thresholds read from the synthesized template, so an
  * expression or a threshold that can never fire fails a test. Semantics follow the CloudWatch
  * metric math reference: missing datapoints are NaN and propagate; RATE is the change per second
@@ -14,7 +14,7 @@ interface Env {
   periods: Record<string, number>;
 }
 
-const FUNCTIONS = new Set(['PERIOD', 'RATE', 'ABS', 'FILL', 'IF', 'MAX']);
+const FUNCTIONS = new Set(['PERIOD', 'RATE', 'DIFF', 'ABS', 'FILL', 'IF', 'MAX']);
 
 /** The metric ids an expression reads; none for a SEARCH, which finds its metrics by itself. */
 export function referencedIds(expression: string): string[] {
@@ -81,6 +81,11 @@ export function evaluate(expression: string, env: Env, length: number): Series {
         const s = asSeries(args[0], length);
         const period = env.periods[argTokens[0]];
         return s.map((v, i) => (i === 0 ? NaN : (v - s[i - 1]) / period));
+      }
+      // DIFF: each value less the one before it.
+      case 'DIFF': {
+        const s = asSeries(args[0], length);
+        return s.map((v, i) => (i === 0 ? NaN : v - s[i - 1]));
       }
       default: throw new Error(name);
     }

@@ -331,7 +331,7 @@ describe('helpers that do not serve S3 Files yet', () => {
     const ap = files.addAccessPoint('A');
     expect(() => files.addSeed('Seed', { accessPoint: ap as any, source: SeedSource.asset(__dirname) })).toThrow(/not supported for S3 Files yet: deploy-time seeding \(FileSystemSeed\)/);
     expect(() => files.addProbe('Probe')).toThrow(/not supported for S3 Files yet: the benchmark probe \(BenchmarkProbe\)/);
-    expect(() => files.addMonitoring('Monitoring')).toThrow(/not supported for S3 Files yet: monitoring \(FileSystemMonitoring\)/);
+    expect(() => files.addMonitoring('Monitoring')).toThrow(/FileSystemMonitoring watches EFS's metrics .* use new S3FilesMonitoring\(scope, 'Monitoring', \{ fileSystem \}\)/);
   });
 });
 

@@ -1,0 +1,46 @@
+import { AlarmThreshold } from './alarm-threshold';
+
+/**
+ * The alarms of an [S3FilesMonitoring](#cdk-efs-kit.S3FilesMonitoring): each has a default threshold, and
+ * `AlarmThreshold.off()` turns it off (`false` for `pendingExportsGrowing`).
+ */
+export interface S3FilesAlarmOptions {
+  /**
+   * LostAndFoundFiles (Maximum) at or above this in a 5-minute period, as `AlarmThreshold.count(n)`:
+   * the bucket won a conflict and the file system's copy went to the lost+found directory, which is
+   * never exported to the bucket nor cleaned. The alarm stays on until someone deals with the files.
+   * @default AlarmThreshold.count(1)
+   */
+  readonly lostAndFoundFiles?: AlarmThreshold;
+  /**
+   * ImportFailures (Sum) in a 5-minute period, as `AlarmThreshold.count(n)`: objects of the bucket
+   * that could not be imported for good; the file system does not show them.
+   * @default AlarmThreshold.count(1)
+   */
+  readonly importFailures?: AlarmThreshold;
+  /**
+   * ExportFailures (Sum) in a 5-minute period, as `AlarmThreshold.count(n)`: changes that could not
+   * be exported for good; the bucket does not have them.
+   * @default AlarmThreshold.count(1)
+   */
+  readonly exportFailures?: AlarmThreshold;
+  /**
+   * ExportAge (Maximum) above this for 15 minutes, as `AlarmThreshold.duration(d)` (at least 5
+   * minutes): the write-back to the bucket is falling behind. S3 Files exports a change about a
+   * minute after it is written, so the default is ten such windows.
+   * @default AlarmThreshold.duration(Duration.minutes(10))
+   */
+  readonly exportAge?: AlarmThreshold;
+  /**
+   * Alarm when PendingExports (the smallest of each 15 minutes) has grown in each of the last four
+   * quarter-hours: changes arrive faster than they reach the bucket.
+   * @default true
+   */
+  readonly pendingExportsGrowing?: boolean;
+  /**
+   * Alarm when fewer clients than this are connected for 5 minutes (ClientConnections), as
+   * `AlarmThreshold.count(n)`.
+   * @default AlarmThreshold.off() - a file system may be idle
+   */
+  readonly minimumClientConnections?: AlarmThreshold;
+}

@@ -1,0 +1,145 @@
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { AlarmThreshold, S3FilesAlarmOptions, S3FilesFileSystem, S3FilesMonitoring, SharedFileSystem } from '../../../lib';
+import { cfnLintErrors, nagErrors } from '../../helpers/checks';
+import { AlarmProperties, alarmFires, evaluate } from '../../helpers/metric-math';
+
+// S3FilesMonitoring: every widget's and alarm's metrics as S3 Files publishes them (namespace
+// AWS/S3/Files, dimension FileSystemId; efs-utils/S3Files for clients), the alarms' thresholds and
+// their verdicts on series, and the metric math against hand-computed values.
+
+let stack: Stack;
+let vpc: ec2.Vpc;
+
+beforeEach(() => {
+  stack = new Stack(new App(), 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+  vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+});
+
+function monitored(alarms: S3FilesAlarmOptions = {}) {
+  const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+  const monitoring = new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: files, alarms, alarmTopic: new sns.Topic(stack, 'Topic') });
+  return { files, monitoring, template: Template.fromStack(stack) };
+}
+
+/** The dashboard's widgets, with every token in its body as `TOKEN`. */
+function widgets(template: Template): Array<{ type: string; properties: { title?: string; markdown?: string; metrics?: any[][] } }> {
+  const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  const body = dashboard.Properties.DashboardBody;
+  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((p: any) => (typeof p === 'string' ? p : 'TOKEN')).join('');
+  return JSON.parse(text).widgets;
+}
+
+const alarmsOf = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((r) => r.Properties);
+const alarmNamed = (template: Template, description: RegExp) => alarmsOf(template).find((a) => description.test(a.AlarmDescription)) as AlarmProperties & Record<string, any>;
+
+const S3_FILES_METRICS = ['PendingExports', 'ExportAge', 'ImportAge', 'ImportFailures', 'ExportFailures', 'DataReadBytes', 'DataWriteBytes',
+  'MetadataReadBytes', 'MetadataWriteBytes', 'StorageBytes', 'Inodes', 'LostAndFoundFiles', 'ClientConnections'];
+
+test('the dashboard shows every metric S3 Files documents, by FileSystemId, and what efs-utils clients publish', () => {
+  const { template } = monitored();
+  const graphs = widgets(template).filter((w) => w.type === 'metric');
+  const metrics = graphs.flatMap((w) => w.properties.metrics ?? []);
+  const named = metrics.filter((m) => m[0] === 'AWS/S3/Files');
+  expect([...new Set(named.map((m) => m[1]))].sort()).toEqual([...S3_FILES_METRICS].sort());
+  for (const m of named) expect(m.slice(2, 4)).toEqual(['FileSystemId', 'TOKEN']);
+  const searches = metrics.filter((m) => typeof m[0] === 'object' && /SEARCH/.test(m[0].expression)).map((m) => m[0].expression);
+  expect(searches).toEqual(['NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable']
+    .map((name) => `SEARCH('{efs-utils/S3Files} MetricName="${name}" TOKEN', 'Minimum', 300)`));
+  expect(graphs.map((w) => w.properties.title)).toEqual([
+    'PendingExports', 'ExportAge and ImportAge (s)', 'ImportFailures and ExportFailures',
+    'Throughput (MiB/s)', 'Operations per second', 'Average write size (KiB)',
+    'StorageBytes and Inodes', 'LostAndFoundFiles', 'ClientConnections',
+    'NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable',
+  ]);
+  expect(widgets(template).filter((w) => w.type === 'text').map((w) => w.properties.markdown!.split('.')[0])).toEqual([
+    '# Test/Monitoring\nS3 Files file system `TOKEN`', '**Sync with the bucket', '**Traffic', '**Footprint, conflicts and clients', '**What clients see** (amazon-efs-utils, `efs-utils/S3Files`, from clients that publish it)',
+  ]);
+});
+
+test('an alarm on each failure mode, with its statistic, period and threshold, in the composite alarm that notifies the topic', () => {
+  const { monitoring, template } = monitored();
+  expect(Object.keys(monitoring.alarms).sort()).toEqual(['exportAge', 'exportFailures', 'importFailures', 'lostAndFoundFiles', 'pendingExportsGrowing']);
+  const metricAlarm = (name: string) => alarmsOf(template).find((a) => a.MetricName === name);
+  expect(metricAlarm('LostAndFoundFiles')).toMatchObject({ Namespace: 'AWS/S3/Files', Statistic: 'Maximum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  expect(metricAlarm('ImportFailures')).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  expect(metricAlarm('ExportFailures')).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  expect(metricAlarm('ExportAge')).toMatchObject({ Statistic: 'Maximum', Period: 300, Threshold: 600, EvaluationPeriods: 3, DatapointsToAlarm: 3, ComparisonOperator: 'GreaterThanThreshold' });
+  for (const alarm of alarmsOf(template)) {
+    const dimensions = alarm.Dimensions ?? alarm.Metrics.find((m: any) => m.MetricStat).MetricStat.Metric.Dimensions;
+    expect(dimensions).toEqual([{ Name: 'FileSystemId', Value: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] } }]);
+  }
+  const [composite] = Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm'));
+  expect((composite.Properties.AlarmRule['Fn::Join'][1] as unknown[]).filter((p) => typeof p === 'object')).toHaveLength(5);
+  expect(composite.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+  expect(composite.Properties.OKActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
+});
+
+test('the alarms fire on their failure modes and stay quiet otherwise', () => {
+  const { template } = monitored({ minimumClientConnections: AlarmThreshold.count(2) });
+  const fires = (description: RegExp, input: Record<string, number[]>) => alarmFires(alarmNamed(template, description), input);
+  expect(fires(/^LostAndFoundFiles/, { 'LostAndFoundFiles:Maximum': [0, 0, 1] })).toBe(true);
+  expect(fires(/^LostAndFoundFiles/, { 'LostAndFoundFiles:Maximum': [0, 0, 0] })).toBe(false);
+  expect(fires(/^ExportFailures/, { 'ExportFailures:Sum': [0, 2] })).toBe(true);
+  expect(fires(/^ImportFailures/, { 'ImportFailures:Sum': [NaN, NaN] })).toBe(false);
+  // A minute's write-back is normal; ten minutes for three periods in a row is not.
+  expect(fires(/^ExportAge/, { 'ExportAge:Maximum': [60, 700, 800, 900] })).toBe(true);
+  expect(fires(/^ExportAge/, { 'ExportAge:Maximum': [700, 800, 60, 900] })).toBe(false);
+  // A backlog that grows every quarter-hour for an hour, and one that grows and drains.
+  expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 80, 160] })).toBe(true);
+  expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 5, 160] })).toBe(false);
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 1] })).toBe(true);
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [NaN] })).toBe(true);
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 3] })).toBe(false);
+});
+
+test('the metric math against hand-computed values: bytes and operations per second, and the average write against the 32 KiB billed at least', () => {
+  const { template } = monitored();
+  const expressions = widgets(template).flatMap((w) => w.properties.metrics ?? []).filter((m) => typeof m[0] === 'object' && m[0].expression && !/SEARCH/.test(m[0].expression));
+  const byLabel = (label: string) => expressions.find((m) => m[0].label === label)![0].expression as string;
+  // 300 s periods: 3 GiB written in one, 300 writes of 4 KiB in another.
+  expect(evaluate(byLabel('DataWriteBytes MiB/s'), { series: { data_write: [3 * 1024 ** 3, 300 * 4096] }, periods: { data_write: 300 } }, 2)).toEqual([10.24, 0.00390625]);
+  expect(evaluate(byLabel('DataWriteBytes ops/s'), { series: { data_write: [3000, 300] }, periods: { data_write: 300 } }, 2)).toEqual([10, 1]);
+  expect(evaluate(byLabel('DataWriteBytes per write (KiB)'), { series: { bytes: [300 * 4096, 0], writes: [300, 0] }, periods: {} }, 2)).toEqual([4, 0]);
+  const [averageWrite] = widgets(template).filter((w) => w.properties.title === 'Average write size (KiB)');
+  expect((averageWrite.properties as any).annotations.horizontal).toEqual([expect.objectContaining({ value: 32, label: '32 KiB: the least a write is billed' })]);
+});
+
+test('thresholds: each can be given or turned off; the wrong unit and a too short export age fail at synth', () => {
+  const { monitoring, template } = monitored({
+    lostAndFoundFiles: AlarmThreshold.off(), importFailures: AlarmThreshold.count(5), exportAge: AlarmThreshold.duration(Duration.minutes(30)), pendingExportsGrowing: false,
+  });
+  expect(Object.keys(monitoring.alarms).sort()).toEqual(['exportAge', 'exportFailures', 'importFailures']);
+  expect(alarmsOf(template).find((a) => a.MetricName === 'ImportFailures').Threshold).toBe(5);
+  expect(alarmsOf(template).find((a) => a.MetricName === 'ExportAge').Threshold).toBe(1800);
+  const other = new Stack(new App(), 'Other');
+  const files = new S3FilesFileSystem(other, 'Files', { vpc: new ec2.Vpc(other, 'Vpc') });
+  expect(() => new S3FilesMonitoring(other, 'A', { fileSystem: files, alarms: { exportAge: AlarmThreshold.count(3) } }))
+    .toThrow('S3FilesMonitoring(Other/A): alarms.exportAge (alarms.export_age) takes AlarmThreshold.duration(...) or AlarmThreshold.off(), got AlarmThreshold.count(3).');
+  expect(() => new S3FilesMonitoring(other, 'B', { fileSystem: files, alarms: { exportAge: AlarmThreshold.duration(Duration.minutes(2)) } }))
+    .toThrow(/S3FilesMonitoring\(Other\/B\): alarms.exportAge .* must be at least 5 minutes \(the alarm's period\), got "2 minutes"/);
+  expect(() => new S3FilesMonitoring(other, 'C', { fileSystem: files, alarms: { lostAndFoundFiles: AlarmThreshold.count(0.5) } }))
+    .toThrow(/alarms.lostAndFoundFiles .* must be a whole number of at least 1, got 0.5/);
+  const none = new S3FilesMonitoring(other, 'D', {
+    fileSystem: files,
+    alarms: { lostAndFoundFiles: AlarmThreshold.off(), importFailures: AlarmThreshold.off(), exportFailures: AlarmThreshold.off(), exportAge: AlarmThreshold.off(), pendingExportsGrowing: false },
+  });
+  expect(none.unhealthyAlarm).toBeUndefined();
+});
+
+test('one dashboard for an EFS and an S3 Files file system, each with its alarms: cdk-nag and cfn-lint find nothing', () => {
+  const dashboard = new cloudwatch.Dashboard(stack, 'Dashboard');
+  const efsFiles = new SharedFileSystem(stack, 'Efs', { vpc });
+  efsFiles.addMonitoring('EfsMonitoring', { dashboard });
+  const s3Files = new S3FilesFileSystem(stack, 'S3Files', { vpc });
+  const monitoring = new S3FilesMonitoring(stack, 'S3FilesMonitoring', { fileSystem: s3Files, dashboard, title: 'Shared files' });
+  expect(monitoring.dashboard).toBe(dashboard);
+  const template = Template.fromStack(stack);
+  template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 3); // EFS unhealthy and spend, S3 Files unhealthy
+  expect(nagErrors(stack).filter((finding) => /Monitoring/.test(finding))).toEqual([]);
+  expect(cfnLintErrors(template.toJSON())).toEqual([]);
+});
