@@ -146,10 +146,12 @@ describeWithFuse('on efs-sim', () => {
     await expect(handler.isComplete(event, context(900_000))).rejects.toThrow(
       'seed: the copy did not finish within the deploy\'s time limit of 2 seconds (CloudFormation waits at most an hour for a custom resource). '
       + 'The files copied so far stay (unless removeOnDelete removes them as the stack rolls back), and the next deploy resumes where this one stopped.');
-    // What was written stays, and the next run skips it.
+    // What was written stays, and the next run skips it (a busy machine may have written nothing in 2 s).
+    const www = path.join(sim.mount, 'www');
+    const recorded = fs.existsSync(path.join(www, '.cdk-efs-kit', 'seed-manifest.json')) ? manifestPaths(www).length : 0;
     const next = await create(props({ Concurrency: '4' }));
     expect(next.Data).toMatchObject({ Complete: 'true', Files: 80 });
-    expect(next.Data.Skipped).toBeGreaterThan(0);
+    expect(next.Data.Skipped).toBeGreaterThanOrEqual(Math.min(recorded, 1));
   });
 
   test('removeOnDelete removes in slices that each stop before the function\'s time runs out, resuming where the last stopped', async () => {
