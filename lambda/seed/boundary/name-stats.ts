@@ -28,6 +28,9 @@ abstract class NameStatsBase<T extends number | bigint> {
 
 export class NameStats extends NameStatsBase<number> implements fs.Stats {
   static readonly FIELDS = 14;
+  /** Where mode and size are among the fields. */
+  static readonly MODE = 2;
+  static readonly SIZE = 7;
   readonly dev: number;
   readonly ino: number;
   readonly mode: number;
@@ -45,8 +48,21 @@ export class NameStats extends NameStatsBase<number> implements fs.Stats {
 
   constructor(raw: Float64Array) {
     super();
-    [this.dev, this.ino, this.mode, this.nlink, this.uid, this.gid, this.rdev, this.size, this.blksize, this.blocks,
-      this.atimeMs, this.mtimeMs, this.ctimeMs, this.birthtimeMs] = raw;
+    // By index, not by destructuring, which walks the array's iterator: one of these is made per entry listed.
+    this.dev = raw[0];
+    this.ino = raw[1];
+    this.mode = raw[2];
+    this.nlink = raw[3];
+    this.uid = raw[4];
+    this.gid = raw[5];
+    this.rdev = raw[6];
+    this.size = raw[7];
+    this.blksize = raw[8];
+    this.blocks = raw[9];
+    this.atimeMs = raw[10];
+    this.mtimeMs = raw[11];
+    this.ctimeMs = raw[12];
+    this.birthtimeMs = raw[13];
   }
 
   get atime(): Date { return new Date(Math.round(this.atimeMs)); }

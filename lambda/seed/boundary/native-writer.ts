@@ -21,6 +21,8 @@ export interface NativeAddon {
   /** A descriptor, or -errno. */
   openBeneathSync(dirFd: number, path: string, flags: number, mode: number): number;
   openBeneath(dirFd: number, path: string, flags: number, mode: number): Promise<number>;
+  /** openBeneathSync (nothing created) and an fstat of what it opened, into `into` (14 numbers, as lstat's): a descriptor, or -errno. */
+  openBeneathStatSync(dirFd: number, path: string, flags: number, into: Float64Array): number;
   /** 0, or -errno. */
   closeBeneath(fd: number): number;
   /**

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import { constants as os } from 'os';
 import { open as openPath, close as closeFd } from '../../shared/fs-calls';
 import { HeldName } from './held-name';
+import { NameStats } from './name-stats';
 import { NativeAddon, sharedNativeAddon, systemError } from './native-writer';
 
 /**
@@ -17,6 +18,13 @@ import { NativeAddon, sharedNativeAddon, systemError } from './native-writer';
  * Decided once per process, on first use; the run's summary and first log line name it.
  */
 export type Resolution = 'openat2' | 'descriptor walk';
+
+/** A file opened by openStatSync: its descriptor, and its fstat's mode (type and permission bits) and size. */
+export interface OpenedFile {
+  readonly fd: number;
+  readonly mode: number;
+  readonly size: number;
+}
 
 export interface BeneathResolution {
   readonly kind: Resolution;
@@ -36,6 +44,8 @@ export class BeneathOpener {
   }
 
   readonly resolution: BeneathResolution;
+  /** What openStatSync's call fills (see NameStats): no allocation per open but its result. */
+  private readonly numbers = new Float64Array(NameStats.FIELDS);
 
   constructor(private readonly addon: NativeAddon | null) {
     this.resolution = resolutionOf(addon);
@@ -49,6 +59,27 @@ export class BeneathOpener {
     checkRelative(relative);
     if (this.addon) return this.outcome(this.addon.openBeneathSync(dirFd, relative, flags, mode), relative);
     return walkSync(dirFd, relative, flags, mode);
+  }
+
+  /**
+   * openSync of what is there (no O_CREAT), and an fstat of the descriptor it gave: with the addon in
+   * one call. The descriptor, and what that fstat says of it: its type and permission bits, its size.
+   */
+  openStatSync(dirFd: number, relative: string, flags: number): OpenedFile {
+    checkRelative(relative);
+    if (!this.addon) {
+      const fd = walkSync(dirFd, relative, flags, 0);
+      try {
+        const { mode, size } = fs.fstatSync(fd);
+        return { fd, mode, size };
+      } catch (err) {
+        fs.closeSync(fd);
+        throw err;
+      }
+    }
+    const { numbers } = this;
+    const fd = this.outcome(this.addon.openBeneathStatSync(dirFd, relative, flags, numbers), relative);
+    return { fd, mode: numbers[NameStats.MODE], size: numbers[NameStats.SIZE] };
   }
 
   /** openSync on libuv's thread pool. */

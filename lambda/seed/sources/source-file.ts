@@ -18,10 +18,10 @@ export interface OpenedSourceFile {
 /** O_NONBLOCK: a FIFO swapped in for the file since the walk is opened and refused, not waited on. */
 const OPEN_SOURCE = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
 
-/** Opens `content`'s file, synchronously (the source answers from memory). */
+/** Opens `content`'s file, synchronously (the source answers from memory): opened and fstat'ed in one call. */
 export function openSourceFileNow(content: LocalFileContent): OpenedSourceFile {
-  const fd = content.calls.now(() => opening(content, () => BeneathOpener.shared().openSync(content.root, content.path, OPEN_SOURCE)));
-  return checked(content, fd, () => content.calls.now(() => fs.fstatSync(fd)), () => closeSourceFile(content, fd));
+  const opened = content.calls.now(() => opening(content, () => BeneathOpener.shared().openStatSync(content.root, content.path, OPEN_SOURCE)));
+  return checked(content, opened.fd, opened, () => closeSourceFile(content, opened.fd));
 }
 
 /** Opens `content`'s file with its source's calls (on the thread pool once the source is slow). */
@@ -38,7 +38,7 @@ export async function openSourceFile(content: LocalFileContent): Promise<OpenedS
     closeSourceFile(content, fd);
     throw err;
   }
-  return checked(content, fd, () => stats, () => closeSourceFile(content, fd));
+  return checked(content, fd, stats, () => closeSourceFile(content, fd));
 }
 
 /** Closes a source file opened here (by the opener that opened it; see BeneathOpener.close). A read-only descriptor's close has nothing to report. */
@@ -50,7 +50,7 @@ export function closeSourceFile(content: LocalFileContent, fd: number): void {
   }
 }
 
-function opening(content: LocalFileContent, open: () => number): number {
+function opening<T>(content: LocalFileContent, open: () => T): T {
   try {
     return open();
   } catch (err) {
@@ -64,15 +64,9 @@ function explained(content: LocalFileContent, err: NodeJS.ErrnoException): Error
   return Object.assign(new Error(`${err.code}: the source's ${content.path} is reached through a symlink (a directory on its path was replaced by one since the walk, or it is one itself); nothing outside the source is read`), { code: err.code });
 }
 
-function checked(content: LocalFileContent, fd: number, fstat: () => fs.Stats, close: () => void): OpenedSourceFile {
-  let stats: fs.Stats;
-  try {
-    stats = fstat();
-  } catch (err) {
-    close();
-    throw err;
-  }
-  if (!stats.isFile()) {
+/** The opened file, if what its fstat said (`stats`) is a regular file's; else it is closed and refused. */
+function checked(content: LocalFileContent, fd: number, stats: { readonly mode: number; readonly size: number }, close: () => void): OpenedSourceFile {
+  if ((stats.mode & fs.constants.S_IFMT) !== fs.constants.S_IFREG) {
     close();
     throw Object.assign(new Error(`the source's ${content.path} is no longer a regular file (it was replaced during the seed); nothing is copied from it`), { code: 'EINVAL' });
   }

@@ -139,7 +139,7 @@ describe('under AddressSanitizer and UBSan', () => {
     fs.symlinkSync('/etc', path.join(work, 'target', 'a', 'link'));
     const driver = `
       const fs = require('fs');
-      const { openBeneath, openBeneathSync, beneathResolution } = require(process.argv[1]);
+      const { openBeneath, openBeneathSync, openBeneathStatSync, beneathResolution } = require(process.argv[1]);
       const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
       const paths = ['a/b/c.txt', 'a/link/passwd', 'a/../a/b/c.txt', '../x', '/etc/passwd', 'a//b/c.txt', 'a/b/missing', 'a/b/c.txt/x', 'a/' + 'b'.repeat(5000)];
       (async () => {
@@ -147,7 +147,9 @@ describe('under AddressSanitizer and UBSan', () => {
         for (const p of paths) {
           const sync = openBeneathSync(dir, p, fs.constants.O_RDONLY, 0);
           const pooled = await openBeneath(dir, p, fs.constants.O_RDONLY, 0);
-          for (const fd of [sync, pooled]) if (fd >= 0) fs.closeSync(fd);
+          const stated = openBeneathStatSync(dir, p, fs.constants.O_RDONLY, new Float64Array(14));
+          for (const fd of [sync, pooled, stated]) if (fd >= 0) fs.closeSync(fd);
+          if ((sync >= 0) !== (stated >= 0)) throw new Error('openBeneathStatSync differs from openBeneathSync on ' + p);
           outcomes.push([p.slice(0, 20), sync >= 0 ? 'fd' : -sync, pooled >= 0 ? 'fd' : -pooled]);
         }
         const made = openBeneathSync(dir, 'a/b/new.txt', fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o640);

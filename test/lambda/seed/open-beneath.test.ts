@@ -86,3 +86,47 @@ test('by the addon\'s openat walk where openat2 is refused (decided once per pro
   expect(run.stderr).toBe('');
   expect(JSON.parse(run.stdout)).toEqual({ resolution: { kind: 'descriptor walk', reason: 'turned off by CDK_EFS_KIT_OPENAT2=0' }, cases: CASES });
 });
+
+// openStatSync: the open above and an fstat of what it opened, in one call of the addon
+// (openBeneathStatSync); read as Node's fstat reads the same descriptor.
+test.each([['the addon', true], ['Node\'s walk', false]])('openStatSync by %s: the same refusals, and the mode and size fs.fstat gives', (_how, withAddon) => {
+  const opener = new BeneathOpener(withAddon ? loadNativeAddon([NATIVE_BUILD]) : null);
+  const got = CASES.map(([relative]): [string, string] => {
+    try {
+      fs.closeSync(opener.openStatSync(root, relative, fs.constants.O_RDONLY).fd);
+      return [relative, 'fd'];
+    } catch (err) {
+      return [relative, (err as NodeJS.ErrnoException).code!];
+    }
+  });
+  expect(got).toEqual(CASES);
+  for (const relative of ['a/b/c.txt', 'a/b']) {
+    const opened = opener.openStatSync(root, relative, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    try {
+      const node = fs.fstatSync(opened.fd);
+      expect(opened).toEqual({ fd: opened.fd, mode: node.mode, size: node.size });
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  }
+});
+
+test('openBeneathStatSync fills every number as fs.fstat computes it, and creates nothing', () => {
+  const addon = loadNativeAddon([NATIVE_BUILD])!;
+  const into = new Float64Array(14);
+  const fd = addon.openBeneathStatSync(root, 'a/b/c.txt', fs.constants.O_RDONLY, into);
+  expect(fd).toBeGreaterThanOrEqual(0);
+  const node = fs.fstatSync(fd);
+  fs.closeSync(fd);
+  expect([...into]).toEqual([node.dev, node.ino, node.mode, node.nlink, node.uid, node.gid, node.rdev, node.size, node.blksize, node.blocks,
+    node.atimeMs, node.mtimeMs, node.ctimeMs, node.birthtimeMs]);
+  // A refusal leaves the numbers as they were, and nothing open.
+  const before = [...into];
+  expect(addon.openBeneathStatSync(root, 'a/up/secret', fs.constants.O_RDONLY, into)).toBe(-os.constants.errno.ELOOP);
+  expect([...into]).toEqual(before);
+  expect(() => addon.openBeneathStatSync(root, 'a/new', fs.constants.O_WRONLY | fs.constants.O_CREAT, into)).toThrow('never creates');
+  expect(fs.existsSync(path.join(work, 'root', 'a', 'new'))).toBe(false);
+  expect(() => addon.openBeneathStatSync(root, 'a/b/c.txt', fs.constants.O_RDONLY, new Float64Array(13))).toThrow('a Float64Array of 14');
+  expect(() => addon.openBeneathStatSync(root, 'a/b/c.txt', fs.constants.O_RDONLY, new BigInt64Array(14) as unknown as Float64Array)).toThrow('a Float64Array of 14');
+  expect(() => addon.openBeneathStatSync(root, '', fs.constants.O_RDONLY, into)).toThrow('non-empty string');
+});

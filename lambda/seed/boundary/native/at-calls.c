@@ -22,10 +22,8 @@
 // The operations, by number, as lambda/seed/boundary/held-name-calls.ts lists them.
 enum at_op { OP_MKDIR, OP_UNLINK, OP_RMDIR, OP_RENAME, OP_LINK, OP_SYMLINK, OP_READLINK, OP_UTIMES, OP_READDIR, OP_CLOSE, OP_LSTAT, OP_COUNT };
 
-// What lstat gives, in Node's order: dev, ino, mode, nlink, uid, gid, rdev, size, blksize, blocks,
-// then atime, mtime, ctime and birthtime: as doubles with each time in milliseconds (fs.Stats), or
-// as int64s with each time as seconds and nanoseconds (fs.BigIntStats).
-#define STAT_NUMBERS 14
+// What lstat gives, in Node's order (see STAT_NUMBERS in open-beneath.h): as doubles (fs.Stats), or as
+// int64s with each time as seconds and nanoseconds (fs.BigIntStats).
 #define STAT_BIGINTS 18
 
 // Node's dirent types (UV_DIRENT_*), which fs.Dirent takes.
@@ -200,6 +198,15 @@ static double ms(struct statx_timestamp t) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+void stat_numbers(const struct statx *st, double numbers[STAT_NUMBERS]) {
+  const double values[STAT_NUMBERS] = {
+    (double)makedev(st->stx_dev_major, st->stx_dev_minor), (double)st->stx_ino, st->stx_mode, st->stx_nlink, st->stx_uid, st->stx_gid,
+    (double)makedev(st->stx_rdev_major, st->stx_rdev_minor), (double)st->stx_size, st->stx_blksize, (double)st->stx_blocks,
+    ms(st->stx_atime), ms(st->stx_mtime), ms(st->stx_ctime), ms(st->stx_btime),
+  };
+  memcpy(numbers, values, sizeof values);
+}
+
 // lstat's fields as Node fills its own arrays (st_dev as makedev gives it): a Float64Array, or with
 // `bigint` a BigInt64Array (see typed_array for `into`).
 static napi_value stat_values(napi_env env, const struct statx *st, int bigint, napi_value into) {
@@ -212,10 +219,8 @@ static napi_value stat_values(napi_env env, const struct statx *st, int bigint, 
     };
     return typed_array(env, napi_bigint64_array, values, STAT_BIGINTS, sizeof values[0], into);
   }
-  const double values[STAT_NUMBERS] = {
-    (double)dev, (double)st->stx_ino, st->stx_mode, st->stx_nlink, st->stx_uid, st->stx_gid, (double)rdev, (double)st->stx_size,
-    st->stx_blksize, (double)st->stx_blocks, ms(st->stx_atime), ms(st->stx_mtime), ms(st->stx_ctime), ms(st->stx_btime),
-  };
+  double values[STAT_NUMBERS];
+  stat_numbers(st, values);
   return typed_array(env, napi_float64_array, values, STAT_NUMBERS, sizeof values[0], into);
 }
 

@@ -14,6 +14,7 @@
 #include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -83,6 +84,8 @@ static int open_by_walk(int dir_fd, const char *path, int flags, mode_t mode) {
 // Decides, on the first call, whether openat2 is allowed here (CDK_EFS_KIT_OPENAT2=0 turns it off:
 // ENOTSUP, to test the walk where openat2 runs).
 static int decided_refusal(void) {
+  // Decided: no lookup of the environment on every open.
+  if (refusal >= 0) return refusal;
   const char *setting = getenv("CDK_EFS_KIT_OPENAT2");
   if (refusal < 0 && setting != NULL && strcmp(setting, "0") == 0) refusal = ENOTSUP;
   if (refusal < 0) {
@@ -173,6 +176,56 @@ static napi_value open_beneath_async(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+// openBeneathStatSync(dirFd, path, flags, into): openBeneathSync (with no mode: nothing is created)
+// and a statx of the descriptor it opened, in one call: a descriptor, with `into` (a Float64Array of
+// STAT_NUMBERS) filled with what fstat would say of it; or -errno, with nothing left open.
+static napi_value open_beneath_stat_sync(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  open_job job = { .path = NULL };
+  napi_typedarray_type type;
+  size_t length = 0;
+  void *numbers = NULL;
+  bool is_typed = false;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 4 || napi_is_typedarray(env, argv[3], &is_typed) != napi_ok || !is_typed
+      || napi_get_typedarray_info(env, argv[3], &type, &length, &numbers, NULL, NULL) != napi_ok || type != napi_float64_array
+      || length != STAT_NUMBERS || numbers == NULL) {
+    return js_type_error(env, "openBeneathStatSync(dirFd, path, flags, into): `into` must be a Float64Array of 14");
+  }
+  const char *problem = NULL;
+  size_t path_length;
+  if (napi_get_value_int32(env, argv[0], &job.dir_fd) != napi_ok || napi_get_value_int32(env, argv[2], &job.flags) != napi_ok) {
+    problem = "openBeneathStatSync(dirFd, path, flags, into): the descriptor and flags must be numbers";
+  } else if (job.dir_fd < 0) {
+    problem = "openBeneathStatSync: the directory descriptor must be an open descriptor";
+  } else if (job.flags & O_CREAT) {
+    problem = "openBeneathStatSync: opens what is there, never creates (no O_CREAT)";
+  } else if (napi_get_value_string_utf8(env, argv[1], NULL, 0, &path_length) != napi_ok || path_length == 0) {
+    problem = "openBeneathStatSync: the path must be a non-empty string";
+  } else if ((job.path = js_string_copy(env, argv[1])) == NULL) {
+    problem = "openBeneathStatSync: the path must hold no NUL";
+  }
+  if (problem != NULL) {
+    free(job.path);
+    return js_type_error(env, problem);
+  }
+  int fd = open_beneath(job.dir_fd, job.path, job.flags, 0);
+  free(job.path);
+  if (fd >= 0) {
+    struct statx st;
+    // As libuv's fstat asks (AT_EMPTY_PATH: the descriptor itself).
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &st) == 0) {
+      stat_numbers(&st, numbers);
+    } else {
+      int saved = errno;
+      close(fd);
+      fd = -saved;
+    }
+  }
+  return js_number(env, fd);
+}
+
 // beneathResolution(): 0 where openat2 is in use, else the errno that refused it (the walk is in use).
 static napi_value beneath_resolution(napi_env env, napi_callback_info info) {
   (void)info;
@@ -193,7 +246,7 @@ static napi_value close_beneath(napi_env env, napi_callback_info info) {
 void export_open_beneath(napi_env env, napi_value exports) {
   const struct { const char *name; napi_callback call; } functions[] = {
     { "beneathResolution", beneath_resolution }, { "openBeneathSync", open_beneath_sync }, { "openBeneath", open_beneath_async },
-    { "closeBeneath", close_beneath },
+    { "openBeneathStatSync", open_beneath_stat_sync }, { "closeBeneath", close_beneath },
   };
   for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
     napi_value fn;
