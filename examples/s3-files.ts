@@ -2,6 +2,7 @@
  * S3 Files: a versioned bucket served as a file system, shared through one access point by a Lambda
  * function (reading the bucket directly for large files) and a Fargate service. Files written on
  * the mount appear in the bucket about a minute later; objects put in the bucket appear on the mount.
+ * S3FilesMonitoring watches the sync, the traffic and the lost+found files.
  *
  *   npx cdk synth --strict --app 'npx tsx examples/s3-files.ts'
  *   npx cdk deploy         --app 'npx tsx examples/s3-files.ts'
@@ -18,7 +19,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AccessPointPreset, DirectS3Read, S3FilesFileSystem } from '../lib';
+import { AccessPointPreset, DirectS3Read, S3FilesFileSystem, S3FilesMonitoring } from '../lib';
 
 export class S3FilesStack extends Stack {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
@@ -62,6 +63,9 @@ export class S3FilesStack extends Stack {
       cluster, taskDefinition: task, minHealthyPercent: 100, circuitBreaker: { rollback: true },
     });
     files.mountOnEcsService(service, shared, { containerPath: '/data' });
+
+    // A dashboard of the sync with the bucket, traffic, lost+found files and clients, with an alarm on each failure mode.
+    new S3FilesMonitoring(this, 'Monitoring', { fileSystem: files });
 
     acknowledgeExampleFindings(this, fn, task);
   }
