@@ -184,7 +184,8 @@ export class S3FilesMonitoring extends Construct {
   /** What the file system holds, the conflicts the bucket won, and who is connected. */
   private addFootprintRow(settings: Settings): void {
     const lostAndFound = this.metric('LostAndFoundFiles', { statistic: cloudwatch.Stats.MAXIMUM });
-    const connections = this.metric('ClientConnections', { statistic: cloudwatch.Stats.SUM });
+    // Published every minute: a Sum over 1 minute is the number connected (over 5 it would be 5 times it).
+    const connections = this.metric('ClientConnections', { statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) });
     const stored = (name: string) => this.metric(name, { statistic: cloudwatch.Stats.AVERAGE, period: Duration.minutes(15), label: name });
     this.dashboard.addWidgets(
       note('**Footprint, conflicts and clients.** Storage and inodes on the high-performance tier, every 15 minutes. Lost+found files '
@@ -205,7 +206,7 @@ export class S3FilesMonitoring extends Construct {
     if (settings.minimumClientConnections !== undefined) {
       this.alarms.clientConnections = connections.createAlarm(this, 'ClientConnections', {
         alarmDescription: `Fewer than ${settings.minimumClientConnections} client connections for 5 minutes: clients that should mount the file system are not connected.`,
-        threshold: settings.minimumClientConnections, evaluationPeriods: 1,
+        threshold: settings.minimumClientConnections, evaluationPeriods: 5, datapointsToAlarm: 5,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
       });
@@ -215,7 +216,8 @@ export class S3FilesMonitoring extends Construct {
   /** What amazon-efs-utils clients publish of their NFS connection and the bucket, where they do (1 is fine, 0 is not). */
   private addClientsRow(): void {
     const search = (metricName: string) => new cloudwatch.MathExpression({
-      expression: `SEARCH('{${CLIENT_NAMESPACE}} MetricName="${metricName}" ${this.fileSystemId}', 'Minimum', 300)`,
+      // No schema (the dimensions efs-utils gives are its own): the namespace and name exactly, and the file system's id anywhere.
+      expression: `SEARCH('Namespace="${CLIENT_NAMESPACE}" MetricName="${metricName}" "${this.fileSystemId}"', 'Minimum', 300)`,
       usingMetrics: {}, label: metricName, period: PERIOD,
     });
     this.dashboard.addWidgets(

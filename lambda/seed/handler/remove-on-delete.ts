@@ -53,14 +53,20 @@ export async function onDelete(event: SeedEvent, deadline: number, runDeadline: 
 }
 
 /**
- * Whether another live seed resource of the stack serves the place (an engine change: the new
- * engine's copy writes no claim), so that the files stay, its now; also when that cannot be told.
+ * Whether a live Distributed Map or DataSync seed resource of the stack serves the place, or one in
+ * it or around it (an engine change: the new engine's copy writes no claim), so that the files stay;
+ * also when that cannot be told.
  */
 async function servedByAnotherSeed(event: SeedEvent, physicalId: string, place: Place, deadline: number): Promise<boolean> {
   if (!event.StackId || !event.LogicalResourceId) return false;
   try {
     const serving = await liveSeedServing(event.StackId, event.LogicalResourceId, physicalId, deadline);
-    if (serving) console.log(JSON.stringify({ message: 'another seed resource of the stack serves the place now: left as it is', place: place.where, by: serving.logicalId, type: serving.type }));
+    if (serving) {
+      console.log(JSON.stringify({
+        message: 'another seed resource of the stack serves the place, or one in it or around it, now: all of it is left as it is',
+        place: place.where, by: serving.logicalId, type: serving.type, itsPlace: serving.place,
+      }));
+    }
     return serving !== undefined;
   } catch (err) {
     console.warn(JSON.stringify({

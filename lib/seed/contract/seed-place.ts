@@ -21,6 +21,9 @@ export const SEED_PLACE_METADATA = 'cdk-efs-kit:seedPlace';
 /** The custom resource types of the three engines. */
 export const SEED_RESOURCE_TYPES: readonly string[] = ['Custom::CdkEfsKitSeed', 'Custom::CdkEfsKitDistributedMapSeed', 'Custom::CdkEfsKitDataSyncSeed'];
 
+/** The engines whose copy writes no claim in the place (a single-function seed's claim says who owns it). */
+export const CLAIMLESS_SEED_RESOURCE_TYPES: readonly string[] = ['Custom::CdkEfsKitDistributedMapSeed', 'Custom::CdkEfsKitDataSyncSeed'];
+
 /**
  * Whether two place ids share files: the same file system and access point, and one sub-path the
  * other or beneath it. Places through different access points are not compared (their roots are

@@ -40,11 +40,11 @@ export function singleFunctionEngine(options: SingleFunctionEngineOptions): Engi
       // The seed's own wait for its mount targets, whoever made the functions it shares.
       resource.node.addDependency(props.fileSystem.mountTargetsAvailable, props.fileSystem.mountTargetsReady);
       requireS3Route(context, 'the seed functions', placement);
-      if (props.removeOnDelete) {
-        // Its Delete reads which seeds of the stack are live (onEvent answers Deletes; isComplete only goes on removing).
-        grantOwnStackRead(handlers.onEvent);
-        requireCloudFormationRoute(context, 'the seed functions', placement);
-      }
+      // A Delete with removeOnDelete reads which seeds of the stack are live (onEvent answers Deletes). Granted
+      // whatever this seed asks: the Delete runs with the old properties, so an old seed's may need it after
+      // every seed on the functions left removeOnDelete.
+      grantOwnStackRead(handlers.onEvent);
+      if (props.removeOnDelete) requireCloudFormationRoute(context, 'the seed functions', placement);
       // The functions serve every seed on the access point: their Errors are not this seed's, its own failures are.
       const failureMetrics = { files_failed: context.filesFailed, runs_failed: context.runsFailed };
       return { resource, function: handlers.onEvent, failureMetrics };

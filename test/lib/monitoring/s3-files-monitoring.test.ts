@@ -48,7 +48,7 @@ test('the dashboard shows every metric S3 Files documents, by FileSystemId, and 
   for (const m of named) expect(m.slice(2, 4)).toEqual(['FileSystemId', 'TOKEN']);
   const searches = metrics.filter((m) => typeof m[0] === 'object' && /SEARCH/.test(m[0].expression)).map((m) => m[0].expression);
   expect(searches).toEqual(['NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable']
-    .map((name) => `SEARCH('{efs-utils/S3Files} MetricName="${name}" TOKEN', 'Minimum', 300)`));
+    .map((name) => `SEARCH('Namespace="efs-utils/S3Files" MetricName="${name}" "TOKEN"', 'Minimum', 300)`));
   expect(graphs.map((w) => w.properties.title)).toEqual([
     'PendingExports', 'ExportAge and ImportAge (s)', 'ImportFailures and ExportFailures',
     'Throughput (MiB/s)', 'Operations per second', 'Average write size (KiB)',
@@ -91,9 +91,11 @@ test('the alarms fire on their failure modes and stay quiet otherwise', () => {
   // A backlog that grows every quarter-hour for an hour, and one that grows and drains.
   expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 80, 160] })).toBe(true);
   expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 5, 160] })).toBe(false);
-  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 1] })).toBe(true);
-  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [NaN] })).toBe(true);
-  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 3] })).toBe(false);
+  // One datapoint a minute, five in a row.
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 1, 1, 1, 1, 1] })).toBe(true);
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [NaN, NaN, NaN, NaN, NaN] })).toBe(true);
+  expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [1, 1, 2, 1, 1] })).toBe(false);
+  expect(alarmsOf(template).find((a) => a.MetricName === 'ClientConnections')).toMatchObject({ Period: 60, EvaluationPeriods: 5, DatapointsToAlarm: 5 });
 });
 
 test('the metric math against hand-computed values: bytes and operations per second, and the average write against the 32 KiB billed at least', () => {
