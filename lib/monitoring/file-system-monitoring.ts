@@ -1,6 +1,5 @@
 import { Annotations, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
@@ -18,6 +17,7 @@ import { addSpendRow } from './spend-row';
 import { addReplicationRow } from './replication-row';
 import { FileSystemAlarmOptions } from './alarm-options';
 import { AlarmSettings, alarmSettings } from './alarm-settings';
+import { anyOfAlarms } from './composite-alarm';
 import { declaredSettings, DeclaredSettings } from './declared-settings';
 import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
 import { brand, hasBrand } from '../core/type-brand';
@@ -183,19 +183,8 @@ export class FileSystemMonitoring extends Construct {
 
     const health = Object.values(this.alarms);
     Object.assign(this.alarms, spend);
-    this.unhealthyAlarm = this.anyOf('Unhealthy', `EFS ${title}: one of its alarms is in ALARM.`, health, props.alarmTopic);
-    this.spendAlarm = this.anyOf('Spend', `EFS ${title}: a spend alarm (${Object.keys(spend).join(', ')}) is in ALARM.`, Object.values(spend), props.alarmTopic);
-  }
-
-  /** A composite alarm of `alarms` that notifies `topic` (none when `alarms` is empty). */
-  private anyOf(id: string, description: string, alarms: cloudwatch.Alarm[], topic?: sns.ITopic): cloudwatch.CompositeAlarm | undefined {
-    if (alarms.length === 0) return undefined;
-    const composite = new cloudwatch.CompositeAlarm(this, id, { alarmDescription: description, alarmRule: cloudwatch.AlarmRule.anyOf(...alarms) });
-    if (topic) {
-      composite.addAlarmAction(new cw_actions.SnsAction(topic));
-      composite.addOkAction(new cw_actions.SnsAction(topic));
-    }
-    return composite;
+    this.unhealthyAlarm = anyOfAlarms(this, 'Unhealthy', `EFS ${title}: one of its alarms is in ALARM.`, health, props.alarmTopic);
+    this.spendAlarm = anyOfAlarms(this, 'Spend', `EFS ${title}: a spend alarm (${Object.keys(spend).join(', ')}) is in ALARM.`, Object.values(spend), props.alarmTopic);
   }
 
   /** The throughput mode's billing, the prices, the provisioned throughput and the storage class. */

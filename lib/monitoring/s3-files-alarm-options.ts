@@ -27,7 +27,7 @@ export interface S3FilesAlarmOptions {
   /**
    * ExportAge (Maximum) above this for 15 minutes, as `AlarmThreshold.duration(d)` (at least 5
    * minutes): the write-back to the bucket is falling behind. S3 Files exports a change about a
-   * minute after it is written, so the default is ten such windows.
+   * minute after it is written (third-party timings, unverified), so the default is ten such windows.
    * @default AlarmThreshold.duration(Duration.minutes(10))
    */
   readonly exportAge?: AlarmThreshold;

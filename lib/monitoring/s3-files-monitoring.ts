@@ -1,9 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as cw_actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { AlarmThreshold } from './alarm-threshold';
+import { anyOfAlarms } from './composite-alarm';
 import { graph, note, WIDTH } from './dashboard-widgets';
 import { S3FilesAlarmOptions } from './s3-files-alarm-options';
 import { brand, hasBrand } from '../core/type-brand';
@@ -92,16 +92,7 @@ export class S3FilesMonitoring extends Construct {
     this.addTrafficRow();
     this.addFootprintRow(settings);
     this.addClientsRow();
-    const alarms = Object.values(this.alarms);
-    if (alarms.length > 0) {
-      this.unhealthyAlarm = new cloudwatch.CompositeAlarm(this, 'Unhealthy', {
-        alarmDescription: `S3 Files ${title}: one of its alarms is in ALARM.`, alarmRule: cloudwatch.AlarmRule.anyOf(...alarms),
-      });
-      if (props.alarmTopic) {
-        this.unhealthyAlarm.addAlarmAction(new cw_actions.SnsAction(props.alarmTopic));
-        this.unhealthyAlarm.addOkAction(new cw_actions.SnsAction(props.alarmTopic));
-      }
-    }
+    this.unhealthyAlarm = anyOfAlarms(this, 'Unhealthy', `S3 Files ${title}: one of its alarms is in ALARM.`, Object.values(this.alarms), props.alarmTopic);
   }
 
   /** One of the file system's metrics, by FileSystemId, over 5 minutes unless said. */
@@ -117,7 +108,7 @@ export class S3FilesMonitoring extends Construct {
     // Alarms take the metrics unlabelled (a label would make them metric math).
     const failures = (name: string, label?: string) => this.metric(name, { statistic: cloudwatch.Stats.SUM, label });
     this.dashboard.addWidgets(
-      note('**Sync with the bucket.** Changes reach the bucket about a minute after they are written (the export), and the bucket\'s '
+      note('**Sync with the bucket.** Changes reach the bucket about a minute after they are written (the export; third-party timings), and the bucket\'s '
         + 'changes appear on first access to a directory or some seconds later (the import). A rising export age or a growing '
         + 'backlog means the bucket lags the file system; failures are for good: those changes never arrive.'),
       graph('PendingExports', [pending], { label: 'changes' }),
@@ -170,7 +161,7 @@ export class S3FilesMonitoring extends Construct {
     this.dashboard.addWidgets(
       note('**Traffic.** Bytes and operations per second through the file system, by kind (SampleCount of each bytes metric is its '
         + 'operations). Reads served directly from the bucket and the sync\'s own transfers are not in it. An average write under '
-        + '32 KiB is billed as 32 KiB.'),
+        + '32 KiB is billed as 32 KiB (a third-party figure, not in the AWS docs).'),
       graph('Throughput (MiB/s)', perSecond(cloudwatch.Stats.SUM, ' MiB/s', ' / 1048576'), { stacked: true, label: 'MiB/s' }),
       graph('Operations per second', perSecond(cloudwatch.Stats.SAMPLE_COUNT, ' ops/s', ''), { stacked: true, label: 'ops/s' }),
       graph('Average write size (KiB)', [new cloudwatch.MathExpression({

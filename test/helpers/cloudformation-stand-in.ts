@@ -60,7 +60,7 @@ export async function startCloudFormationStandIn(options: { pageSize?: number } 
       requests.push({ action, stackName });
       const stack = stacks.get(stackName);
       if (!stack) return error(400, 'ValidationError', `Stack with id ${stackName} does not exist`);
-      const stackName_ = /:stack\/([^/]+)\//.exec(stackName)?.[1] ?? stackName;
+      const shortName = /:stack\/([^/]+)\//.exec(stackName)?.[1] ?? stackName;
       const fields = (r: StandInResource) => `<LogicalResourceId>${escape(r.logicalId)}</LogicalResourceId>`
         + (r.physicalId ? `<PhysicalResourceId>${escape(r.physicalId)}</PhysicalResourceId>` : '')
         + `<ResourceType>${escape(r.type)}</ResourceType><ResourceStatus>${r.status}</ResourceStatus><LastUpdatedTimestamp>2026-11-28T12:00:00.000Z</LastUpdatedTimestamp>`;
@@ -75,10 +75,10 @@ export async function startCloudFormationStandIn(options: { pageSize?: number } 
       }
       if (action === 'DescribeStackResource') {
         const resource = stack.get(form.get('LogicalResourceId') ?? '');
-        if (!resource) return error(400, 'ValidationError', `Resource ${form.get('LogicalResourceId')} does not exist for stack ${stackName_}`);
+        if (!resource) return error(400, 'ValidationError', `Resource ${form.get('LogicalResourceId')} does not exist for stack ${shortName}`);
         const metadata = resource.metadata ? `<Metadata>${escape(JSON.stringify(resource.metadata))}</Metadata>` : '';
         return answer(200, `<DescribeStackResourceResponse xmlns="${NAMESPACE}"><DescribeStackResourceResult><StackResourceDetail>`
-          + `<StackId>${escape(stackName)}</StackId><StackName>${escape(stackName_)}</StackName>${fields(resource)}${metadata}`
+          + `<StackId>${escape(stackName)}</StackId><StackName>${escape(shortName)}</StackName>${fields(resource)}${metadata}`
           + '</StackResourceDetail></DescribeStackResourceResult><ResponseMetadata><RequestId>stand-in</RequestId></ResponseMetadata></DescribeStackResourceResponse>');
       }
       return error(400, 'InvalidAction', `${action} is not served by this stand-in`);

@@ -98,3 +98,19 @@ test('an imported file system has no gate: its mount targets are not this app\'s
   }).node.addDependency(imported.mountTargetsReady);
   template().resourceCountIs('Custom::CdkEfsKitMountTargetsReady', 0);
 });
+
+test('changing readinessGateSubnets is an Update of the same gate, with the same ServiceToken (CloudFormation refuses another)', () => {
+  const gateOf = (readinessGateSubnets?: (network: ec2.Vpc) => ec2.SubnetSelection) => {
+    const scope = new Stack(new App(), 'Test');
+    const network = new ec2.Vpc(scope, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const s3Files = new S3FilesFileSystem(scope, 'Files', { vpc: network, readinessGateSubnets: readinessGateSubnets?.(network) });
+    const fn = new lambda.Function(scope, 'Fn', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => 1;'), vpc: network });
+    s3Files.mountOnLambda(fn, s3Files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared')), { mountPath: '/mnt/shared' });
+    return Template.fromStack(scope).findResources('Custom::CdkEfsKitMountTargetsReady');
+  };
+  const before = gateOf();
+  const after = gateOf((network) => ({ subnets: [network.privateSubnets[0]] }));
+  expect(Object.keys(after)).toEqual(Object.keys(before));
+  const [id] = Object.keys(before);
+  expect(after[id].Properties.ServiceToken).toEqual(before[id].Properties.ServiceToken);
+});
