@@ -7,17 +7,27 @@ import { tempDir } from '../../helpers/seed-fixtures';
 
 // The seed's boundary on its source side (issue 39, finding 1): whoever can write a local source
 // directory (`sudo cdk-efs-kit seed /home/<user>/site /var/www/site`) swaps a subdirectory for a
-// link while the seed runs. The built command line runs as root against a swapper racing it; every
-// attempt must read nothing outside the source (no outside content in the target, the outside trees
-// unchanged by type, mode, owner, size, mtime, hash and link target), and an attempt the race hits
-// must fail the swapped entries by name. Races are retried a bounded number of times until one hits.
+// link while the seed runs. The built command line runs as root against two attackers: one with
+// perfect timing (test/helpers/swap-on-open.c, preloaded: the swap lands just before the seed's
+// open, every time, so the kernel's refusal under the seed's flags is what is tested), and a swapper
+// racing it at random, for whatever interleavings that one does not make. Every run must read
+// nothing outside the source (no outside content in the target, the outside trees unchanged by
+// type, mode, owner, size, mtime, hash and link target); a run the swap hits fails the swapped
+// entries by name.
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const CLI = path.join(ROOT, 'dist', 'bin', 'cdk-efs-kit.js');
 const isRoot = process.getuid?.() === 0;
 const rootTest = isRoot ? test : test.skip;
 const FILES = 40;
-const ATTEMPTS = 20;
+const RACES = 5;
+
+// The perfectly timed attacker, built once for the file.
+let swapOnOpen: string;
+beforeAll(() => {
+  swapOnOpen = path.join(tempDir('swap-on-open-'), 'swap-on-open.so');
+  execFileSync('gcc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-fPIC', '-shared', '-o', swapOnOpen, path.join(ROOT, 'test', 'helpers', 'swap-on-open.c'), '-ldl']);
+});
 
 let work: string;
 let source: string;
@@ -97,52 +107,63 @@ function targetFiles(): Array<{ file: string; size: number; head: string }> {
   });
 }
 
-/** Races the swapper against the seed until a run is hit; each run must have read nothing outside. */
-async function raceUntilHit(linkTarget: string, env: Record<string, string> = {}): Promise<{ hits: number; attempts: number; failures: string[] }> {
-  const before = snapshot(outside);
-  let hits = 0;
-  let attempts = 0;
-  const failures: string[] = [];
-  startSwapper(linkTarget);
-  try {
-    while (attempts < ATTEMPTS && hits === 0) {
-      attempts++;
-      const run = seed(env);
-      expect({ attempt: attempts, parsed: run.summary !== undefined, output: run.summary ? '' : run.output }).toEqual({ attempt: attempts, parsed: true, output: '' });
-      // Whatever the race did, every file written holds the source's content, no more than its size.
-      for (const { file, size, head } of targetFiles()) {
-        expect({ file, size: size <= 16, content: /^(public \d+|sixteen bytes\.\.\.|top)$/.test(head) }).toEqual({ file, size: true, content: true });
-      }
-      const swapped = run.summary!.failed.filter((f) => /symlink/.test(f.error));
-      if (swapped.length > 0) {
-        hits++;
-        failures.push(...swapped.map((f) => f.path));
-        // A failure names the entry it refused: the subdirectory or a file in it.
-        for (const f of swapped) expect(f.path).toMatch(/^sub(\/|$)/);
-        expect(run.status).toBe(1);
-      }
-    }
-  } finally {
-    await stopSwapper();
+/** Every file written holds the source's content, no more than its size. */
+function expectOnlySourceContent(): void {
+  for (const { file, size, head } of targetFiles()) {
+    expect({ file, size: size <= 16, content: /^(public \d+|sixteen bytes\.\.\.|top)$/.test(head) }).toEqual({ file, size: true, content: true });
   }
-  expect(snapshot(outside)).toEqual(before);
-  return { hits, attempts, failures };
 }
 
-describe('a source subdirectory swapped for a link while the seed runs (the CLI as root)', () => {
-  rootTest('to root-only files outside the source: none is read, and the swapped entries fail by name', async () => {
-    const { hits } = await raceUntilHit(path.join(outside, 'private'));
-    expect(hits).toBeGreaterThan(0);
-  });
+/** The entries a run refused as reached through a link: each the subdirectory or a file in it, and the run failed. */
+function refusedLinks(run: ReturnType<typeof seed>): string[] {
+  expect({ parsed: run.summary !== undefined, output: run.summary ? '' : run.output }).toEqual({ parsed: true, output: '' });
+  const swapped = run.summary!.failed.filter((f) => /symlink/.test(f.error)).map((f) => f.path);
+  for (const entry of swapped) expect(entry).toMatch(/^sub(\/|$)/);
+  if (swapped.length > 0) expect(run.status).toBe(1);
+  return swapped;
+}
 
-  rootTest('to /dev: no device is read, and the copy ends', async () => {
-    const { hits } = await raceUntilHit('/dev');
-    expect(hits).toBeGreaterThan(0);
-  });
+const PRIVATE = 'the root-only files outside';
+const MOMENTS = { 'the walk opens it to list it': 1, 'the copy opens its first file': 2 } as const;
 
-  rootTest('the same by the descriptor walk, where openat2 is refused (CDK_EFS_KIT_OPENAT2=0)', async () => {
-    const { hits } = await raceUntilHit(path.join(outside, 'private'), { CDK_EFS_KIT_OPENAT2: '0' });
-    expect(hits).toBeGreaterThan(0);
+describe('a source subdirectory swapped for a link just before the seed opens it (the CLI as root)', () => {
+  const cases = (['openat2', 'descriptor walk'] as const).flatMap((resolution) =>
+    (Object.keys(MOMENTS) as Array<keyof typeof MOMENTS>).flatMap((moment) =>
+      [PRIVATE, '/dev'].map((aim) => ({ resolution, moment, aim }))));
+  rootTest.each(cases)('$resolution, when $moment, aimed at $aim: refused by name, nothing read outside', ({ resolution, moment, aim }) => {
+    const before = snapshot(outside);
+    const run = seed({
+      ...(resolution === 'openat2' ? {} : { CDK_EFS_KIT_OPENAT2: '0' }),
+      LD_PRELOAD: swapOnOpen,
+      SWAP_ROOT: fs.realpathSync(source),
+      SWAP_DIR: path.join(fs.realpathSync(source), 'sub'),
+      SWAP_LINK: aim === PRIVATE ? path.join(outside, 'private') : aim,
+      SWAP_AT: String(MOMENTS[moment]),
+    });
+    expect(run.output).toContain('swap-on-open: ');
+    const refused = refusedLinks(run);
+    // Listing refuses the directory itself; past it, every file in it is refused, each by name.
+    expect(refused).toEqual(MOMENTS[moment] === 1 ? ['sub'] : expect.arrayContaining(['sub/f0']));
+    if (MOMENTS[moment] === 2) expect(refused).toHaveLength(FILES + 4);
+    expect(run.summary!.pathResolution).toMatch(resolution === 'openat2' ? /^openat2$/ : /^descriptor walk/);
+    expectOnlySourceContent();
+    expect(snapshot(outside)).toEqual(before);
+  });
+});
+
+describe('a swapper racing the seed at random (the CLI as root)', () => {
+  rootTest.each([PRIVATE, '/dev'])('aimed at %s: no run reads anything outside the source', async (aim) => {
+    const before = snapshot(outside);
+    startSwapper(aim === PRIVATE ? path.join(outside, 'private') : aim);
+    try {
+      for (let race = 1; race <= RACES; race++) {
+        refusedLinks(seed());
+        expectOnlySourceContent();
+      }
+    } finally {
+      await stopSwapper();
+    }
+    expect(snapshot(outside)).toEqual(before);
   });
 });
 
