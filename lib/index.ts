@@ -19,6 +19,7 @@ export * from './monitoring/s3-files-monitoring';
 export * from './probe/probe-request';
 export * from './probe/benchmark-probe';
 export * from './cost/efs-pricing';
+export * from './cost/s3-files-pricing';
 export * from './file-system/mount-targets-ready';
 export * from './file-system/mountable-file-system';
 export * from './s3-files/s3-files-file-system';

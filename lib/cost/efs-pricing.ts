@@ -1,5 +1,5 @@
 // Imports only contracts and its own price list: the CLI and the probe's Lambda use the prices without pulling in aws-cdk-lib.
-import { propName } from '../core/contract/prop-name';
+import { checkedPrices } from './checked-prices';
 import { LISTED_REGION_PRICES } from './efs-list-prices';
 
 /**
@@ -41,6 +41,12 @@ export interface EfsPricingProps {
   /** Lifecycle management moving files into Archive: per GB moved. */
   readonly archiveTieringPerGb: number;
 }
+
+const EFS_PRICES = [
+  'elasticReadPerGb', 'elasticWritePerGb', 'provisionedPerMibpsMonth', 'standardStoragePerGbMonth', 'iaStoragePerGbMonth',
+  'iaStorageWithBurstingOrProvisionedPerGbMonth', 'archiveStoragePerGbMonth', 'oneZoneStoragePerGbMonth', 'oneZoneIaStoragePerGbMonth',
+  'iaReadPerGb', 'iaTieringPerGb', 'archiveReadPerGb', 'archiveTieringPerGb',
+] as const;
 
 /**
  * A price list for Amazon EFS, as data: every estimate of this library (`cdk-efs-kit advise`, the
@@ -126,36 +132,21 @@ export class EfsPricing {
   public readonly archiveTieringPerGb: number;
 
   private constructor(props: EfsPricingProps) {
-    if (typeof props.label !== 'string' || props.label.trim() === '') {
-      throw new Error(`EfsPricing: label must name the prices (e.g. 'eu-west-1 list prices, 2026-11'); got ${JSON.stringify(props.label)}`);
-    }
-    if (props.source !== undefined && typeof props.source !== 'string') {
-      throw new Error(`EfsPricing: source must be a string; got ${JSON.stringify(props.source)}`);
-    }
-    const price = (name: keyof EfsPricingProps): number => {
-      const value = props[name];
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new Error(`EfsPricing: ${propName(name)} must be a price in US dollars, 0 or more; got ${JSON.stringify(value)}`);
-      }
-      return value;
-    };
-    this.label = props.label;
-    this.source = props.source;
-    this.elasticReadPerGb = price('elasticReadPerGb');
-    this.elasticWritePerGb = price('elasticWritePerGb');
-    this.provisionedPerMibpsMonth = price('provisionedPerMibpsMonth');
-    this.standardStoragePerGbMonth = price('standardStoragePerGbMonth');
-    this.iaStoragePerGbMonth = price('iaStoragePerGbMonth');
-    this.iaStorageWithBurstingOrProvisionedPerGbMonth = price('iaStorageWithBurstingOrProvisionedPerGbMonth');
-    this.archiveStoragePerGbMonth = price('archiveStoragePerGbMonth');
-    this.oneZoneStoragePerGbMonth = price('oneZoneStoragePerGbMonth');
-    this.oneZoneIaStoragePerGbMonth = price('oneZoneIaStoragePerGbMonth');
-    this.iaReadPerGb = price('iaReadPerGb');
-    this.iaTieringPerGb = price('iaTieringPerGb');
-    this.archiveReadPerGb = price('archiveReadPerGb');
-    this.archiveTieringPerGb = price('archiveTieringPerGb');
-    // A misspelt price (from JSON, or JavaScript) would otherwise be ignored without a word.
-    const unknown = Object.keys(props).filter((key) => !(key in this));
-    if (unknown.length > 0) throw new Error(`EfsPricing: unknown price ${unknown.map((k) => `'${k}'`).join(', ')}; the prices are ${Object.keys(this).join(', ')}`);
+    const p = checkedPrices('EfsPricing', props, EFS_PRICES);
+    this.label = p.label;
+    this.source = p.source;
+    this.elasticReadPerGb = p.elasticReadPerGb;
+    this.elasticWritePerGb = p.elasticWritePerGb;
+    this.provisionedPerMibpsMonth = p.provisionedPerMibpsMonth;
+    this.standardStoragePerGbMonth = p.standardStoragePerGbMonth;
+    this.iaStoragePerGbMonth = p.iaStoragePerGbMonth;
+    this.iaStorageWithBurstingOrProvisionedPerGbMonth = p.iaStorageWithBurstingOrProvisionedPerGbMonth;
+    this.archiveStoragePerGbMonth = p.archiveStoragePerGbMonth;
+    this.oneZoneStoragePerGbMonth = p.oneZoneStoragePerGbMonth;
+    this.oneZoneIaStoragePerGbMonth = p.oneZoneIaStoragePerGbMonth;
+    this.iaReadPerGb = p.iaReadPerGb;
+    this.iaTieringPerGb = p.iaTieringPerGb;
+    this.archiveReadPerGb = p.archiveReadPerGb;
+    this.archiveTieringPerGb = p.archiveTieringPerGb;
   }
 }

@@ -43,4 +43,19 @@ export interface S3FilesAlarmOptions {
    * @default AlarmThreshold.off() - a file system may be idle
    */
   readonly minimumClientConnections?: AlarmThreshold;
+  /**
+   * Alarm when the projected daily spend is above this budget in 2 of the last 3 hours, as
+   * `AlarmThreshold.usd(n)`: the last hour's data access 24 times (each operation at the least it is
+   * metered as) and a day of the high-performance storage, at the monitoring's `pricing`. A spend
+   * alarm: not part of `unhealthyAlarm`, but of `spendAlarm`.
+   * @default AlarmThreshold.off() - the budget is yours to give
+   */
+  readonly dailySpendLimit?: AlarmThreshold;
+  /**
+   * Alarm when the average data write (DataWriteBytes Sum over SampleCount) is under this in each of
+   * the last 3 hours, as `AlarmThreshold.size(s)`: S3 Files bills each write as 32 KiB at least, so
+   * a workload of smaller writes pays for more than it writes. A spend alarm, as `dailySpendLimit`.
+   * @default AlarmThreshold.size(Size.kibibytes(32))
+   */
+  readonly averageWriteSize?: AlarmThreshold;
 }

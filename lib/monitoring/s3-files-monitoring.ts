@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, SizeRoundingBehavior, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -6,6 +6,9 @@ import { AlarmThreshold } from './alarm-threshold';
 import { anyOfAlarms } from './composite-alarm';
 import { graph, note, WIDTH } from './dashboard-widgets';
 import { S3FilesAlarmOptions } from './s3-files-alarm-options';
+import { addS3FilesSpendRow, S3FilesSpendModel } from './s3-files-spend';
+import { S3FilesPricing } from '../cost/s3-files-pricing';
+import { ValidationError } from '../core/validation-error';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
@@ -42,10 +45,17 @@ export interface S3FilesMonitoringProps {
    */
   readonly alarms?: S3FilesAlarmOptions;
   /**
-   * Notified when the composite "file system unhealthy" alarm changes to ALARM and back to OK.
+   * Notified when the composite "file system unhealthy" alarm, or the spend one, changes to ALARM and back to OK.
    * @default - no notification
    */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * The prices of the spend row and the `dailySpendLimit` alarm.
+   * @default - `S3FilesPricing.forRegion` of the stack's Region; where it has none, the row shows
+   * what is billed without dollars (and `dailySpendLimit` needs `pricing`); us-east-1's for a stack
+   * without a Region
+   */
+  readonly pricing?: S3FilesPricing;
 }
 
 /**
@@ -74,8 +84,10 @@ export class S3FilesMonitoring extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   /** Every alarm this construct created, by name (e.g. `lostAndFoundFiles`, `exportAge`). */
   public readonly alarms: Record<string, cloudwatch.Alarm> = {};
-  /** ALARM when any alarm in `alarms` is (none when every alarm is off). */
+  /** ALARM when any health alarm is (none when every one is off). */
   public readonly unhealthyAlarm?: cloudwatch.CompositeAlarm;
+  /** ALARM when a spend alarm (`dailySpend`, `averageWriteSize`) is (none when both are off). */
+  public readonly spendAlarm?: cloudwatch.CompositeAlarm;
 
   private readonly fileSystemId: string;
 
@@ -92,12 +104,39 @@ export class S3FilesMonitoring extends Construct {
     this.addTrafficRow();
     this.addFootprintRow(settings);
     this.addClientsRow();
-    this.unhealthyAlarm = anyOfAlarms(this, 'Unhealthy', `S3 Files ${title}: one of its alarms is in ALARM.`, Object.values(this.alarms), props.alarmTopic);
+    const health = Object.values(this.alarms);
+    const spend = addS3FilesSpendRow(this, this.dashboard, this.spendModel(where, props, settings.dailySpendLimitUsd), settings);
+    Object.assign(this.alarms, spend);
+    this.unhealthyAlarm = anyOfAlarms(this, 'Unhealthy', `S3 Files ${title}: one of its alarms is in ALARM.`, health, props.alarmTopic);
+    this.spendAlarm = anyOfAlarms(this, 'Spend', `S3 Files ${title}: a spend alarm (${Object.keys(spend).join(', ')}) is in ALARM.`, Object.values(spend), props.alarmTopic);
   }
 
   /** One of the file system's metrics, by FileSystemId, over 5 minutes unless said. */
   public metric(metricName: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return new cloudwatch.Metric({ namespace: NAMESPACE, metricName, dimensionsMap: { FileSystemId: this.fileSystemId }, period: PERIOD, ...options });
+  }
+
+  /**
+   * The prices given, else those shipped for the stack's Region, else none: the spend row then shows
+   * usage without dollars, said at synth as an info. A stack without a Region keeps us-east-1's.
+   */
+  private spendModel(where: string, props: S3FilesMonitoringProps, dailySpendLimitUsd: number | undefined): S3FilesSpendModel {
+    const base = { metric: (name: string, options: cloudwatch.MetricOptions) => this.metric(name, options), bucketName: props.fileSystem.bucket.bucketName };
+    if (props.pricing) return { ...base, pricing: props.pricing, pricesNote: props.pricing.label };
+    const region = Stack.of(this).region;
+    if (Token.isUnresolved(region)) {
+      const usEast1 = S3FilesPricing.forRegion('us-east-1')!;
+      return { ...base, pricing: usEast1, pricesNote: `${usEast1.label} (the stack's Region is not known at synth)` };
+    }
+    const listed = S3FilesPricing.forRegion(region);
+    if (listed) return { ...base, pricing: listed, pricesNote: listed.label };
+    if (dailySpendLimitUsd !== undefined) {
+      throw new ValidationError(`${where}: dailySpendLimit needs prices, and this library ships no S3 Files prices for ${region}: `
+        + `give pricing: S3FilesPricing.custom({...}) with ${region}'s, got dailySpendLimit $${dailySpendLimitUsd} and no pricing.`, this);
+    }
+    Annotations.of(this).addInfo(`${where}: no S3 Files list prices are known for ${region}, so the spend row shows what is billed (GB metered, GB stored) `
+      + `without dollars; give pricing: S3FilesPricing.custom({...}) with ${region}'s to see dollars.`);
+    return { ...base, pricesNote: `no S3 Files list prices are known for ${region}` };
   }
 
   /** How the sync with the bucket keeps up, and the alarms on it. */
@@ -226,6 +265,8 @@ interface Settings {
   readonly exportAge?: Duration;
   readonly pendingExportsGrowing: boolean;
   readonly minimumClientConnections?: number;
+  readonly dailySpendLimitUsd?: number;
+  readonly averageWriteBytes?: number;
 }
 
 function alarmSettings(scope: Construct, where: string, o: S3FilesAlarmOptions): Settings {
@@ -237,6 +278,13 @@ function alarmSettings(scope: Construct, where: string, o: S3FilesAlarmOptions):
   };
   const exportAge = (o.exportAge ?? AlarmThreshold.duration(Duration.minutes(10)))._duration(where, prop('exportAge'));
   if (exportAge) check(exportAge.toSeconds() >= 300, where, prop('exportAge'), exportAge.toHumanString(), 'must be at least 5 minutes (the alarm\'s period)', scope);
+  const spendLimit = (o.dailySpendLimit ?? AlarmThreshold.off())._usd(where, prop('dailySpendLimit'));
+  if (spendLimit !== undefined) check(Number.isFinite(spendLimit) && spendLimit > 0, where, prop('dailySpendLimit'), spendLimit, 'must be a positive amount of US dollars', scope);
+  const averageWrite = (o.averageWriteSize ?? AlarmThreshold.size(Size.kibibytes(32)))._size(where, prop('averageWriteSize'));
+  if (averageWrite) {
+    const bytes = averageWrite.toBytes({ rounding: SizeRoundingBehavior.NONE });
+    check(bytes >= 1, where, prop('averageWriteSize'), `${bytes} bytes`, 'must be at least 1 byte', scope);
+  }
   return {
     lostAndFoundFiles: count('lostAndFoundFiles', o.lostAndFoundFiles ?? AlarmThreshold.count(1)),
     importFailures: count('importFailures', o.importFailures ?? AlarmThreshold.count(1)),
@@ -244,5 +292,7 @@ function alarmSettings(scope: Construct, where: string, o: S3FilesAlarmOptions):
     exportAge,
     pendingExportsGrowing: o.pendingExportsGrowing ?? true,
     minimumClientConnections: count('minimumClientConnections', o.minimumClientConnections ?? AlarmThreshold.off()),
+    dailySpendLimitUsd: spendLimit,
+    averageWriteBytes: averageWrite?.toBytes({ rounding: SizeRoundingBehavior.NONE }),
   };
 }

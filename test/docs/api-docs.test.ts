@@ -41,7 +41,7 @@ test('every construct has an example', () => {
 test('the main static factories and methods have examples', () => {
   const main = [
     'AccessPointPreset.applicationUser', 'AccessPointPreset.custom', 'AlarmThreshold', 'EfsMetrics', 'EfsMetrics.throughputMiBps',
-    'EfsPricing.custom', 'NfsMountOptions.recommendedNfs', 'NfsMountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
+    'EfsPricing.custom', 'S3FilesPricing.custom', 'NfsMountOptions.recommendedNfs', 'NfsMountOptions.efsUtils', 'SeedEngine', 'SeedSource.asset', 'SeedSource.s3',
     'SeedSource.archive', 'StorageLifecycle.infrequentAccess', 'SharedFileSystem.fromFileSystemAttributes', 'SharedFileSystem.fromFileSystem',
     'SharedFileSystem.addMonitoring',
     // What a created and an imported file system share lives on their base (SharedFileSystem inherits it).

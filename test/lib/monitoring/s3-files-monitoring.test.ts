@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { AlarmThreshold, S3FilesAlarmOptions, S3FilesFileSystem, S3FilesMonitoring, SharedFileSystem } from '../../../lib';
+import { AlarmThreshold, S3FilesAlarmOptions, S3FilesFileSystem, S3FilesMonitoring, S3FilesPricing, SharedFileSystem } from '../../../lib';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 import { AlarmProperties, alarmFires, evaluate } from '../../helpers/metric-math';
 
@@ -54,15 +54,17 @@ test('the dashboard shows every metric S3 Files documents, by FileSystemId, and 
     'Throughput (MiB/s)', 'Operations per second', 'Average write size (KiB)',
     'StorageBytes and Inodes', 'LostAndFoundFiles', 'ClientConnections',
     'NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable',
+    'Data access spend (USD/hour)', 'Spend per day (USD/day)', 'The bucket: S3 Standard storage, every version (USD/day)',
   ]);
   expect(widgets(template).filter((w) => w.type === 'text').map((w) => w.properties.markdown!.split('.')[0])).toEqual([
     '# Test/Monitoring\nS3 Files file system `TOKEN`', '**Sync with the bucket', '**Traffic', '**Footprint, conflicts and clients', '**What clients see** (amazon-efs-utils, `efs-utils/S3Files`, from clients that publish it)',
+    '**Spend**, estimated at us-east-1 S3 Files list prices, checked 2026-11-28',
   ]);
 });
 
 test('an alarm on each failure mode, with its statistic, period and threshold, in the composite alarm that notifies the topic', () => {
   const { monitoring, template } = monitored();
-  expect(Object.keys(monitoring.alarms).sort()).toEqual(['exportAge', 'exportFailures', 'importFailures', 'lostAndFoundFiles', 'pendingExportsGrowing']);
+  expect(Object.keys(monitoring.alarms).sort()).toEqual(['averageWriteSize', 'exportAge', 'exportFailures', 'importFailures', 'lostAndFoundFiles', 'pendingExportsGrowing']);
   const metricAlarm = (name: string) => alarmsOf(template).find((a) => a.MetricName === name);
   expect(metricAlarm('LostAndFoundFiles')).toMatchObject({ Namespace: 'AWS/S3/Files', Statistic: 'Maximum', Period: 300, Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   expect(metricAlarm('ImportFailures')).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
@@ -72,7 +74,7 @@ test('an alarm on each failure mode, with its statistic, period and threshold, i
     const dimensions = alarm.Dimensions ?? alarm.Metrics.find((m: any) => m.MetricStat).MetricStat.Metric.Dimensions;
     expect(dimensions).toEqual([{ Name: 'FileSystemId', Value: { 'Fn::GetAtt': [expect.stringMatching(/^Files/), 'FileSystemId'] } }]);
   }
-  const [composite] = Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm'));
+  const composite = template.toJSON().Resources[stack.getLogicalId(monitoring.unhealthyAlarm!.node.defaultChild as cloudwatch.CfnCompositeAlarm)];
   expect((composite.Properties.AlarmRule['Fn::Join'][1] as unknown[]).filter((p) => typeof p === 'object')).toHaveLength(5);
   expect(composite.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
   expect(composite.Properties.OKActions).toEqual([{ Ref: expect.stringMatching(/^Topic/) }]);
@@ -114,7 +116,7 @@ test('thresholds: each can be given or turned off; the wrong unit and a too shor
   const { monitoring, template } = monitored({
     lostAndFoundFiles: AlarmThreshold.off(), importFailures: AlarmThreshold.count(5), exportAge: AlarmThreshold.duration(Duration.minutes(30)), pendingExportsGrowing: false,
   });
-  expect(Object.keys(monitoring.alarms).sort()).toEqual(['exportAge', 'exportFailures', 'importFailures']);
+  expect(Object.keys(monitoring.alarms).sort()).toEqual(['averageWriteSize', 'exportAge', 'exportFailures', 'importFailures']);
   expect(alarmsOf(template).find((a) => a.MetricName === 'ImportFailures').Threshold).toBe(5);
   expect(alarmsOf(template).find((a) => a.MetricName === 'ExportAge').Threshold).toBe(1800);
   const other = new Stack(new App(), 'Other');
@@ -127,9 +129,13 @@ test('thresholds: each can be given or turned off; the wrong unit and a too shor
     .toThrow(/alarms.lostAndFoundFiles .* must be a whole number of at least 1, got 0.5/);
   const none = new S3FilesMonitoring(other, 'D', {
     fileSystem: files,
-    alarms: { lostAndFoundFiles: AlarmThreshold.off(), importFailures: AlarmThreshold.off(), exportFailures: AlarmThreshold.off(), exportAge: AlarmThreshold.off(), pendingExportsGrowing: false },
+    alarms: {
+      lostAndFoundFiles: AlarmThreshold.off(), importFailures: AlarmThreshold.off(), exportFailures: AlarmThreshold.off(), exportAge: AlarmThreshold.off(),
+      pendingExportsGrowing: false, averageWriteSize: AlarmThreshold.off(),
+    },
   });
   expect(none.unhealthyAlarm).toBeUndefined();
+  expect(none.spendAlarm).toBeUndefined();
 });
 
 test('one dashboard for an EFS and an S3 Files file system, each with its alarms: cdk-nag and cfn-lint find nothing', () => {
@@ -141,7 +147,103 @@ test('one dashboard for an EFS and an S3 Files file system, each with its alarms
   expect(monitoring.dashboard).toBe(dashboard);
   const template = Template.fromStack(stack);
   template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-  template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 3); // EFS unhealthy and spend, S3 Files unhealthy
+  template.resourceCountIs('AWS::CloudWatch::CompositeAlarm', 4); // unhealthy and spend, for each
   expect(nagErrors(stack).filter((finding) => /Monitoring/.test(finding))).toEqual([]);
   expect(cfnLintErrors(template.toJSON())).toEqual([]);
+});
+
+describe('the spend row', () => {
+  const GiB = 2 ** 30;
+  /** The row's expressions by label, from the dashboard. */
+  const expressionOf = (template: Template, label: string) => {
+    const found = widgets(template).flatMap((w) => w.properties.metrics ?? []).find((m) => typeof m[0] === 'object' && m[0].label === label);
+    if (!found) throw new Error(`no expression labelled ${label}`);
+    return found[0].expression as string;
+  };
+  const at = (periods: number) => ({ periods: Object.fromEntries(['data_read', 'data_write', 'metadata_read', 'metadata_write'].map((k) => [`${k}_bytes`, periods])) });
+
+  test('each operation is billed at its minimum: 4 KiB writes as 32 KiB, metadata as 4 KiB; large writes as written (hand-computed at us-east-1 prices)', () => {
+    const { template } = monitored();
+    // 5-minute periods: 1,000 writes of 4 KiB; 3 writes of 1 GiB; nothing.
+    const writes = evaluate(expressionOf(template, 'Data writes (USD/hour)'), {
+      series: { data_write_bytes: [1000 * 4096, 3 * GiB, NaN], data_write_ops: [1000, 3, NaN] }, ...at(300),
+    }, 3);
+    expect(writes[0]).toBeCloseTo(1000 * 32768 / GiB * 0.06 * 12, 12);
+    expect(writes[1]).toBeCloseTo(3 * 0.06 * 12, 12);
+    expect(writes[2]).toBe(0);
+    // 100 listings of 512 bytes (4 KiB each, at the read price) and 10 fsyncs of 0 bytes (4 KiB each, at the write price).
+    const metadata = evaluate(expressionOf(template, 'Metadata (USD/hour)'), {
+      series: { metadata_read_bytes: [100 * 512], metadata_read_ops: [100], metadata_write_bytes: [0], metadata_write_ops: [10] }, ...at(300),
+    }, 1);
+    expect(metadata[0]).toBeCloseTo((100 * 4096 * 0.03 + 10 * 4096 * 0.06) / GiB * 12, 15);
+    // A day: 100 GiB on the high-performance tier at $0.30 per GB-month.
+    const storage = evaluate(expressionOf(template, 'High-performance storage (USD/day)'), { series: { stored_bytes: [100 * GiB] }, periods: {} }, 1);
+    expect(storage[0]).toBeCloseTo(100 * 0.3 * 24 / 730, 12);
+    const bucket = evaluate(expressionOf(template, 'BucketSizeBytes at S3 Standard (USD/day)'), { series: { bucket_bytes: [1000 * GiB] }, periods: {} }, 1);
+    expect(bucket[0]).toBeCloseTo(1000 * 0.023 * 24 / 730, 12);
+  });
+
+  test('the bucket line reads the file system\'s bucket: BucketSizeBytes of S3 Standard, daily (Average is the default statistic)', () => {
+    const { template } = monitored();
+    const metrics = widgets(template).flatMap((w) => w.properties.metrics ?? []).filter((m) => m[0] === 'AWS/S3');
+    expect(metrics).toEqual([['AWS/S3', 'BucketSizeBytes', 'BucketName', 'TOKEN', 'StorageType', 'StandardStorage', { id: 'bucket_bytes', period: 86400, visible: false }]]);
+  });
+
+  test('the daily spend alarm: projected from the last hour, storage included; in the spend composite, not the health one', () => {
+    const { monitoring, template } = monitored({ dailySpendLimit: AlarmThreshold.usd(50) });
+    const alarm = alarmNamed(template, /^Projected daily S3 Files spend above \$50/);
+    const hours = (n: number) => Array(3).fill(n);
+    // 1 GiB written per hour in 1 MiB writes: $1.44 a day, with 100 GiB stored ($0.99): quiet.
+    const quiet = { 'DataWriteBytes:Sum': hours(GiB), 'DataWriteBytes:SampleCount': hours(1024), 'StorageBytes:Average': hours(100 * GiB) };
+    const zero = { 'DataReadBytes:Sum': hours(0), 'DataReadBytes:SampleCount': hours(0), 'MetadataReadBytes:Sum': hours(0), 'MetadataReadBytes:SampleCount': hours(0),
+      'MetadataWriteBytes:Sum': hours(0), 'MetadataWriteBytes:SampleCount': hours(0) };
+    expect(alarmFires(alarm, { ...zero, ...quiet })).toBe(false);
+    // A loop of 4 KiB writes, 10 million an hour: billed as 305 GiB an hour, $439 a day.
+    expect(alarmFires(alarm, { ...zero, ...quiet, 'DataWriteBytes:Sum': hours(1e7 * 4096), 'DataWriteBytes:SampleCount': hours(1e7) })).toBe(true);
+    expect(Object.keys(monitoring.alarms)).toContain('dailySpend');
+    const rule = (composite?: cloudwatch.CompositeAlarm) => JSON.stringify(template.toJSON().Resources[stack.getLogicalId(composite!.node.defaultChild as cloudwatch.CfnCompositeAlarm)].Properties.AlarmRule);
+    expect(rule(monitoring.spendAlarm)).toMatch(/DailySpend/);
+    expect(rule(monitoring.spendAlarm)).toMatch(/AverageWriteSize/);
+    expect(rule(monitoring.unhealthyAlarm)).not.toMatch(/DailySpend|AverageWriteSize/);
+  });
+
+  test('writes averaging under 32 KiB are flagged: they pay for more than they write', () => {
+    const { template } = monitored();
+    const alarm = alarmNamed(template, /^The average data write was under 32768 bytes/);
+    expect(alarm).toMatchObject({ Threshold: 32768, EvaluationPeriods: 3, DatapointsToAlarm: 3, ComparisonOperator: 'LessThanThreshold' });
+    expect(alarmFires(alarm, { 'DataWriteBytes:Sum': [3 * 4096000, 3 * 4096000, 3 * 4096000], 'DataWriteBytes:SampleCount': [3000, 3000, 3000] })).toBe(true);
+    expect(alarmFires(alarm, { 'DataWriteBytes:Sum': [GiB, GiB, GiB], 'DataWriteBytes:SampleCount': [1024, 1024, 1024] })).toBe(false);
+    // Hours without writes are no verdict.
+    expect(alarmFires(alarm, { 'DataWriteBytes:Sum': [NaN, NaN, NaN], 'DataWriteBytes:SampleCount': [NaN, NaN, NaN] })).toBe(false);
+    expect(alarmFires(alarm, { 'DataWriteBytes:Sum': [0, 0, 0], 'DataWriteBytes:SampleCount': [0, 0, 0] })).toBe(false);
+  });
+
+  test('a Region without shipped prices shows GB billed without dollars, says so, and refuses a daily spend limit', () => {
+    const other = new Stack(new App(), 'Frankfurt', { env: { region: 'eu-central-1' } });
+    const files = new S3FilesFileSystem(other, 'Files', { vpc: new ec2.Vpc(other, 'Vpc') });
+    new S3FilesMonitoring(other, 'Monitoring', { fileSystem: files });
+    const template = Template.fromStack(other);
+    expect(widgets(template).filter((w) => w.type === 'metric').map((w) => w.properties.title).slice(-2)).toEqual(['Data access billed (GB/hour)', 'Storage billed (GB)']);
+    const reads = evaluate(expressionOf(template, 'Reads, data and metadata (GB/hour)'), {
+      series: { data_read_bytes: [10 * 1024], data_read_ops: [10], metadata_read_bytes: [0], metadata_read_ops: [0] }, ...at(300),
+    }, 1);
+    expect(reads[0]).toBeCloseTo(10 * 32768 / GiB * 12, 15);
+    expect(other.node.findAll().flatMap((c) => c.node.metadata).map((m) => m.data)).toContainEqual(expect.stringContaining('no S3 Files list prices are known for eu-central-1'));
+    expect(() => new S3FilesMonitoring(other, 'Limited', { fileSystem: files, alarms: { dailySpendLimit: AlarmThreshold.usd(10) } }))
+      .toThrow('S3FilesMonitoring(Frankfurt/Limited): dailySpendLimit needs prices, and this library ships no S3 Files prices for eu-central-1: give pricing: S3FilesPricing.custom({...}) with eu-central-1\'s, got dailySpendLimit $10 and no pricing.');
+  });
+
+  test('prices of your own are used and named; wrong units fail at synth', () => {
+    const pricing = S3FilesPricing.custom({ label: 'negotiated, 2026-11', storagePerGbMonth: 0.2, readPerGb: 0.02, writePerGb: 0.04, s3StandardStoragePerGbMonth: 0.02 });
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: files, pricing, alarms: { dailySpendLimit: AlarmThreshold.usd(5) } });
+    const template = Template.fromStack(stack);
+    const storage = evaluate(expressionOf(template, 'High-performance storage (USD/day)'), { series: { stored_bytes: [730 * GiB] }, periods: {} }, 1);
+    expect(storage[0]).toBeCloseTo(0.2 * 24, 12);
+    expect(alarmNamed(template, /^Projected daily/).AlarmDescription).toMatch(/at negotiated, 2026-11\)\.$/);
+    expect(() => new S3FilesMonitoring(stack, 'Bad', { fileSystem: files, alarms: { averageWriteSize: AlarmThreshold.count(4) } }))
+      .toThrow(/alarms.averageWriteSize .* takes AlarmThreshold.size\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(4\)/);
+    expect(() => new S3FilesMonitoring(stack, 'Free', { fileSystem: files, pricing, alarms: { dailySpendLimit: AlarmThreshold.usd(0) } }))
+      .toThrow(/alarms.dailySpendLimit .* must be a positive amount of US dollars, got 0/);
+  });
 });
