@@ -83,6 +83,21 @@ describeWithFuse('efs-sim s3files profile', () => {
     expect(fs.readFileSync(path.join(s.mount, 'late.txt'), 'utf8')).toBe('late');
   });
 
+  test('a new prefix under an imported directory appears as a directory after the delay; its entries come on its first listing', async () => {
+    const { s, s3, bucket } = await start(['--import-delay=2']);
+    fs.mkdirSync(path.join(s.mount, 'work'));
+    expect(fs.readdirSync(path.join(s.mount, 'work'))).toEqual([]);
+    const changed = Date.now();
+    await put(s3, bucket, 'work/batch/a.txt', 'a');
+    await put(s3, bucket, 'work/batch/deeper/b.txt', 'b');
+    await until('work/batch in the mount', () => (fs.existsSync(path.join(s.mount, 'work', 'batch')) ? true : undefined));
+    expect(Date.now() - changed).toBeGreaterThanOrEqual(2000);
+    const before = (await s.stats()).s3files!.directoryImports;
+    expect(fs.readdirSync(path.join(s.mount, 'work', 'batch')).sort()).toEqual(['a.txt', 'deeper']);
+    expect((await s.stats()).s3files!.directoryImports).toBe(before + 1);
+    expect(fs.readFileSync(path.join(s.mount, 'work', 'batch', 'deeper', 'b.txt'), 'utf8')).toBe('b');
+  });
+
   test('the bucket wins a conflict: the mount\'s copy goes to lost+found and is never exported', async () => {
     const { s, s3, bucket } = await start(['--export-window=2', '--import-delay=600']);
     const lostAndFound = path.join(s.mount, s.s3files!.lostAndFound);

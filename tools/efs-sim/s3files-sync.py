@@ -9,7 +9,8 @@ endpoint is given), and does what Amazon S3 Files does between its file system a
 - import on first access: the daemon asks (--socket) before a directory is first listed or a name
   in it looked up; the metadata of every entry comes in, and the data of files smaller than
   --import-size-less-than (the others stay in S3 and are read from there: xattr user.s3files.remote);
-- changes in the bucket reach imported directories --import-delay seconds after they are seen;
+- changes in the bucket reach imported directories --import-delay seconds after they are seen, a
+  new prefix under one as a directory whose entries come in on its own first access;
 - the bucket wins a conflict: the mount's copy moves to .s3files-lost+found-<fsid>, never exported.
 
 Why Python: boto3 and moto's server come with the project's .venv, and this agent is one synchronous
@@ -120,6 +121,7 @@ class Sync:
         self.dirty_since = {}     # key -> when a change through the mount was first seen
         self.bucket_seen = {}     # key -> etag in the bucket at the last poll
         self.changed_since = {}   # key -> when a change in the bucket was first seen
+        self.new_dirs_since = {}  # a directory only the bucket has, in an imported one -> when first seen
         os.makedirs(os.path.join(self.backing, self.lost_found), exist_ok=True)
         # The daemon drops the kernel's cache of each path written here (a FIFO opened read-write
         # never blocks on open, whether or not the daemon has it open yet).
@@ -246,6 +248,7 @@ class Sync:
         with self.lock:
             now = time.monotonic()
             self.poll_bucket(now)
+            self.apply_new_directories(now)
             self.apply_bucket_changes(now)
             self.scan_mount(now)
             self.export(now)
@@ -256,6 +259,9 @@ class Sync:
         current = {k: etag for k, (etag, _) in objects.items() if not k.endswith('/')}
         for key in set(current) | set(self.bucket_seen):
             if not self.dir_imported(os.path.dirname(self.rel_of(key))):
+                new_dir = self.new_directory(os.path.dirname(self.rel_of(key))) if key in current else None
+                if new_dir is not None:
+                    self.new_dirs_since.setdefault(new_dir, now)
                 continue  # it comes with the directory's import
             etag = current.get(key)
             known = self.synced.get(key)
@@ -265,6 +271,25 @@ class Sync:
                 self.changed_since.pop(key, None)
         self.bucket_seen = current
         self.bucket_sizes = {k: size for k, (_, size) in objects.items()}
+
+    def new_directory(self, rel_dir):
+        """The first directory on the way to `rel_dir` that the mount lacks, if its parent is imported
+        (the bucket's new prefix shows there as a directory); None when there is none."""
+        parts = rel_dir.split('/') if rel_dir else []
+        for i in range(len(parts)):
+            candidate = '/'.join(parts[:i + 1])
+            if not os.path.lexists(self.local(candidate)):
+                return candidate if self.dir_imported(os.path.dirname(candidate)) else None
+        return None
+
+    def apply_new_directories(self, now):
+        for rel_dir, seen in list(self.new_dirs_since.items()):
+            if now - seen < self.delay:
+                continue
+            del self.new_dirs_since[rel_dir]
+            os.makedirs(self.local(rel_dir), exist_ok=True)
+            self.invalidate(rel_dir)
+            self.stats.imports += 1
 
     def apply_bucket_changes(self, now, only=None):
         for key, seen in list(self.changed_since.items()):
