@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
+import { defaultScenarios, SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
 import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
 import { CANARY_REQUEST } from '../../lib/probe/canary';
 import type { ProbeRequest } from '../../lib/probe/probe-request';
@@ -20,11 +20,13 @@ export function register(program: Command): void {
     .description('measure what applications feel on a mounted file system: latency percentiles and throughput of the experiments published EFS benchmarks ran (--list names them)')
     .option('--dir <path>', 'the directory to probe, e.g. /mnt/efs (scratch files go in a subdirectory, removed afterwards)')
     .option('--function <name or ARN>', 'instead of --dir: invoke a deployed BenchmarkProbe\'s function and show its result as a local run\'s')
+    .option('--bucket <s3-url>', 'with --dir on an S3 Files mount: the bucket and prefix the directory is (s3://bucket/prefix/); adds S3 Files\' own scenarios (import, direct-read, export-lag)')
+    .option('--s3-endpoint <url>', 'with --bucket: another S3 endpoint, e.g. a local test server')
     .option('--canary', 'with --function: send the light request the probe\'s canary runs on its schedule')
-    .option('--region <region>', 'with --function: the function\'s Region (default: AWS_REGION, or the profile\'s)')
+    .option('--region <region>', 'with --function or --bucket: the function\'s or the bucket\'s Region (default: AWS_REGION, or the profile\'s)')
     .option('--profile <name>', 'with --function: named profile of the AWS config files (default: AWS_PROFILE)')
     .option('--endpoint <url>', 'with --function: endpoint for the Lambda call, e.g. a local stand-in')
-    .option('--scenarios <names>', `comma-separated scenarios (default: all): ${SCENARIOS.map((s) => s.name).join(', ')}`, (v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .option('--scenarios <names>', `comma-separated scenarios (default: all; S3 Files' own with --bucket): ${SCENARIOS.map((s) => s.name).join(', ')}`, (v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .option('--set <scenario.param=value>', 'a scenario parameter, repeatable; lists with commas; sizes may end in KiB, MiB or GiB', collectSetting, {})
     .option('--rounds <n>', 'times every scenario runs (the Elastic vs Bursting benchmark ran 5)', integer)
     .option('--pause <seconds>', 'seconds between rounds (that benchmark paused 10)', integer)
@@ -40,14 +42,17 @@ Examples:
   $ cdk-efs-kit probe --dir /mnt/efs --scenarios write-sizes --rounds 5 --pause 10 --label elastic --json > elastic.json
   $ cdk-efs-kit probe --dir /mnt/efs --scenarios create-files,metadata --set create-files.files=4096
   $ cdk-efs-kit probe --dir /mnt/efs --set write-sizes.sizesBytes=1KiB,1MiB --html report.html
+  $ cdk-efs-kit probe --dir /mnt/s3files/probe --bucket s3://my-bucket/probe/ --scenarios import,direct-read,export-lag
   $ cdk-efs-kit probe --function MyStack-FilesProbeFunction1A2B3C4D --scenarios metadata --region eu-west-1
   $ cdk-efs-kit probe --function arn:aws:lambda:eu-west-1:123456789012:function:probe --canary --json > canary.json`)
     .action(async (opts: ProbeCliOptions) => {
       if (opts.list) return printScenarios();
       if (opts.dir && opts.function) throw new Error('--dir and --function: give one, the directory to probe or the deployed probe to invoke');
       if (!opts.dir && !opts.function) throw new Error('--dir or --function is required: the directory to probe, or the deployed probe to invoke');
-      const remoteOnly = (['canary', 'region', 'profile', 'endpoint'] as const).filter((o) => opts[o] !== undefined);
+      const remoteOnly = (['canary', 'profile', 'endpoint', ...(opts.bucket ? [] : ['region'] as const)] as const).filter((o) => opts[o] !== undefined);
       if (opts.dir && remoteOnly.length) throw new Error(`--${remoteOnly[0]} applies to --function only`);
+      if (opts.function && opts.bucket) throw new Error('--bucket applies to --dir only: a deployed probe on S3 Files has its bucket already');
+      if (opts.s3Endpoint && !opts.bucket) throw new Error('--s3-endpoint applies to --bucket only');
       const request = requestOf(opts);
       process.exitCode = await render(opts.function ? await runDeployed(opts.function, request, opts) : await runLocal(opts.dir!, request, opts), opts);
     });
@@ -65,6 +70,8 @@ interface ProbeCliOptions extends OutputOptions {
   html?: string;
   list?: boolean;
   function?: string;
+  bucket?: string;
+  s3Endpoint?: string;
   canary?: boolean;
   region?: string;
   profile?: string;
@@ -78,7 +85,7 @@ function requestOf(opts: ProbeCliOptions): ProbeRequest {
     if (given.length || Object.keys(opts.set).length) throw new Error(`--canary sends the canary's own request: leave out ${given.length ? `--${given[0]}` : '--set'}`);
     return { ...CANARY_REQUEST, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label ?? CANARY_REQUEST.label };
   }
-  const names = opts.scenarios ?? (Object.keys(opts.set).length ? Object.keys(opts.set) : SCENARIOS.map((s) => s.name));
+  const names = opts.scenarios ?? (Object.keys(opts.set).length ? Object.keys(opts.set) : defaultScenarios(opts.bucket !== undefined).map((s) => s.name));
   for (const name of Object.keys(opts.set)) {
     if (!names.includes(name)) throw new Error(`--set ${name}.…: '${name}' is not among --scenarios ${names.join(',')}`);
   }
@@ -91,9 +98,11 @@ function requestOf(opts: ProbeCliOptions): ProbeRequest {
 async function runLocal(dir: string, request: ProbeRequest, opts: ProbeCliOptions): Promise<ProbeResult | ProbeRejection> {
   // Loaded here, not at start: every `cdk-efs-kit` command would pay for it.
   const { runProbe } = await import('../../lambda/probe/runner');
+  const bucket = opts.bucket === undefined ? undefined
+    : (await import('../../lambda/probe/probe-bucket')).ProbeBucket.open(opts.bucket, dir, { region: opts.region, endpoint: opts.s3Endpoint });
   const progress = await progressReporter();
   const outcome = await runProbe(request, {
-    target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
+    target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, bucket, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
   });
   progress.stop();
   return outcome;

@@ -34,6 +34,6 @@ export async function calibrate(dir: string): Promise<Calibration> {
 }
 
 /** Seconds a plan should take on a target with this calibration. */
-export function estimateSeconds(plan: { bytes: number; roundTrips: number }, calibration: Calibration): number {
-  return (plan.roundTrips * calibration.roundTripMs) / 1000 + plan.bytes / calibration.writeBytesPerSecond;
+export function estimateSeconds(plan: { bytes: number; roundTrips: number; waitSeconds?: number }, calibration: Calibration): number {
+  return (plan.roundTrips * calibration.roundTripMs) / 1000 + plan.bytes / calibration.writeBytesPerSecond + (plan.waitSeconds ?? 0);
 }

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import type { NfsRequests } from './metering';
-import { close, open, writeAll } from '../shared/fs-calls';
+import { close, open, read, writeAll } from '../shared/fs-calls';
 
 // The calls the scenarios time are the plain system calls the seed makes too.
 export { close, fsync, futimes, mkdir, open, read, readdir, rename, stat, unlink, writeAll } from '../shared/fs-calls';
@@ -25,6 +25,17 @@ export const WRITE_WHOLE_FILE_REQUESTS: NfsRequests = { data: 'write', metadataR
 /** Creates (or truncates) `file` with `content` in one sequence: open, write, close. */
 export async function writeWholeFile(file: string, content: Buffer): Promise<void> {
   await withOpenFile(file, O_WRONLY | O_CREAT | O_TRUNC, (fd) => writeAll(fd, content));
+}
+
+/** What readWholeFile sends: an OPEN, the READs, a CLOSE. */
+export const READ_WHOLE_FILE_REQUESTS: NfsRequests = { data: 'read', metadataReads: 2, metadataWrites: 0 };
+
+/** Reads a file of known size whole, as a web server does: open, read, close (no extra read for the end). */
+export function readWholeFile(file: string, flags: number, bytes: number): Promise<void> {
+  const buffer = Buffer.allocUnsafe(bytes);
+  return withOpenFile(file, flags, async (fd) => {
+    for (let total = 0, n = -1; total < bytes && n !== 0; total += n) n = await read(fd, buffer.subarray(total), total);
+  });
 }
 
 /** Runs `fn` on every item with at most `concurrency` in flight, in the items' order. */

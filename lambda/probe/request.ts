@@ -1,4 +1,4 @@
-import { SCENARIOS, scenarioNamed } from './catalog';
+import { defaultScenarios, SCENARIOS, scenarioNamed } from './catalog';
 import { resolveParams, Scenario } from './scenario';
 
 export interface PlannedScenario {
@@ -19,6 +19,8 @@ export interface ParsedRequest {
 export interface ProbeLimits {
   readonly maxBytes: number;
   readonly maxSeconds?: number;
+  /** Whether the probe has the bucket behind an S3 Files mount (what S3 Files' own scenarios need). @default false */
+  readonly bucket?: boolean;
 }
 
 const REQUEST_KEYS = ['scenarios', 'rounds', 'pauseSeconds', 'maxBytes', 'maxSeconds', 'label'];
@@ -39,10 +41,14 @@ export function parseRequest(input: unknown, limits: ProbeLimits): { request?: P
   }
 
   const scenarios: PlannedScenario[] = [];
-  for (const [name, params] of scenarioEntries(given.scenarios, errors)) {
+  for (const [name, params] of scenarioEntries(given.scenarios, limits.bucket ?? false, errors)) {
     const scenario = scenarioNamed(name);
     if (!scenario) {
       errors.push(`unknown scenario '${name}'; allowed: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+      continue;
+    }
+    if (scenario.needsBucket && !limits.bucket) {
+      errors.push(`scenario '${name}' measures S3 Files through its bucket, and this probe has none: give --bucket s3://<bucket>/<prefix> (the command line), or probe an S3 Files file system`);
       continue;
     }
     const resolved = resolveParams(scenario, params);
@@ -69,8 +75,8 @@ export function parseRequest(input: unknown, limits: ProbeLimits): { request?: P
   return { request: { scenarios, rounds, pauseSeconds, maxBytes, maxSeconds, label: label as string }, errors };
 }
 
-function scenarioEntries(value: unknown, errors: string[]): [string, unknown][] {
-  if (value === undefined) return SCENARIOS.map((s) => [s.name, undefined]);
+function scenarioEntries(value: unknown, withBucket: boolean, errors: string[]): [string, unknown][] {
+  if (value === undefined) return defaultScenarios(withBucket).map((s) => [s.name, undefined]);
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return value.map((name) => [name, undefined]);
   if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) return Object.entries(value);
   errors.push(`'scenarios' must be a non-empty list of names or an object of names to parameters, got ${JSON.stringify(value)}`);
@@ -80,7 +86,7 @@ function scenarioEntries(value: unknown, errors: string[]): [string, unknown][] 
 /** The scenarios, their parameters (defaults and limits) and the request fields: the answer to a bad request. */
 export function allowedRequest(limits: ProbeLimits): Record<string, unknown> {
   return {
-    scenarios: Object.fromEntries(SCENARIOS.map((s) => [s.name, { reproduces: s.reproduces, params: s.params }])),
+    scenarios: Object.fromEntries(SCENARIOS.map((s) => [s.name, { reproduces: s.reproduces, params: s.params, ...(s.needsBucket ? { needsBucket: true } : {}) }])),
     rounds: ROUNDS,
     pauseSeconds: PAUSE_SECONDS,
     maxBytes: { min: 1, max: limits.maxBytes, default: limits.maxBytes },

@@ -4,6 +4,7 @@ import { EfsPricing } from '../../lib/cost/efs-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
 import { scenarioCost } from './cost';
 import { probeMountChecks, ProbeAccessPoint } from './mount-checks';
+import type { ProbeBucket } from './probe-bucket';
 import { MAX_MESSAGES, Recorder } from './recorder';
 import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
 import { allowedRequest, ParsedRequest, parseRequest, PlannedScenario } from './request';
@@ -27,6 +28,8 @@ export interface ProbeEnvironment {
   readonly insideLambda?: boolean;
   /** The mount table, for the mount checks. @default reads /proc/self/mountinfo */
   readonly mountinfo?: () => string;
+  /** The bucket behind an S3 Files mount at `target`: S3 Files' own scenarios run through it. @default - none: they are refused */
+  readonly bucket?: ProbeBucket;
   /** The prices of the scenarios' costs. @default EfsPricing.US_EAST_1 */
   readonly pricing?: EfsPricing;
   readonly tool: string;
@@ -53,7 +56,7 @@ export interface ProbeProgress {
  * each round of each scenario in its own scratch directory, removed afterwards even on failure.
  */
 export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<ProbeResult | ProbeRejection> {
-  const limits = { maxBytes: env.maxBytes ?? DEFAULT_MAX_BYTES, maxSeconds: env.maxSeconds };
+  const limits = { maxBytes: env.maxBytes ?? DEFAULT_MAX_BYTES, maxSeconds: env.maxSeconds, bucket: env.bucket !== undefined };
   const parsed = parseRequest(input, limits);
   if (!parsed.request) return { status: 'invalid', errors: parsed.errors, allowed: allowedRequest(limits) };
   const request = parsed.request;
@@ -142,7 +145,7 @@ async function runRounds(request: ParsedRequest, root: string, deadline: number,
       const recorder = new Recorder();
       const startedAt = new Date().toISOString();
       try {
-        await runOnce(state.planned, path.join(root, `${name}-${round}`), recorder, state.findings);
+        await runOnce(state.planned, path.join(root, `${name}-${round}`), recorder, state.findings, env.bucket);
       } catch (err) {
         state.failure = `round ${round}: ${(err as Error).message}`;
       }
@@ -164,10 +167,10 @@ async function runRounds(request: ParsedRequest, root: string, deadline: number,
   }));
 }
 
-async function runOnce(planned: PlannedScenario, dir: string, recorder: Recorder, findings: Record<string, FindingValue>): Promise<void> {
+async function runOnce(planned: PlannedScenario, dir: string, recorder: Recorder, findings: Record<string, FindingValue>, bucket?: ProbeBucket): Promise<void> {
   await fs.promises.mkdir(dir);
   try {
-    await planned.scenario.run({ dir, params: planned.params, recorder, finding: (key, value) => { findings[key] = value; } });
+    await planned.scenario.run({ dir, params: planned.params, recorder, finding: (key, value) => { findings[key] = value; }, bucket });
   } finally {
     await removeTree(dir);
   }

@@ -1,3 +1,4 @@
+import type { ProbeBucket } from './probe-bucket';
 import type { Recorder } from './recorder';
 import type { FindingValue } from './result';
 
@@ -19,6 +20,8 @@ export interface Plan {
    * file): parallel work counts once per wave, serial work once per operation.
    */
   readonly roundTrips: number;
+  /** Seconds it waits on something other than the file system (an S3 Files sync), besides. @default 0 */
+  readonly waitSeconds?: number;
 }
 
 export interface ScenarioContext<P> {
@@ -28,6 +31,8 @@ export interface ScenarioContext<P> {
   readonly recorder: Recorder;
   /** Reports a finding besides timings (e.g. whether locks are honoured). */
   readonly finding: (key: string, value: FindingValue) => void;
+  /** The bucket behind an S3 Files mount, where one was given: set for every scenario with `needsBucket`. */
+  readonly bucket?: ProbeBucket;
 }
 
 /** One experiment of the probe, reproducing a measurement of a published EFS benchmark. */
@@ -38,6 +43,8 @@ export interface Scenario<P = any> {
   /** What it does and what the result means for an application. */
   readonly description: string;
   readonly params: ParamSpecs<P>;
+  /** Measures what only S3 Files has, through its bucket: runs only where the probe is given one. */
+  readonly needsBucket?: boolean;
   plan(params: P): Plan;
   run(context: ScenarioContext<P>): Promise<void>;
 }

@@ -1,7 +1,6 @@
 import * as crypto from 'crypto';
 import * as path from 'path';
-import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, read, sizeBetween, withOpenFile, writeWholeFile } from '../io';
-import type { NfsRequests } from '../metering';
+import { forEachConcurrently, mkdir, O_DIRECT, O_RDONLY, prng, READ_WHOLE_FILE_REQUESTS, readWholeFile, sizeBetween, writeWholeFile } from '../io';
 import { Scenario } from '../scenario';
 
 export interface RandomReadsParams {
@@ -16,17 +15,6 @@ export interface RandomReadsParams {
 }
 
 const DIRECTORIES = 32;
-
-/** What readWholeFile sends: an OPEN, the READs, a CLOSE. */
-const READ_WHOLE_FILE_REQUESTS: NfsRequests = { data: 'read', metadataReads: 2, metadataWrites: 0 };
-
-/** Reads a file of known size whole, as a web server does: open, read, close (no extra read for the end). */
-function readWholeFile(file: string, flags: number, bytes: number): Promise<void> {
-  const buffer = Buffer.allocUnsafe(bytes);
-  return withOpenFile(file, flags, async (fd) => {
-    for (let total = 0, n = -1; total < bytes && n !== 0; total += n) n = await read(fd, buffer.subarray(total), total);
-  });
-}
 
 /** Seed 002: a web server's small-file reads, 16 readers with an 80/20 access pattern (fsperf). */
 export const randomReads: Scenario<RandomReadsParams> = {

@@ -208,6 +208,16 @@ test('fails with a clear message when --dir is missing or a setting is malformed
   expect(r.stderr).toContain("'ten' is not a number, a size like 64KiB, or true/false");
 });
 
+test('S3 Files\' scenarios need --bucket, which goes with --dir; a bad bucket URL is one line', () => {
+  const r = cli('probe', '--dir', work, '--scenarios', 'import');
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("scenario 'import' measures S3 Files through its bucket, and this probe has none: give --bucket s3://<bucket>/<prefix>");
+  expect(cli('probe', '--function', 'probe', '--bucket', 's3://b/').stderr).toBe('cdk-efs-kit: --bucket applies to --dir only: a deployed probe on S3 Files has its bucket already\n');
+  expect(cli('probe', '--dir', work, '--s3-endpoint', 'http://127.0.0.1:9').stderr).toBe('cdk-efs-kit: --s3-endpoint applies to --bucket only\n');
+  expect(cli('probe', '--dir', work, '--bucket', 'bucket/prefix').stderr).toBe("cdk-efs-kit: the bucket must be given as s3://<bucket>/<prefix the directory is>, got 'bucket/prefix'\n");
+  expect(cli('probe', '--list').stdout).toMatch(/\nexport-lag\n[^\n]*Needs the bucket \(--bucket\)/);
+});
+
 test('compare fails clearly on a file that is not a probe result', () => {
   const bad = path.join(work, 'bad.json');
   fs.writeFileSync(bad, JSON.stringify({ status: 'refused', errors: ['x'] }));

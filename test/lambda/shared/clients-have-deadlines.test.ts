@@ -31,7 +31,7 @@ function clientConstructions(file: string): Array<{ client: string; options: str
 
 test('every SDK client of every handler has a request timeout', () => {
   const clients = sources(LAMBDA).flatMap((file) => clientConstructions(file).map((c) => ({ file: path.relative(LAMBDA, file), ...c })));
-  expect(clients.map((c) => c.client).sort()).toEqual(['CloudFormationClient', 'DataSyncClient', 'EFSClient', 'PricingClient', 'S3Client', 'SFNClient']);
+  expect(clients.map((c) => c.client).sort()).toEqual(['CloudFormationClient', 'DataSyncClient', 'EFSClient', 'PricingClient', 'S3Client', 'S3Client', 'SFNClient']);
   const without = clients.filter((c) => !/requestHandler: boundedRequests\(/.test(c.options) && !/requestTimeout: \w+,[\s\S]*throwOnRequestTimeout: true/.test(c.options));
   expect(without).toEqual([]);
 });
