@@ -39,6 +39,7 @@ body { margin: 0; background: #f2f3f3; font: 12px "Amazon Ember", Arial, Helveti
 .board { position: relative; width: ${24 * COLUMN}px; height: ${height}px; margin: 8px; }
 .w { position: absolute; box-sizing: border-box; background: #fff; border: 1px solid #d5dbdb; padding: 6px 8px; overflow: hidden; }
 .w h1 { font-size: 18px; margin: 0 0 4px; } .w p { margin: 0; line-height: 1.35; }
+.note::after { content: ''; position: absolute; left: 0; right: 0; bottom: 0; height: 12px; background: linear-gradient(rgba(255,255,255,0), #fff); }
 .t { font-weight: bold; font-size: 12px; margin-bottom: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 code { background: #f2f3f3; padding: 0 2px; }
 .legend { font-size: 10px; line-height: 1.3; } .legend span { white-space: nowrap; margin-right: 8px; }
@@ -49,7 +50,8 @@ code { background: #f2f3f3; padding: 0 2px; }
 
 function widgetHtml(w: Widget, day: MadeUpDay): string {
   const style = `left:${w.x * COLUMN}px;top:${w.y * ROW}px;width:${w.width * COLUMN - 4}px;height:${w.height * ROW - 4}px`;
-  if (w.type === 'text') return `<div class="w" style="${style}">${markdown(w.properties.markdown ?? '')}</div>`;
+  // A note longer than its widget fades out at the bottom (CloudWatch would scroll it).
+  if (w.type === 'text') return `<div class="w note" style="${style}">${markdown(w.properties.markdown ?? '')}</div>`;
   const lines = linesOf(w.properties.metrics ?? [], day);
   return `<div class="w" style="${style}"><div class="t">${escape(w.properties.title ?? '')}</div>`
     + chart(lines, w, w.width * COLUMN - 22, w.height * ROW - 88)
@@ -99,10 +101,14 @@ function chart(lines: Line[], w: Widget, width: number, height: number): string 
   const plotWidth = width - left;
   const plotHeight = height - 16;
   const stacked = w.properties.stacked === true;
-  const drawn = stackedLines(lines, stacked);
+  // A series of one datapoint (a daily metric, over the day) is drawn across the day, not as a dot at 00:00.
+  const across = (s: Series) => (s.length === 1 ? [s[0], s[0]] : s);
+  const drawn = stackedLines(lines.map((l) => ({ ...l, values: across(l.values), band: l.band && across(l.band) })), stacked);
   const annotations = w.properties.annotations?.horizontal ?? [];
   const finite = (s: Series) => s.filter(Number.isFinite);
-  const top = w.properties.yAxis?.left?.max ?? niceCeiling(Math.max(1e-9, ...drawn.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]), ...annotations.map((a) => a.value)));
+  const highest = Math.max(0, ...drawn.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]), ...annotations.map((a) => a.value));
+  // A graph of zeros (no failures all day) gets the axis 0 to 1, not five ticks all reading 0.
+  const top = w.properties.yAxis?.left?.max ?? (highest > 0 ? niceCeiling(highest) : 1);
   const x = (i: number, n: number) => left + (n <= 1 ? 0 : (i / (n - 1)) * plotWidth);
   const pad = 6; // room for the top tick's label
   const y = (v: number) => pad + (plotHeight - pad) * (1 - Math.min(v, top) / top);
