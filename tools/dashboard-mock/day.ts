@@ -22,7 +22,7 @@ export const GiB = 1024 * MiB;
 export const daily = (minute: number) => (1 - Math.cos(((minute / 60 - 3) / 24) * 2 * Math.PI)) / 2;
 
 /** `f` of each minute of the day. */
-export const perMinute = (f: (minute: number) => number) => Array.from({ length: MINUTES }, (_, m) => f(m));
+export const perMinute = <T = number>(f: (minute: number) => T): T[] => Array.from({ length: MINUTES }, (_, m) => f(m));
 
 /** Aggregates minute values into periods of `periodSeconds`, as CloudWatch does for `stat`. */
 export function aggregate(values: number[], stat: string, periodSeconds: number): number[] {

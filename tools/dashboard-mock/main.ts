@@ -1,17 +1,19 @@
 /**
- * Renders FileSystemMonitoring's dashboard, as synthesized, into the docs' screenshot:
+ * Renders a monitoring dashboard, as synthesized, into the docs' screenshot:
  *
- *   npx tsx tools/dashboard-mock/main.ts docs/dashboard.png
+ *   npx tsx tools/dashboard-mock/main.ts docs/dashboard.png                      FileSystemMonitoring
+ *   npx tsx tools/dashboard-mock/main.ts --s3-files docs/s3-files-dashboard.png  S3FilesMonitoring
  *
- * Synthesizes an Elastic SharedFileSystem with a $25 daily budget, takes the dashboard body from
- * the template (dashboards.ts), draws it with render.ts over efs-traffic.ts's made-up day, and
- * screenshots that page in headless Chromium (/usr/bin/chromium, which tools/setup.sh installs).
+ * Synthesizes the file system and its monitoring with a $25 daily budget, takes the dashboard body
+ * from the template (dashboards.ts), draws it with render.ts over a made-up day (efs-traffic.ts,
+ * s3-files-traffic.ts), and screenshots that page in headless Chromium (/usr/bin/chromium, which
+ * tools/setup.sh installs).
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EFS_DASHBOARD, MockDashboard } from './dashboards';
+import { EFS_DASHBOARD, MockDashboard, S3_FILES_DASHBOARD } from './dashboards';
 import { boardHeight, dashboardHtml } from './render';
 
 /** Room under the board for the caption's lines. */
@@ -34,8 +36,18 @@ function screenshot(dashboard: MockDashboard, png: string): void {
   }
 }
 
+const USAGE = 'usage: npx tsx tools/dashboard-mock/main.ts [--s3-files] [out.png]';
+
 if (require.main === module) {
-  const png = path.resolve(process.argv[2] ?? 'dashboard.png');
-  screenshot(EFS_DASHBOARD, png);
+  const args = process.argv.slice(2);
+  const flags = args.filter((a) => a.startsWith('-'));
+  const files = args.filter((a) => !a.startsWith('-'));
+  if (flags.some((f) => f !== '--s3-files') || files.length > 1) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const s3Files = flags.includes('--s3-files');
+  const png = path.resolve(files[0] ?? (s3Files ? 's3-files-dashboard.png' : 'dashboard.png'));
+  screenshot(s3Files ? S3_FILES_DASHBOARD : EFS_DASHBOARD, png);
   console.log(`${png}: ${fs.statSync(png).size} bytes`);
 }
