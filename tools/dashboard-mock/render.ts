@@ -1,11 +1,11 @@
 import { evaluate, Series } from '../../test/helpers/metric-math';
-import { aggregate, expectedMeteredBand, MINUTES, minuteValues } from './traffic';
+import { aggregate, MadeUpDay, MINUTES } from './day';
 
 /**
  * A static HTML mock of a CloudWatch dashboard body: its widgets at their places on the 24-column
  * grid, text widgets' markdown, and each graph's lines, computed by evaluating the body's own
- * metric math over the made-up day of traffic.ts. CloudWatch's renderer cannot run offline; this is
- * what the README's screenshot is taken of.
+ * metric math over a made-up day (efs-traffic.ts, s3-files-traffic.ts). CloudWatch's renderer
+ * cannot run offline; this is what the docs' screenshots are taken of.
  */
 
 interface Options { id?: string; expression?: string; label?: string; period?: number; stat?: string; visible?: boolean }
@@ -27,44 +27,51 @@ const ROW = 34;
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];
 const DEFAULT_PERIOD = 300;
 
-export function dashboardHtml(widgets: Widget[], caption: string): string {
-  const height = Math.max(...widgets.map((w) => w.y + w.height)) * ROW;
+/** The board's height in pixels, without the caption. */
+export function boardHeight(widgets: Widget[]): number {
+  return Math.max(...widgets.map((w) => w.y + w.height)) * ROW;
+}
+
+export function dashboardHtml(widgets: Widget[], caption: string, day: MadeUpDay): string {
+  const height = boardHeight(widgets);
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 body { margin: 0; background: #f2f3f3; font: 12px "Amazon Ember", Arial, Helvetica, sans-serif; color: #16191f; }
 .board { position: relative; width: ${24 * COLUMN}px; height: ${height}px; margin: 8px; }
 .w { position: absolute; box-sizing: border-box; background: #fff; border: 1px solid #d5dbdb; padding: 6px 8px; overflow: hidden; }
 .w h1 { font-size: 18px; margin: 0 0 4px; } .w p { margin: 0; line-height: 1.35; }
+.note::after { content: ''; position: absolute; left: 0; right: 0; bottom: 0; height: 12px; background: linear-gradient(rgba(255,255,255,0), #fff); }
 .t { font-weight: bold; font-size: 12px; margin-bottom: 2px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 code { background: #f2f3f3; padding: 0 2px; }
 .legend { font-size: 10px; line-height: 1.3; } .legend span { white-space: nowrap; margin-right: 8px; }
 .legend i { display: inline-block; width: 8px; height: 8px; margin-right: 3px; }
 .caption { margin: 0 8px 8px; font-size: 11px; color: #545b64; }
-</style></head><body><div class="board">${widgets.map(widgetHtml).join('')}</div><p class="caption">${escape(caption)}</p></body></html>`;
+</style></head><body><div class="board">${widgets.map((w) => widgetHtml(w, day)).join('')}</div><p class="caption">${escape(caption)}</p></body></html>`;
 }
 
-function widgetHtml(w: Widget): string {
+function widgetHtml(w: Widget, day: MadeUpDay): string {
   const style = `left:${w.x * COLUMN}px;top:${w.y * ROW}px;width:${w.width * COLUMN - 4}px;height:${w.height * ROW - 4}px`;
-  if (w.type === 'text') return `<div class="w" style="${style}">${markdown(w.properties.markdown ?? '')}</div>`;
-  const lines = linesOf(w.properties.metrics ?? []);
+  // A note longer than its widget fades out at the bottom (CloudWatch would scroll it).
+  if (w.type === 'text') return `<div class="w note" style="${style}">${markdown(w.properties.markdown ?? '')}</div>`;
+  const lines = linesOf(w.properties.metrics ?? [], day);
   return `<div class="w" style="${style}"><div class="t">${escape(w.properties.title ?? '')}</div>`
     + chart(lines, w, w.width * COLUMN - 22, w.height * ROW - 88)
     + `<div class="legend">${lines.map((l, i) => `<span><i style="background:${l.band ? '#c9c9c9' : PALETTE[i % PALETTE.length]}"></i>${escape(l.label)}</span>`).join('')}</div></div>`;
 }
 
 /** Every visible line of a widget: its metrics over the day, at their periods, and its expressions evaluated on them. */
-export function linesOf(rows: Row[]): Line[] {
+export function linesOf(rows: Row[], day: MadeUpDay): Line[] {
   const series: Record<string, Series> = {};
   const periods: Record<string, number> = {};
   const lines: Line[] = [];
   for (const row of rows) {
     const options = row[row.length - 1] as Options;
     if (options.expression) continue;
-    const [, name, ...rest] = row.slice(0, -1) as string[];
+    const [namespace, name, ...rest] = row.slice(0, -1) as string[];
     const dimensions: Record<string, string> = {};
     for (let i = 0; i < rest.length; i += 2) dimensions[rest[i]] = rest[i + 1];
     const stat = options.stat ?? 'Average';
     const period = options.period ?? DEFAULT_PERIOD;
-    const minutes = minuteValues(name, dimensions, stat);
+    const minutes = day.minuteValues(namespace, name, dimensions, stat);
     const values = minutes ? aggregate(minutes, stat, period) : Array((MINUTES * 60) / period).fill(NaN);
     if (options.id) { series[options.id] = values; periods[options.id] = period; }
     if (options.visible !== false) lines.push({ label: options.label ?? name, values });
@@ -74,10 +81,13 @@ export function linesOf(rows: Row[]): Line[] {
     if (!options.expression || options.visible === false) continue;
     const period = options.period ?? DEFAULT_PERIOD;
     const length = (MINUTES * 60) / period;
+    const missing = () => Array(length).fill(NaN);
     const band = /^ANOMALY_DETECTION_BAND\((\w+), ?([\d.]+)\)$/.exec(options.expression);
     if (band) {
-      const { lower, upper } = expectedMeteredBand(periods[band[1]], Number(band[2]));
+      const { lower, upper } = day.anomalyBand?.(periods[band[1]], Number(band[2])) ?? { lower: missing(), upper: missing() };
       lines.push({ label: options.label ?? 'band', values: lower, band: upper });
+    } else if (options.expression.startsWith('SEARCH(')) {
+      lines.push({ label: options.label ?? options.expression, values: day.search?.(options.expression, period) ?? missing() });
     } else {
       lines.push({ label: options.label ?? options.expression, values: evaluate(options.expression, { series, periods }, length) });
     }
@@ -91,10 +101,14 @@ function chart(lines: Line[], w: Widget, width: number, height: number): string 
   const plotWidth = width - left;
   const plotHeight = height - 16;
   const stacked = w.properties.stacked === true;
-  const drawn = stackedLines(lines, stacked);
+  // A series of one datapoint (a daily metric, over the day) is drawn across the day, not as a dot at 00:00.
+  const across = (s: Series) => (s.length === 1 ? [s[0], s[0]] : s);
+  const drawn = stackedLines(lines.map((l) => ({ ...l, values: across(l.values), band: l.band && across(l.band) })), stacked);
   const annotations = w.properties.annotations?.horizontal ?? [];
   const finite = (s: Series) => s.filter(Number.isFinite);
-  const top = w.properties.yAxis?.left?.max ?? niceCeiling(Math.max(1e-9, ...drawn.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]), ...annotations.map((a) => a.value)));
+  const highest = Math.max(0, ...drawn.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]), ...annotations.map((a) => a.value));
+  // A graph of zeros (no failures all day) gets the axis 0 to 1, not five ticks all reading 0.
+  const top = w.properties.yAxis?.left?.max ?? (highest > 0 ? niceCeiling(highest) : 1);
   const x = (i: number, n: number) => left + (n <= 1 ? 0 : (i / (n - 1)) * plotWidth);
   const pad = 6; // room for the top tick's label
   const y = (v: number) => pad + (plotHeight - pad) * (1 - Math.min(v, top) / top);

@@ -4,12 +4,8 @@
  * 23:00 a runaway job re-reading the same files at 40 MiB/s. For the dashboard mock only: these
  * are not measurements.
  */
-const MiB = 1024 * 1024;
-const GiB = 1024 * MiB;
-export const MINUTES = 24 * 60;
+import { aggregate, daily, GiB, MadeUpDay, MiB, MINUTES, perMinute } from './day';
 
-/** 0 at 03:00, 1 at 15:00. */
-const daily = (minute: number) => (1 - Math.cos(((minute / 60 - 3) / 24) * 2 * Math.PI)) / 2;
 const runaway = (minute: number) => (minute >= 19 * 60 && minute < 23 * 60 ? 40 * MiB : 0);
 
 /** Bytes per second of each kind of I/O in `minute`, without the runaway job when `expected`. */
@@ -31,14 +27,14 @@ const STORED: Record<string, number> = {
 };
 
 /** MeteredIOBytes in a minute: data reads count a third. */
-export function meteredBytes(minute: number, expected = false): number {
+function meteredBytes(minute: number, expected = false): number {
   const r = rates(minute, expected);
   return (r.dataRead / 3 + r.dataWrite + r.metadataRead + r.metadataWrite) * 60;
 }
 
-/** One value per minute of the metric `name` (with its extra dimensions), for the statistic `stat`; undefined for a metric the day does not have. */
-export function minuteValues(name: string, dimensions: Record<string, string>, stat: string): number[] | undefined {
-  const perMinute = (f: (minute: number) => number) => Array.from({ length: MINUTES }, (_, m) => f(m));
+/** One value per minute of the AWS/EFS metric `name` (with its extra dimensions), for the statistic `stat`; undefined for a metric the day does not have. */
+function minuteValues(namespace: string, name: string, dimensions: Record<string, string>, stat: string): number[] | undefined {
+  if (namespace !== 'AWS/EFS') return undefined;
   const io = (kinds: Array<keyof typeof OPERATION_BYTES>) => perMinute((m) => {
     const r = rates(m);
     return kinds.reduce((sum, k) => sum + (stat === 'SampleCount' ? (r[k] * 60) / OPERATION_BYTES[k] : r[k] * 60), 0);
@@ -60,28 +56,18 @@ export function minuteValues(name: string, dimensions: Record<string, string>, s
   }
 }
 
-/** Aggregates minute values into periods of `periodSeconds`, as CloudWatch does for `stat`. */
-export function aggregate(values: number[], stat: string, periodSeconds: number): number[] {
-  const size = Math.max(1, Math.round(periodSeconds / 60));
-  return Array.from({ length: Math.floor(values.length / size) }, (_, i) => {
-    const bucket = values.slice(i * size, (i + 1) * size);
-    const sum = bucket.reduce((a, b) => a + b, 0);
-    if (stat === 'Sum' || stat === 'SampleCount') return sum;
-    if (stat === 'Minimum') return Math.min(...bucket);
-    if (stat === 'Maximum') return Math.max(...bucket);
-    return sum / bucket.length;
-  });
-}
-
 /**
  * A stand-in for CloudWatch's anomaly detection band of MeteredIOBytes: the day without the
  * runaway job, plus and minus `stdDevs` times a tenth of it. CloudWatch learns its band from up to
  * two weeks of history; this only shows where such a band would lie.
  */
-export function expectedMeteredBand(periodSeconds: number, stdDevs: number): { lower: number[]; upper: number[] } {
+function expectedMeteredBand(periodSeconds: number, stdDevs: number): { lower: number[]; upper: number[] } {
   const expected = aggregate(Array.from({ length: MINUTES }, (_, m) => meteredBytes(m, true)), 'Sum', periodSeconds);
   return {
     lower: expected.map((v) => Math.max(0, v * (1 - 0.1 * stdDevs))),
     upper: expected.map((v) => v * (1 + 0.1 * stdDevs)),
   };
 }
+
+/** The day of an Elastic file system serving a web application, with a runaway job from 19:00 to 23:00. */
+export const EFS_DAY: MadeUpDay = { minuteValues, anomalyBand: expectedMeteredBand };
