@@ -10,10 +10,14 @@ export function note(markdown: string): cloudwatch.TextWidget {
   return new cloudwatch.TextWidget({ markdown, width: TEXT_WIDTH, height: GRAPH_HEIGHT });
 }
 
-export function graph(title: string, metrics: cloudwatch.IMetric[], axis: { label: string; stacked?: boolean; max?: number; line?: cloudwatch.HorizontalAnnotation }): cloudwatch.GraphWidget {
+/** A graph of `metrics` on the left axis, and of `right.metrics` on a right axis of their own (a count beside bytes, say). */
+export function graph(title: string, metrics: cloudwatch.IMetric[], axis: { label: string; stacked?: boolean; max?: number; line?: cloudwatch.HorizontalAnnotation },
+  right?: { metrics: cloudwatch.IMetric[]; label: string }): cloudwatch.GraphWidget {
   return new cloudwatch.GraphWidget({
     title, left: metrics, stacked: axis.stacked, width: TEXT_WIDTH, height: GRAPH_HEIGHT,
     leftYAxis: { label: axis.label, showUnits: false, min: 0, max: axis.max },
     leftAnnotations: axis.line && [axis.line],
+    right: right?.metrics,
+    rightYAxis: right && { label: right.label, showUnits: false, min: 0 },
   });
 }

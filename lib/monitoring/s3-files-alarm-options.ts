@@ -33,7 +33,9 @@ export interface S3FilesAlarmOptions {
   readonly exportAge?: AlarmThreshold;
   /**
    * Alarm when PendingExports (the smallest of each 15 minutes) has grown in each of the last four
-   * quarter-hours: changes arrive faster than they reach the bucket.
+   * quarter-hours while ExportAge (its smallest) stayed above two write-back windows (120 s): changes
+   * arrive faster than they reach the bucket. A backlog that rises with the write rate while exports
+   * keep up does not count.
    * @default true
    */
   readonly pendingExportsGrowing?: boolean;

@@ -19,6 +19,8 @@ const NAMESPACE = 'AWS/S3/Files';
 const CLIENT_NAMESPACE = 'efs-utils/S3Files';
 const CLIENT_METRICS = ['NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable'];
 const PERIOD = Duration.minutes(5);
+/** Two write-back windows (about a minute each, third-party timings): an export that old is behind. */
+const BEHIND_SECONDS = 120;
 
 /** Properties of an [S3FilesMonitoring](#cdk-efs-kit.S3FilesMonitoring). */
 export interface S3FilesMonitoringProps {
@@ -173,13 +175,19 @@ export class S3FilesMonitoring extends Construct {
       });
     }
     if (settings.pendingExportsGrowing) {
+      // A backlog whose floor rises with a rising write rate is normal while exports keep up: it counts
+      // only while its oldest change has waited two write-back windows all quarter.
+      const quarter = Duration.minutes(15);
       const growth = new cloudwatch.MathExpression({
-        expression: 'DIFF(pending)',
-        usingMetrics: { pending: this.metric('PendingExports', { statistic: cloudwatch.Stats.MINIMUM, period: Duration.minutes(15) }) },
-        label: 'PendingExports growth per 15 minutes', period: Duration.minutes(15),
+        expression: `(DIFF(pending) > 0) * (age > ${BEHIND_SECONDS})`,
+        usingMetrics: {
+          pending: this.metric('PendingExports', { statistic: cloudwatch.Stats.MINIMUM, period: quarter }),
+          age: this.metric('ExportAge', { statistic: cloudwatch.Stats.MINIMUM, period: quarter }),
+        },
+        label: 'PendingExports grew, exports behind', period: quarter,
       });
       this.alarms.pendingExportsGrowing = growth.createAlarm(this, 'PendingExportsGrowing', {
-        alarmDescription: 'PendingExports grew in each of the last four quarter-hours: changes arrive faster than they reach the bucket.',
+        alarmDescription: `PendingExports grew in each of the last four quarter-hours while ExportAge stayed above ${BEHIND_SECONDS} s: changes arrive faster than they reach the bucket.`,
         threshold: 0, evaluationPeriods: 4, datapointsToAlarm: 4,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -221,7 +229,7 @@ export class S3FilesMonitoring extends Construct {
       note('**Footprint, conflicts and clients.** Storage and inodes on the high-performance tier, every 15 minutes. Lost+found files '
         + 'are the file system\'s copies of files the bucket changed at the same time: never exported, never cleaned; move or delete '
         + 'them. Connections: one per mounted client.'),
-      graph('StorageBytes and Inodes', [stored('StorageBytes'), stored('Inodes')], { label: 'bytes, inodes' }),
+      graph('StorageBytes and Inodes', [stored('StorageBytes')], { label: 'bytes' }, { metrics: [stored('Inodes')], label: 'inodes' }),
       graph('LostAndFoundFiles', [lostAndFound], { label: 'files' }),
       graph('ClientConnections', [connections], { label: 'connections' }),
     );

@@ -93,8 +93,7 @@ function bucketStorage(model: S3FilesSpendModel): cloudwatch.Metric {
   });
 }
 
-const NOT_INCLUDED = 'Not included: the sync\'s own metering (an import is billed as a write of what it brings in, an export as a read of what it sends), '
-  + 'which CloudWatch does not publish; the bucket\'s requests (every export is a PUT); data transfer.';
+const NOT_INCLUDED = 'Not included: the sync\'s own metering and the bucket\'s requests (docs/monitoring.md).';
 
 /**
  * The spend row of an S3 Files file system: data access per hour by kind, the day's spend projected
@@ -107,9 +106,8 @@ export function addS3FilesSpendRow(scope: Construct, dashboard: cloudwatch.Dashb
   const pricing = model.pricing;
   const minimumKiB = S3_FILES_METERING.dataOperationMinimumBytes / 1024;
   const widgets: cloudwatch.IWidget[] = [note(pricing
-    ? `**Spend**, estimated at ${model.pricesNote}. Each read or write of data is billed as ${minimumKiB} KiB at least, each metadata operation `
-      + `as ${S3_FILES_METERING.metadataOperationMinimumBytes / 1024} KiB: these lines are the least the bill can be. Per day: the last hour's access 24 times and the `
-      + `high-performance storage. ${NOT_INCLUDED}`
+    ? `**Spend** at ${model.pricesNote}: the least the bill can be (a data operation is billed as ${minimumKiB} KiB at least, metadata `
+      + `${S3_FILES_METERING.metadataOperationMinimumBytes / 1024} KiB). Per day: the last hour's access 24 times, and the high-performance storage. ${NOT_INCLUDED}`
     : `**Spend**: ${model.pricesNote}, so this row shows what is billed, without dollars: GB metered per hour (each data operation ${minimumKiB} KiB at least) `
       + 'and GB stored. Give pricing: S3FilesPricing.custom({...}) with your Region\'s prices to see dollars and set a dailySpendLimit.')];
   if (pricing) {
@@ -126,9 +124,9 @@ export function addS3FilesSpendRow(scope: Construct, dashboard: cloudwatch.Dashb
       new cloudwatch.MathExpression({ ...access, label: 'Data access (USD/day)', period: DAY_PERIOD }),
       new cloudwatch.MathExpression({ ...storage, label: 'High-performance storage (USD/day)', period: DAY_PERIOD }),
     ], { stacked: true, label: 'USD/day', line: limit === undefined ? undefined : { value: limit, label: 'dailySpendLimit' } }));
-    widgets.push(graph('The bucket: S3 Standard storage, every version (USD/day)', [new cloudwatch.MathExpression({
+    widgets.push(graph('Bucket storage (USD/day)', [new cloudwatch.MathExpression({
       expression: `FILL(bucket_bytes,0)/${GB}*${metricMathNumber(pricing.s3StandardStoragePerGbMonth)}*24/${HOURS_PER_MONTH}`,
-      usingMetrics: { bucket_bytes: bucketStorage(model) }, label: 'BucketSizeBytes at S3 Standard (USD/day)', period: Duration.days(1),
+      usingMetrics: { bucket_bytes: bucketStorage(model) }, label: 'All versions at S3 Standard (USD/day)', period: Duration.days(1),
     })], { label: 'USD/day' }));
     if (limit !== undefined) {
       alarms.dailySpend = new cloudwatch.MathExpression({

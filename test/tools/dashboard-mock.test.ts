@@ -8,7 +8,7 @@ import { dashboardHtml, linesOf } from '../../tools/dashboard-mock/render';
 describe.each([
   ['FileSystemMonitoring', EFS_DASHBOARD, ['Data access spend (USD/hour)', 'Spend per day (USD/day)']],
   ['S3FilesMonitoring', S3_FILES_DASHBOARD, ['PendingExports', 'Average write size (KiB)', 'NFSConnectionAccessible', 'Spend per day (USD/day)',
-    'The bucket: S3 Standard storage, every version (USD/day)']],
+    'Bucket storage (USD/day)']],
 ] as Array<[string, MockDashboard, string[]]>)('%s', (_name, dashboard, titles) => {
   const { day } = dashboard;
   const widgets = dashboard.widgets();

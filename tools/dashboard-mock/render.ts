@@ -8,19 +8,19 @@ import { aggregate, MadeUpDay, MINUTES } from './day';
  * cannot run offline; this is what the docs' screenshots are taken of.
  */
 
-interface Options { id?: string; expression?: string; label?: string; period?: number; stat?: string; visible?: boolean }
+interface Options { id?: string; expression?: string; label?: string; period?: number; stat?: string; visible?: boolean; yAxis?: 'left' | 'right' }
 export type Row = Array<string | Options>;
 export interface Widget {
   type: string; x: number; y: number; width: number; height: number;
   properties: {
     markdown?: string; title?: string; stacked?: boolean; metrics?: Row[];
-    yAxis?: { left?: { label?: string; min?: number; max?: number } };
+    yAxis?: { left?: { label?: string; min?: number; max?: number }; right?: { label?: string } };
     annotations?: { horizontal?: Array<{ value: number; label?: string }> };
   };
 }
 
-/** A drawn line: its label and values, or a band between two series. */
-export interface Line { label: string; values: Series; band?: Series }
+/** A drawn line: its label and values, or a band between two series; on the right axis where the widget says so. */
+export interface Line { label: string; values: Series; band?: Series; right?: boolean }
 
 const COLUMN = 46;
 const ROW = 34;
@@ -74,7 +74,7 @@ export function linesOf(rows: Row[], day: MadeUpDay): Line[] {
     const minutes = day.minuteValues(namespace, name, dimensions, stat);
     const values = minutes ? aggregate(minutes, stat, period) : Array((MINUTES * 60) / period).fill(NaN);
     if (options.id) { series[options.id] = values; periods[options.id] = period; }
-    if (options.visible !== false) lines.push({ label: options.label ?? name, values });
+    if (options.visible !== false) lines.push({ label: options.label ?? name, values, right: options.yAxis === 'right' });
   }
   for (const row of rows) {
     const options = row[0] as Options;
@@ -98,7 +98,6 @@ export function linesOf(rows: Row[], day: MadeUpDay): Line[] {
 /** An SVG time series chart of `lines` (stacked when the widget says so), with the widget's axis and annotations. */
 function chart(lines: Line[], w: Widget, width: number, height: number): string {
   const left = 44;
-  const plotWidth = width - left;
   const plotHeight = height - 16;
   const stacked = w.properties.stacked === true;
   // A series of one datapoint (a daily metric, over the day) is drawn across the day, not as a dot at 00:00.
@@ -106,40 +105,51 @@ function chart(lines: Line[], w: Widget, width: number, height: number): string 
   const drawn = stackedLines(lines.map((l) => ({ ...l, values: across(l.values), band: l.band && across(l.band) })), stacked);
   const annotations = w.properties.annotations?.horizontal ?? [];
   const finite = (s: Series) => s.filter(Number.isFinite);
-  const highest = Math.max(0, ...drawn.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]), ...annotations.map((a) => a.value));
+  const highestOf = (side: Array<Line & { base?: Series }>) => Math.max(0, ...side.flatMap((l) => [...finite(l.values), ...finite(l.band ?? [])]));
   // A graph of zeros (no failures all day) gets the axis 0 to 1, not five ticks all reading 0.
-  const top = w.properties.yAxis?.left?.max ?? (highest > 0 ? niceCeiling(highest) : 1);
-  const x = (i: number, n: number) => left + (n <= 1 ? 0 : (i / (n - 1)) * plotWidth);
+  const topOf = (highest: number) => (highest > 0 ? niceCeiling(highest) : 1);
+  const top = w.properties.yAxis?.left?.max ?? topOf(Math.max(highestOf(drawn.filter((l) => !l.right)), ...annotations.map((a) => a.value)));
+  const hasRight = drawn.some((l) => l.right);
+  const rightTop = topOf(highestOf(drawn.filter((l) => l.right)));
+  const plotRight = hasRight ? width - 36 : width;
+  const x = (i: number, n: number) => left + (n <= 1 ? 0 : (i / (n - 1)) * (plotRight - left));
   const pad = 6; // room for the top tick's label
-  const y = (v: number) => pad + (plotHeight - pad) * (1 - Math.min(v, top) / top);
-  const path = (values: Series) => values.map((v, i) => (Number.isFinite(v) ? `${x(i, values.length).toFixed(1)},${y(v).toFixed(1)}` : '')).filter(Boolean).join(' ');
+  const yOn = (axisTop: number) => (v: number) => pad + (plotHeight - pad) * (1 - Math.min(v, axisTop) / axisTop);
+  const y = yOn(top);
+  const path = (values: Series, yOf: (v: number) => number) => values.map((v, i) => (Number.isFinite(v) ? `${x(i, values.length).toFixed(1)},${yOf(v).toFixed(1)}` : '')).filter(Boolean).join(' ');
   const parts: string[] = [];
   for (let t = 0; t <= 4; t++) {
     const v = (top * t) / 4;
-    parts.push(`<line x1="${left}" x2="${width}" y1="${y(v)}" y2="${y(v)}" stroke="#eaeded"/><text x="${left - 4}" y="${y(v) + 3}" text-anchor="end" font-size="9" fill="#545b64">${axisNumber(v)}</text>`);
+    parts.push(`<line x1="${left}" x2="${plotRight}" y1="${y(v)}" y2="${y(v)}" stroke="#eaeded"/><text x="${left - 4}" y="${y(v) + 3}" text-anchor="end" font-size="9" fill="#545b64">${axisNumber(v)}</text>`);
+    if (hasRight) parts.push(`<text x="${plotRight + 4}" y="${y(v) + 3}" font-size="9" fill="#545b64">${axisNumber((rightTop * t) / 4)}</text>`);
   }
   for (const hour of [0, 6, 12, 18]) {
-    parts.push(`<text x="${left + (hour / 24) * plotWidth}" y="${height - 2}" font-size="9" fill="#545b64">${String(hour).padStart(2, '0')}:00</text>`);
+    parts.push(`<text x="${left + (hour / 24) * (plotRight - left)}" y="${height - 2}" font-size="9" fill="#545b64">${String(hour).padStart(2, '0')}:00</text>`);
   }
   drawn.forEach((l, i) => {
     const color = PALETTE[i % PALETTE.length];
+    const yOf = l.right ? yOn(rightTop) : y;
     if (l.band) {
       const outline = [...l.band.map((v, j) => `${x(j, l.band!.length)},${y(v)}`), ...l.values.map((v, j) => `${x(j, l.values.length)},${y(v)}`).reverse()];
       parts.push(`<polygon points="${outline.join(' ')}" fill="#c9c9c9" fill-opacity="0.6"/>`);
     } else if (stacked) {
       const base = l.base ?? l.values.map(() => 0);
       const outline = [...l.values.map((v, j) => `${x(j, l.values.length)},${y(v)}`), ...base.map((v, j) => `${x(j, base.length)},${y(v)}`).reverse()];
-      parts.push(`<polygon points="${outline.join(' ')}" fill="${color}" fill-opacity="0.35"/><polyline points="${path(l.values)}" fill="none" stroke="${color}" stroke-width="1.2"/>`);
+      parts.push(`<polygon points="${outline.join(' ')}" fill="${color}" fill-opacity="0.35"/><polyline points="${path(l.values, yOf)}" fill="none" stroke="${color}" stroke-width="1.2"/>`);
     } else {
-      parts.push(`<polyline points="${path(l.values)}" fill="none" stroke="${color}" stroke-width="1.4"/>`);
+      parts.push(`<polyline points="${path(l.values, yOf)}" fill="none" stroke="${color}" stroke-width="1.4"/>`);
     }
   });
   for (const a of annotations) {
-    parts.push(`<line x1="${left}" x2="${width}" y1="${y(a.value)}" y2="${y(a.value)}" stroke="#d62728" stroke-dasharray="4 3"/>`
-      + `<text x="${width - 2}" y="${y(a.value) - 3}" text-anchor="end" font-size="9" fill="#d62728">${escape(a.label ?? '')} ${axisNumber(a.value)}</text>`);
+    parts.push(`<line x1="${left}" x2="${plotRight}" y1="${y(a.value)}" y2="${y(a.value)}" stroke="#d62728" stroke-dasharray="4 3"/>`
+      + `<text x="${plotRight - 2}" y="${y(a.value) - 3}" text-anchor="end" font-size="9" fill="#d62728">${escape(a.label ?? '')} ${axisNumber(a.value)}</text>`);
   }
   const label = w.properties.yAxis?.left?.label ?? '';
   parts.push(`<text x="0" y="${plotHeight / 2}" font-size="9" fill="#545b64" transform="rotate(-90 8 ${plotHeight / 2})" text-anchor="middle">${escape(label)}</text>`);
+  if (hasRight) {
+    const rightLabel = w.properties.yAxis?.right?.label ?? '';
+    parts.push(`<text x="${width - 2}" y="${plotHeight / 2}" font-size="9" fill="#545b64" transform="rotate(90 ${width - 6} ${plotHeight / 2})" text-anchor="middle">${escape(rightLabel)}</text>`);
+  }
   return `<svg width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join('')}</svg>`;
 }
 

@@ -54,11 +54,11 @@ test('the dashboard shows every metric S3 Files documents, by FileSystemId, and 
     'Throughput (MiB/s)', 'Operations per second', 'Average write size (KiB)',
     'StorageBytes and Inodes', 'LostAndFoundFiles', 'ClientConnections',
     'NFSConnectionAccessible', 'S3BucketAccessible', 'S3BucketReachable',
-    'Data access spend (USD/hour)', 'Spend per day (USD/day)', 'The bucket: S3 Standard storage, every version (USD/day)',
+    'Data access spend (USD/hour)', 'Spend per day (USD/day)', 'Bucket storage (USD/day)',
   ]);
   expect(widgets(template).filter((w) => w.type === 'text').map((w) => w.properties.markdown!.split('.')[0])).toEqual([
     '# Test/Monitoring\nS3 Files file system `TOKEN`', '**Sync with the bucket', '**Traffic', '**Footprint, conflicts and clients', '**What clients see** (amazon-efs-utils, `efs-utils/S3Files`, from clients that publish it)',
-    '**Spend**, estimated at us-east-1 S3 Files list prices, checked 2026-11-28',
+    '**Spend** at us-east-1 S3 Files list prices, checked 2026-11-28: the least the bill can be (a data operation is billed as 32 KiB at least, metadata 4 KiB)',
   ]);
 });
 
@@ -90,9 +90,12 @@ test('the alarms fire on their failure modes and stay quiet otherwise', () => {
   // A minute's write-back is normal; ten minutes for three periods in a row is not.
   expect(fires(/^ExportAge/, { 'ExportAge:Maximum': [60, 700, 800, 900] })).toBe(true);
   expect(fires(/^ExportAge/, { 'ExportAge:Maximum': [700, 800, 60, 900] })).toBe(false);
-  // A backlog that grows every quarter-hour for an hour, and one that grows and drains.
-  expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 80, 160] })).toBe(true);
-  expect(fires(/^PendingExports grew/, { 'PendingExports:Minimum': [10, 20, 40, 5, 160] })).toBe(false);
+  // A backlog that grows every quarter-hour for an hour with exports behind; one that grows and drains; one
+  // that grows with the write rate while exports keep up (its oldest change a minute old).
+  const behind = { 'ExportAge:Minimum': [300, 300, 300, 300, 300] };
+  expect(fires(/^PendingExports grew/, { ...behind, 'PendingExports:Minimum': [10, 20, 40, 80, 160] })).toBe(true);
+  expect(fires(/^PendingExports grew/, { ...behind, 'PendingExports:Minimum': [10, 20, 40, 5, 160] })).toBe(false);
+  expect(fires(/^PendingExports grew/, { 'ExportAge:Minimum': [60, 60, 60, 60, 60], 'PendingExports:Minimum': [10, 20, 40, 80, 160] })).toBe(false);
   // One datapoint a minute, five in a row.
   expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [2, 1, 1, 1, 1, 1] })).toBe(true);
   expect(fires(/^Fewer than 2 client connections/, { 'ClientConnections:Sum': [NaN, NaN, NaN, NaN, NaN] })).toBe(true);
@@ -179,7 +182,7 @@ describe('the spend row', () => {
     // A day: 100 GiB on the high-performance tier at $0.30 per GB-month.
     const storage = evaluate(expressionOf(template, 'High-performance storage (USD/day)'), { series: { stored_bytes: [100 * GiB] }, periods: {} }, 1);
     expect(storage[0]).toBeCloseTo(100 * 0.3 * 24 / 730, 12);
-    const bucket = evaluate(expressionOf(template, 'BucketSizeBytes at S3 Standard (USD/day)'), { series: { bucket_bytes: [1000 * GiB] }, periods: {} }, 1);
+    const bucket = evaluate(expressionOf(template, 'All versions at S3 Standard (USD/day)'), { series: { bucket_bytes: [1000 * GiB] }, periods: {} }, 1);
     expect(bucket[0]).toBeCloseTo(1000 * 0.023 * 24 / 730, 12);
   });
 
