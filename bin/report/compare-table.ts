@@ -96,31 +96,41 @@ export function renderCompareTable(a: ProbeResult, b: ProbeResult, layout: TextL
 }
 
 /**
- * A scenario run's cost next to its speed: the seconds its timed operations took, the MiB EFS
- * meters for them (read / written / metadata), and what they cost under each throughput mode.
- * Dashes for a result written before cdk-efs-kit estimated costs.
+ * A scenario run's cost next to its speed: the seconds its timed operations took, the MiB metered
+ * for them (read / written / metadata), and what they cost under each EFS throughput mode and on S3
+ * Files, with a month at the measured rate. Dashes for what a result written before cdk-efs-kit
+ * estimated it lacks.
  */
 export function costCells(cost: ScenarioCost | undefined): string[] {
-  if (cost === undefined) return ['-', '-', '-', '-', '-'];
+  if (cost === undefined) return ['-', '-', '-', '-', '-', '-'];
   const m = cost.metered;
   const mib = (bytes: number) => (bytes / MiB).toFixed(1);
+  const withMonth = (run: number, month: number | undefined) => (month === undefined ? usd(run) : `${usd(run)} (${usd(month)} a month)`);
   return [
     figure(cost.seconds),
     `${mib(m.dataReadBytes)} / ${mib(m.dataWriteBytes)} / ${mib(m.metadataReadBytes + m.metadataWriteBytes)}`,
-    usd(cost.elasticUsd),
+    withMonth(cost.elasticUsd, cost.elasticUsdPerMonth),
     `${usd(cost.provisionedUsd)} at ${figure(cost.provisionedMibps)} MiB/s (${usd(cost.provisionedUsdPerMonth)} a month)`,
     `${usd(0)}, up to ${mib(m.meteredIOBytes)} MiB of credits`,
+    cost.s3FilesUsd === undefined ? '-' : withMonth(cost.s3FilesUsd, cost.s3FilesUsdPerMonth),
   ];
 }
 
-export const COST_COLUMNS = ['seconds', 'metered MiB read / written / metadata', 'Elastic', 'Provisioned', 'Bursting'];
+export const COST_COLUMNS = ['seconds', 'metered MiB read / written / metadata', 'Elastic', 'Provisioned', 'Bursting', 'S3 Files'];
 
-/** The cost columns in a table: the figures right, Provisioned's and Bursting's phrases left. */
-export const COST_TABLE_COLUMNS: TableColumn[] = COST_COLUMNS.map((header, i) => ({ header, align: i < 3 ? 'right' : 'left' }));
+/** The cost columns in a table: the figures right, the phrases left. */
+export const COST_TABLE_COLUMNS: TableColumn[] = COST_COLUMNS.map((header, i) => ({ header, align: i < 2 ? 'right' : 'left' }));
 
 /** The prices results' costs are at, each named once. */
 export function pricesOf(results: ProbeResult[]): string {
-  return [...new Set(results.map((r) => r.pricing ?? 'no prices (an older result)'))].join(' and ');
+  const labels = results.flatMap((r) => [r.pricing ?? 'no prices (an older result)', ...(r.s3FilesPricing ? [r.s3FilesPricing] : [])]);
+  return [...new Set(labels)].join(' and ');
+}
+
+/** A run's label with what it probed, where the result says: `elastic (EFS)`, `bucket (S3 Files)`. */
+export function runLabel(result: ProbeResult): string {
+  if (result.fileSystemKind === undefined) return result.label;
+  return `${result.label} (${result.fileSystemKind === 's3-files' ? 'S3 Files' : 'EFS'})`;
 }
 
 /** Both runs' cost per scenario, a row each: price next to speed. */
@@ -128,8 +138,10 @@ export function renderCostTable(a: ProbeResult, b: ProbeResult, layout: TextLayo
   const scenarios = [...new Set([...a.scenarios, ...b.scenarios].map((s) => s.scenario))];
   const rows = scenarios.flatMap((scenario) => [a, b].flatMap((run) => {
     const result = run.scenarios.find((s) => s.scenario === scenario);
-    return result ? [[scenario, run.label, ...costCells(result.cost)]] : [];
+    return result ? [[scenario, runLabel(run), ...costCells(result.cost)]] : [];
   }));
   const columns: TableColumn[] = [{ header: 'scenario', align: 'left' }, { header: 'run', align: 'left' }, ...COST_TABLE_COLUMNS];
-  return [...paragraph(`Cost of the timed operations, at ${pricesOf([a, b])}:`, layout), '', ...renderTable(columns, rows, layout)].join('\n');
+  return [...paragraph(`Cost of the timed operations, at ${pricesOf([a, b])}; a month is the measured rate kept up for 730 hours. `
+    + 'S3 Files is priced as if every read came from its high-performance storage (reads of 1 MiB or more of synchronized data stream from the bucket at S3 GET prices instead):', layout),
+  '', ...renderTable(columns, rows, layout)].join('\n');
 }

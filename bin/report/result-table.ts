@@ -1,6 +1,6 @@
 import type { ProbeResult } from '../../lambda/probe/result';
 import { checkLines } from './check-lines';
-import { COST_COLUMNS, costCells, figure as f, throughputOf } from './compare-table';
+import { COST_COLUMNS, costCells, figure as f, pricesOf, throughputOf } from './compare-table';
 import { paragraph, TextLayout } from './text-layout';
 import { renderTable, TableColumn } from './text-table';
 
@@ -23,7 +23,7 @@ export function renderResultTables(result: ProbeResult, layout: TextLayout): str
     }), layout));
     const cost = costCells(s.cost);
     const bullet = (text: string) => paragraph(text, layout, '- ', '  ');
-    out.push(...bullet(`cost at ${result.pricing}: ${COST_COLUMNS.map((c, i) => `${c} ${cost[i]}`).join('; ')}`));
+    out.push(...bullet(`cost at ${pricesOf([result])}: ${COST_COLUMNS.map((c, i) => `${c} ${cost[i]}`).join('; ')}`));
     for (const [key, value] of Object.entries(s.findings)) out.push(...bullet(`${key}: ${value}`));
     for (const message of s.errorMessages) out.push(...bullet(`error: ${message}`));
     out.push('');

@@ -79,6 +79,16 @@ export interface ScenarioCost {
   readonly provisionedUsd: number;
   /** What provisioning `provisionedMibps`, for this speed, costs a month. */
   readonly provisionedUsdPerMonth: number;
+  /** Elastic's cost of this traffic kept up for a month (730 hours) at the measured rate. */
+  readonly elasticUsdPerMonth?: number;
+  /**
+   * The same metered bytes on S3 Files (it meters each operation as EFS's Elastic does: 32 KiB of
+   * data, 4 KiB of metadata at least), at the result's `s3FilesPricing`, as if every read came from
+   * the high-performance storage. Absent from results written before the probe priced it.
+   */
+  readonly s3FilesUsd?: number;
+  /** S3 Files' cost of this traffic kept up for a month at the measured rate. */
+  readonly s3FilesUsdPerMonth?: number;
 }
 
 /** What the probe measured on the target before planning: used to estimate each scenario's time. */
@@ -114,6 +124,10 @@ export interface ProbeResult {
   readonly calibration?: Calibration;
   /** The label of the prices the scenarios' costs are at (an EfsPricing). */
   readonly pricing: string;
+  /** The label of the S3 Files prices of `s3FilesUsd` (an S3FilesPricing). */
+  readonly s3FilesPricing?: string;
+  /** What was probed: an S3 Files mount when the probe was given its bucket, else EFS (or another NFS server). */
+  readonly fileSystemKind?: 'efs' | 's3-files';
   readonly scenarios: ScenarioResult[];
   /**
    * The doctor's checks that apply where the probe runs, on `target` (see mount-checks.ts): its mount

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { EfsPricing } from '../../lib/cost/efs-pricing';
+import { S3FilesPricing } from '../../lib/cost/s3-files-pricing';
 import { calibrate, estimateSeconds } from './calibrate';
 import { scenarioCost } from './cost';
 import { probeMountChecks, ProbeAccessPoint } from './mount-checks';
@@ -32,6 +33,8 @@ export interface ProbeEnvironment {
   readonly bucket?: ProbeBucket;
   /** The prices of the scenarios' costs. @default EfsPricing.US_EAST_1 */
   readonly pricing?: EfsPricing;
+  /** The prices of the scenarios' costs on S3 Files. @default S3FilesPricing.forRegion('us-east-1') */
+  readonly s3FilesPricing?: S3FilesPricing;
   readonly tool: string;
   readonly version: string;
   /** Told when each scenario round starts and ends. */
@@ -81,8 +84,9 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
 
     const deadline = request.maxSeconds === undefined ? Infinity : started + request.maxSeconds * 1000;
     const pricing = env.pricing ?? EfsPricing.US_EAST_1;
+    const s3FilesPricing = env.s3FilesPricing ?? S3FilesPricing.forRegion('us-east-1')!;
     const mountChecks = probeMountChecks({ target: env.target, fileSystemId: env.fileSystemId, accessPoint: env.accessPoint, insideLambda: env.insideLambda, mountinfo: env.mountinfo });
-    const scenarios = await runRounds(request, root, deadline, env, pricing);
+    const scenarios = await runRounds(request, root, deadline, env, pricing, s3FilesPricing);
     return {
       status: scenarios.some(scenarioFailed) ? 'failed' : 'ok',
       tool: env.tool,
@@ -97,6 +101,8 @@ export async function runProbe(input: unknown, env: ProbeEnvironment): Promise<P
       budget: { maxBytes: request.maxBytes, maxSeconds: request.maxSeconds ?? null, plannedBytes: budget.bytes, estimatedSeconds: budget.seconds ?? null },
       calibration,
       pricing: pricing.label,
+      s3FilesPricing: s3FilesPricing.label,
+      fileSystemKind: env.bucket ? 's3-files' : 'efs',
       scenarios,
       mountChecks,
     };
@@ -127,7 +133,7 @@ function checkBudget(request: ParsedRequest, calibration: Calibration | undefine
   return { bytes, seconds, errors };
 }
 
-async function runRounds(request: ParsedRequest, root: string, deadline: number, env: ProbeEnvironment, pricing: EfsPricing): Promise<ScenarioResult[]> {
+async function runRounds(request: ParsedRequest, root: string, deadline: number, env: ProbeEnvironment, pricing: EfsPricing, s3FilesPricing: S3FilesPricing): Promise<ScenarioResult[]> {
   const sleep = env.sleep ?? ((s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000)));
   const states = request.scenarios.map((planned) => ({ planned, rounds: [] as ScenarioRound[], findings: {} as Record<string, FindingValue>, messages: new Set<string>(), failure: undefined as string | undefined }));
   const total = request.rounds * states.length;
@@ -163,7 +169,7 @@ async function runRounds(request: ParsedRequest, root: string, deadline: number,
     findings: s.findings,
     errorMessages: [...s.messages].slice(0, MAX_MESSAGES),
     ...(s.failure ? { failure: s.failure } : {}),
-    cost: scenarioCost(s.rounds, pricing),
+    cost: scenarioCost(s.rounds, pricing, s3FilesPricing),
   }));
 }
 

@@ -58,7 +58,7 @@ test('probe --markdown prints the mount checks and a table per scenario with its
   expect(r.stdout).toMatch(/\| write-4KiB-file \| 2 \| [\d.]+ \| /);
   // 2 files of 4 KiB: 2 x 32 KiB written (the billed minimum), 2 OPENs and 2 CLOSEs of 4 KiB:
   // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic.
-  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043; Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits$/m);
+  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043 \(\$[\d,.]+ a month\); Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits; S3 Files \$0\.0000043 \(\$[\d,.]+ a month\)$/m);
   // The mount checks before the tables (a temporary directory: not an NFS mount), a row each.
   expect(r.stdout).toMatch(new RegExp(`^## mount of ${dir}\n\n\\| status \\| check \\| found \\| fix \\|\n\\|---\\|---\\|---\\|---\\|\n\\| WARN \\| mount \\| ${dir} \\(in the mount at /\\S*\\) is not an NFS mount \\(it is \\S+, \\S+\\): these figures are not EFS's \\| probe a directory on an EFS mount`, 'm'));
   expect(r.stdout).toContain(`\n| skip | mount-options | mount options: skipped, ${dir} is not on an NFS mount |  |\n`);
@@ -161,13 +161,15 @@ describe('compare', () => {
     const r = cli('compare', a, b, '--markdown');
     expect(r.code).toBe(0);
     const lines = r.stdout.slice(r.stdout.indexOf('\n\nCost of')).trim().split('\n');
-    expect(lines[0]).toBe('Cost of the timed operations, at us-east-1 list prices, Regional, checked 2026-11-24:');
-    expect(lines[2]).toBe('| scenario | run | seconds | metered MiB read / written / metadata | Elastic | Provisioned | Bursting |');
+    expect(lines[0]).toBe('Cost of the timed operations, at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28; '
+      + 'a month is the measured rate kept up for 730 hours. S3 Files is priced as if every read came from its high-performance storage (reads of 1 MiB or more of '
+      + 'synchronized data stream from the bucket at S3 GET prices instead):');
+    expect(lines[2]).toBe('| scenario | run | seconds | metered MiB read / written / metadata | Elastic | Provisioned | Bursting | S3 Files |');
     expect(lines.slice(4).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'))).toEqual([
-      'write-sizes/elastic', 'write-sizes/bursting', 'metadata/elastic', 'metadata/bursting']);
+      'write-sizes/elastic (EFS)', 'write-sizes/bursting (EFS)', 'metadata/elastic (EFS)', 'metadata/bursting (EFS)']);
     // 2 rounds of 2 files of 1 KiB (billed 32 KiB each) and 64 KiB: 0.375 MiB written, and 8 OPENs and 8 CLOSEs of 4 KiB;
-    // Bursting spends credits and costs nothing.
-    expect(lines[4]).toMatch(/^\| write-sizes \| elastic \| [\d.]+ \| 0\.0 \/ 0\.4 \/ 0\.1 \| \$0\.0000\d+ \| \$0\.\d+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\) \| \$0\.00, up to 0\.3 MiB of credits \|$/);
+    // Bursting spends credits and costs nothing; S3 Files meters the same bytes, at its prices.
+    expect(lines[4]).toMatch(/^\| write-sizes \| elastic \(EFS\) \| [\d.]+ \| 0\.0 \/ 0\.4 \/ 0\.1 \| \$0\.0000\d+ \(\$[\d,.]+ a month\) \| \$0\.\d+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\) \| \$0\.00, up to 0\.3 MiB of credits \| \$0\.0000\d+ \(\$[\d,.]+ a month\) \|$/);
   });
 
   test('runs with the same label are told apart by their files\' names', () => {

@@ -1,5 +1,7 @@
 import { spawnSync } from 'child_process';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { ProbeBucket } from '../../../lambda/probe/probe-bucket';
 import { ProbeResult, ScenarioResult } from '../../../lambda/probe/result';
@@ -68,6 +70,33 @@ describeWithFuse('the probe on S3 Files (efs-sim s3files, moto)', () => {
     expect(r.stderr).not.toMatch(/Error/);
     const result = JSON.parse(r.stdout) as ProbeResult;
     expect(result.scenarios.map((s) => [s.scenario, s.rounds[0].operations.map((o) => [o.operation, o.count, o.errors])])).toEqual([['export-lag', [['export', 2, 0]]]]);
+  });
+
+  test('compare puts an EFS run and an S3 Files run side by side, each priced on both with a month at its rate', () => {
+    const cli = path.join(__dirname, '..', '..', '..', 'dist', 'bin', 'cdk-efs-kit.js');
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'compare-kinds-'));
+    const probe = (label: string, extra: string[]) => {
+      const r = spawnSync(process.execPath, [cli, 'probe', ...extra, '--scenarios', 'metadata', '--set', 'metadata.files=20', '--set', 'metadata.listings=2', '--label', label, '--json'],
+        { encoding: 'utf8', env: { ...process.env, COLUMNS: '' } });
+      const file = path.join(work, `${label}.json`);
+      fs.writeFileSync(file, r.stdout);
+      return { file, result: JSON.parse(r.stdout) as ProbeResult };
+    };
+    fs.mkdirSync(path.join(work, 'efs'));
+    const efs = probe('efs', ['--dir', path.join(work, 'efs')]);
+    const s3 = probe('s3', ['--dir', sim.mount, '--bucket', `s3://${bucket.name}/${sim.s3files!.prefix}`, '--s3-endpoint', sim.s3files!.endpoint]);
+    expect([efs.result.fileSystemKind, s3.result.fileSystemKind]).toEqual(['efs', 's3-files']);
+    // S3 Files meters the same bytes: reads at $0.03 and writes at $0.06 per GB (us-east-1), a month at the measured rate.
+    const { metered, seconds, s3FilesUsd, s3FilesUsdPerMonth } = s3.result.scenarios[0].cost;
+    const byHand = ((metered.dataReadBytes + metered.metadataReadBytes) * 0.03 + (metered.dataWriteBytes + metered.metadataWriteBytes) * 0.06) / 2 ** 30;
+    expect(s3FilesUsd).toBeCloseTo(byHand, 15);
+    expect(s3FilesUsdPerMonth).toBeCloseTo(byHand / seconds * 730 * 3600, 6);
+    const r = spawnSync(process.execPath, [cli, 'compare', efs.file, s3.file, '--markdown'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '' } });
+    expect(r.status).toBe(0);
+    const rows = r.stdout.slice(r.stdout.indexOf('Cost of')).split('\n').filter((l) => l.startsWith('| metadata |'));
+    expect(rows.map((l) => l.split('|')[2].trim())).toEqual(['efs (EFS)', 's3 (S3 Files)']);
+    for (const row of rows) expect(row).toMatch(/\| \$[\d.]+ \(\$[\d,.]+ a month\) \|$/);
+    fs.rmSync(work, { recursive: true, force: true });
   });
 
   test('a file that never reaches the bucket is an error, named, within the timeout', async () => {
