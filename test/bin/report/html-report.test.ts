@@ -96,8 +96,12 @@ test('each scenario has a cost table: per run its seconds, metered MiB and what 
   const html = renderHtmlReport(results);
   expect(html).toContain('<h3>Cost at test prices</h3>');
   const cells = (label: string) => [...(html.match(new RegExp(`<table class="cost">.*?<tr><th>${label}</th>(.*?)</tr>`))?.[1] ?? '').matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]);
-  expect(cells('elastic')).toEqual(['2.00', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 6.00 MiB/s ($18.00 a month)', '$0.00, up to 12.0 MiB of credits']);
-  expect(cells('bursting')).toEqual(['3.20', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 3.75 MiB/s ($11.25 a month)', '$0.00, up to 12.0 MiB of credits']);
+  // These results were written before the probe priced S3 Files and a month of Elastic: a dash, and no month.
+  expect(cells('elastic')).toEqual(['2.00', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 6.00 MiB/s ($18.00 a month)', '$0.00, up to 12.0 MiB of credits', '-']);
+  expect(cells('bursting')).toEqual(['3.20', '0.0 / 10.0 / 2.0', '$0.00068', '$0.000037 at 3.75 MiB/s ($11.25 a month)', '$0.00, up to 12.0 MiB of credits', '-']);
+  const priced = results.map((r) => ({ ...r, scenarios: r.scenarios.map((sc) => ({ ...sc, cost: { ...sc.cost, elasticUsdPerMonth: 100, s3FilesUsd: 0.0007, s3FilesUsdPerMonth: 110 } })) }));
+  const pricedHtml = renderHtmlReport(priced);
+  expect(pricedHtml).toMatch(/<tr><th>elastic<\/th><td class="num">2\.00<\/td><td class="num">0\.0 \/ 10\.0 \/ 2\.0<\/td><td class="num">\$0\.00068 \(\$100\.00 a month\)<\/td>.*<td class="num">\$0\.00070 \(\$110\.00 a month\)<\/td><\/tr>/);
 });
 
 test('a result written before costs were estimated shows dashes for them', () => {
