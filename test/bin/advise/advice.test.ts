@@ -11,11 +11,13 @@ const pricing = EfsPricing.custom(TEST_PRICES);
 const start = new Date('2026-01-14T00:00:00Z');
 const DAY_OF_PER_MONTH = 24 / 730;
 
+const NO_OPERATIONS = { dataReads: 0, dataWrites: 0, metadataReads: 0, metadataWrites: 0, metadata: 0 };
+
 function usage(overrides: Partial<EfsUsage>): EfsUsage {
   return {
     fileSystemId: 'fs-0123456789abcdef0', start, end: new Date(start.getTime() + 86_400_000),
     meteredBytesPerMinute: new Float64Array(1440),
-    days: [{ dataReadBytes: 0, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0 }],
+    days: [{ dataReadBytes: 0, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0, operations: NO_OPERATIONS }],
     storageByHour: Array(24).fill({ total: 10 * GiB, standard: 10 * GiB, ia: 0, archive: 0 }),
     ...overrides,
   };
@@ -24,7 +26,7 @@ function usage(overrides: Partial<EfsUsage>): EfsUsage {
 const options = { pricing, oneZone: false, coldPercent: 80 };
 
 test('a file system that reports only MetadataIOBytes has its metadata priced as writes, and says so', () => {
-  const a = advise(usage({ days: [{ dataReadBytes: GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 3 * GiB }] }), options);
+  const a = advise(usage({ days: [{ dataReadBytes: GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 3 * GiB, operations: NO_OPERATIONS }] }), options);
   expect(a.traffic).toMatchObject({ metadataSplitReported: false, metadataReadBytes: 0, metadataWriteBytes: 3 * GiB });
   expect(a.elastic.throughputUsd).toBeCloseTo(1 * 1 + 3 * 2, 9);
   expect(a.notes).toContain('Only MetadataIOBytes is reported, not MetadataReadIOBytes and MetadataWriteIOBytes: metadata is priced as writes, the dearer.');
