@@ -1,12 +1,5 @@
 import type { IoBytes, StoredBytes } from '../../lib/cost/efs-cost';
-
-/** Operations of each kind: the SampleCount of the metric whose Sum is the bytes. */
-export interface IoOperations {
-  readonly dataReads: number;
-  readonly dataWrites: number;
-  readonly metadataReads: number;
-  readonly metadataWrites: number;
-}
+import type { IoOperations } from '../../lib/cost/least-metered';
 
 /** A day's I/O: bytes (Sums) and operations (SampleCounts) of each kind. */
 export interface DayIo extends IoBytes {

@@ -1,5 +1,5 @@
-import { EfsPricing } from '../../../lib';
-import { advise } from '../../../bin/advise/advice';
+import { EfsPricing, S3FilesPricing } from '../../../lib';
+import { adviseOnEfs as advise } from '../../../bin/advise/advice';
 import type { EfsUsage } from '../../../bin/advise/usage';
 import { TEST_PRICES } from '../../helpers/test-prices';
 
@@ -23,7 +23,7 @@ function usage(overrides: Partial<EfsUsage>): EfsUsage {
   };
 }
 
-const options = { pricing, oneZone: false, coldPercent: 80 };
+const options = { pricing, oneZone: false, coldPercent: 80, s3Files: { pricing: S3FilesPricing.forRegion('us-east-1')!, cacheHitPercent: 100, hotPercent: 20 } };
 
 test('a file system that reports only MetadataIOBytes has its metadata priced as writes, and says so', () => {
   const a = advise(usage({ days: [{ dataReadBytes: GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 3 * GiB, operations: NO_OPERATIONS }] }), options);

@@ -4,12 +4,13 @@ import * as os from 'os';
 import * as path from 'path';
 import { CloudWatchClient, MetricDatum, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { startMoto, Moto } from '../../helpers/moto';
-import { TEST_PRICES } from '../../helpers/test-prices';
+import { TEST_PRICES, TEST_S3_FILES_PRICES } from '../../helpers/test-prices';
 
 // `cdk-efs-kit advise` as users run it (the built CLI), against moto's CloudWatch on 127.0.0.1,
 // holding AWS/EFS metrics the tests put there for known traffic shapes over one day. Every figure
 // expected below is worked by hand from the shape at the test prices: $1 per GB read, $2 per GB
-// written, $2.40 per MiB/s-day of Provisioned throughput and per GB-day of Standard storage.
+// written, $2.40 per MiB/s-day of Provisioned throughput and per GB-day of Standard storage; on S3
+// Files the same per GB read and written, $2.40 per GB-day of high-performance storage and $0.24 of S3 Standard.
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'bin', 'cdk-efs-kit.js');
 const END = '2026-01-15T00:00:00Z';
 const START = Date.parse(END) - 86_400_000;
@@ -25,6 +26,7 @@ beforeAll(async () => {
   cloudWatch = new CloudWatchClient(moto.clientConfig);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'advise-'));
   fs.writeFileSync(path.join(work, 'prices.json'), JSON.stringify(TEST_PRICES));
+  fs.writeFileSync(path.join(work, 's3-files-prices.json'), JSON.stringify(TEST_S3_FILES_PRICES));
 });
 afterAll(async () => {
   cloudWatch.destroy();
@@ -69,9 +71,13 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** advise over the test day, at the test prices. */
-const advise = (fileSystemId: string, ...extra: string[]) =>
-  cli(['advise', fileSystemId, '--endpoint', moto.endpoint, '--region', 'us-east-1', '--days', '1', '--end', END, '--prices', path.join(work, 'prices.json'), ...extra]);
+/** advise's arguments for the test day, at the test prices, from CloudWatch at `endpoint`. */
+const overTheTestDay = (endpoint: string) => [
+  '--endpoint', endpoint, '--region', 'us-east-1', '--days', '1', '--end', END,
+  '--prices', path.join(work, 'prices.json'), '--s3-files-prices', path.join(work, 's3-files-prices.json'),
+];
+
+const advise = (fileSystemId: string, ...extra: string[]) => cli(['advise', fileSystemId, ...overTheTestDay(moto.endpoint), ...extra]);
 
 async function adviceJson(fileSystemId: string, ...extra: string[]) {
   const r = await advise(fileSystemId, '--json', ...extra);
@@ -188,28 +194,31 @@ test('--markdown shows the modes side by side in a table, the recommendation and
   expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([
     'fs-0000000000000004: 1 day of AWS/EFS metrics, 2026-01-14T00:00:00.000Z to 2026-01-15T00:00:00.000Z',
     'Prices: test prices',
+    'S3 Files prices: test S3 Files prices',
     'Traffic: 0.0 GiB read, 51.0 GiB written (metadata 1.0 GiB of it); metered p99 0.00 MiB/s, peak 87.00 MiB/s; I/O in 10 of 1,440 minutes',
-    '|  | Elastic | Provisioned | Bursting |',
-    '| data access or throughput | $101.95 | $0.00 | $0.00 |',
-    '| total for 1 day | $219.35 | $117.40 | $117.40 |',
-    '| traffic held back | never | 869 min, 869 in a row | never |',
+    '|  | Elastic | Provisioned | Bursting | S3 Files |',
+    // S3 Files: 50 GiB of data writes ($100), 1,000 MiB of metadata writes ($1.95), 50 GiB exported as reads ($50): $151.95;
+    // 20% of the 48.92 GiB on the high-performance storage ($23.48) and all of it in the bucket ($11.74).
+    '| data access or throughput | $101.95 | $0.00 | $0.00 | $151.95 |',
+    '| total for 1 day | $219.35 | $117.40 | $117.40 | $187.17 |',
+    '| traffic held back | never | 869 min, 869 in a row | never | - |',
     'Recommendation: Bursting: $117.40 over 1 day, storage included; Elastic would have cost $101.95 more; Provisioned at 1.00 MiB/s would have held traffic back 869 minutes in a row.',
   ]));
   expect(r.stdout).toContain('- No BurstCreditBalance (the file system is not in Bursting mode): the Bursting replay starts with a full balance, 2.1 TiB.');
   const page = fs.readFileSync(html, 'utf8');
   expect(page).toContain('<title>EFS spend advice: fs-0000000000000004</title>');
   expect(page).toContain('<strong>Recommendation:</strong> Bursting: $117.40 over 1 day');
-  expect(page).toContain('<tr><th>data access or throughput</th><td class="num">$101.95</td><td class="num">$0.00</td><td class="num">$0.00</td></tr>');
+  expect(page).toContain('<tr><th>data access or throughput</th><td class="num">$101.95</td><td class="num">$0.00</td><td class="num">$0.00</td><td class="num">$151.95</td></tr>');
   expect(page.match(/<svg class="chart"/g)).toHaveLength(2);
   expect(page).not.toMatch(/https?:|<script|\bsrc=/);
 });
 
 test.each([[{}, 100], [{ COLUMNS: '80' }, 80]])('on a terminal (%o): the modes in padded columns, every line within %i columns', async (env, width) => {
-  const r = await cli(['advise', 'fs-0000000000000004', '--endpoint', moto.endpoint, '--region', 'us-east-1', '--days', '1', '--end', END, '--prices', path.join(work, 'prices.json')], env);
+  const r = await cli(['advise', 'fs-0000000000000004', ...overTheTestDay(moto.endpoint)], env);
   expect(r.code).toBe(0);
   expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeLessThanOrEqual(width);
-  expect(r.stdout).toMatch(/^ +Elastic +Provisioned +Bursting\n-+ +-+ +-+ +-+\n/m);
-  expect(r.stdout).toMatch(/^data access or throughput +\$101\.95 +\$0\.00 +\$0\.00$/m);
+  expect(r.stdout).toMatch(/^ +Elastic +Provisioned +Bursting +S3 Files\n-+ +-+ +-+ +-+ +-+\n/m);
+  expect(r.stdout).toMatch(/^data access or( throughput)? +\$101\.95 +\$0\.00 +\$0\.00 +\$151\.95$/m);
   // Notes wrap under their text, not under the dash.
   expect(r.stdout).toMatch(/^- No BurstCreditBalance \(the file system is not in Bursting mode\): .*\n  \S/m);
 });
@@ -217,7 +226,7 @@ test.each([[{}, 100], [{ COLUMNS: '80' }, 80]])('on a terminal (%o): the modes i
 test('a file system with no metrics in the window: says so, recommends nothing, exits 0', async () => {
   const r = await advise('fs-00000000000000ff');
   expect(r.code).toBe(0);
-  expect(r.stdout.replace(/\s+/g, ' ')).toContain('CloudWatch has no AWS/EFS metrics for fs-00000000000000ff in this window: a file system too new to have reported any, '
+  expect(r.stdout.replace(/\s+/g, ' ')).toContain('CloudWatch has no AWS/EFS or AWS/S3/Files metrics for fs-00000000000000ff in this window: a file system too new to have reported any, '
     + 'one in another Region or account, or a mistyped id. Nothing to advise on.');
   const a = await adviceJson('fs-00000000000000ff');
   expect(a).toMatchObject({ dataFound: false, notes: [] });
