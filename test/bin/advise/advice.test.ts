@@ -64,3 +64,17 @@ test('One Zone storage is priced at the One Zone prices', () => {
   expect(a.elastic.storageWithLifecycleUsd).toBeCloseTo((2 * 36.5 + 8 * 3.65) * DAY_OF_PER_MONTH, 9);
   expect(a.notes).toContain('One Zone storage prices; Elastic reads and writes are priced as on Regional file systems.');
 });
+
+test('on S3 Files, reads streamed from the bucket (no cache hits) have no data charge, only a 4 KiB metadata read each', () => {
+  const reads = { dataReadBytes: 10 * GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0, operations: { ...NO_OPERATIONS, dataReads: 10_240 } };
+  const a = advise(usage({ days: [reads] }), { ...options, s3Files: { ...options.s3Files, cacheHitPercent: 0 } });
+  expect(a.s3Files.dataReadUsd).toBe(0);
+  // 10,240 metadata reads of 4 KiB: 40 MiB at $0.03 a GB.
+  expect(a.s3Files.metadataUsd).toBeCloseTo((40 / 1024) * 0.03, 12);
+});
+
+test('without StorageBytes, S3 Files storage costs nothing it knows of, and the notes say so', () => {
+  const a = advise(usage({ storageByHour: Array(24).fill(undefined), meteredBytesPerMinute: new Float64Array(1440).fill(60) }), options);
+  expect(a.s3Files).toMatchObject({ storageUsd: 0, hotBytes: undefined, dataSetBytes: undefined });
+  expect(a.notes).toContain('S3 Files: no StorageBytes, so its storage costs are unknown (shown as $0.00).');
+});
