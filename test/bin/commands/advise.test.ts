@@ -239,11 +239,17 @@ test('small writes on EFS: 4 KiB writes are billed as 32 KiB by Elastic and on S
     + 'with no data charge but a 4 KiB metadata read each, and S3 GET requests (not included).');
 });
 
-test('--markdown shows the modes side by side in a table, the recommendation and its notes; --html writes the same as a page with charts', async () => {
-  const html = path.join(work, 'advice.html');
-  const r = await advise('fs-0000000000000004', '--markdown', '--html', html);
+/** advise --markdown --html: its lines and the page. */
+async function markdownAndPage(run: typeof advise, fileSystemId: string) {
+  const html = path.join(work, `${fileSystemId}.html`);
+  const r = await run(fileSystemId, '--markdown', '--html', html);
   expect(r.code).toBe(0);
-  expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([
+  return { stdout: r.stdout, lines: r.stdout.split('\n'), page: fs.readFileSync(html, 'utf8') };
+}
+
+test('--markdown shows the modes side by side in a table, the recommendation and its notes; --html writes the same as a page with charts', async () => {
+  const { stdout, lines, page } = await markdownAndPage(advise, 'fs-0000000000000004');
+  expect(lines).toEqual(expect.arrayContaining([
     'fs-0000000000000004: 1 day of AWS/EFS metrics, 2026-01-14T00:00:00.000Z to 2026-01-15T00:00:00.000Z',
     'Prices: test prices',
     'S3 Files prices: test S3 Files prices',
@@ -256,8 +262,7 @@ test('--markdown shows the modes side by side in a table, the recommendation and
     '| traffic held back | never | 869 min, 869 in a row | never | - |',
     'Recommendation: Bursting: $117.40 over 1 day, storage included; Elastic would have cost $101.95 more; Provisioned at 1.00 MiB/s would have held traffic back 869 minutes in a row.',
   ]));
-  expect(r.stdout).toContain('- No BurstCreditBalance (the file system is not in Bursting mode): the Bursting replay starts with a full balance, 2.1 TiB.');
-  const page = fs.readFileSync(html, 'utf8');
+  expect(stdout).toContain('- No BurstCreditBalance (the file system is not in Bursting mode): the Bursting replay starts with a full balance, 2.1 TiB.');
   expect(page).toContain('<title>EFS spend advice: fs-0000000000000004</title>');
   expect(page).toContain('<strong>Recommendation:</strong> Bursting: $117.40 over 1 day');
   expect(page).toContain('<tr><th>data access or throughput</th><td class="num">$101.95</td><td class="num">$0.00</td><td class="num">$0.00</td><td class="num">$151.95</td></tr>');
@@ -345,10 +350,8 @@ describe('an S3 Files file system: its AWS/S3/Files metrics, on a CloudWatch of 
   });
 
   test('--markdown and --html say whose metrics these are and put S3 Files beside the EFS modes', async () => {
-    const html = path.join(work, 's3-files-advice.html');
-    const r = await adviseS3Files('fs-00000000000000a1', '--markdown', '--html', html);
-    expect(r.code).toBe(0);
-    expect(r.stdout.split('\n')).toEqual(expect.arrayContaining([
+    const { lines, page } = await markdownAndPage(adviseS3Files, 'fs-00000000000000a1');
+    expect(lines).toEqual(expect.arrayContaining([
       'fs-00000000000000a1: 1 day of AWS/S3/Files metrics, 2026-01-14T00:00:00.000Z to 2026-01-15T00:00:00.000Z',
       'S3 Files prices: test S3 Files prices',
       "S3 Files: data reads $5.86, writes $36.62, metadata $0.46, the sync's exports $2.29; 2.0 GiB on the high-performance storage $4.80, 10.0 GiB in the bucket $2.40",
@@ -356,7 +359,6 @@ describe('an S3 Files file system: its AWS/S3/Files metrics, on a CloudWatch of 
       '| data access or throughput | $42.94 | $1.88 | $0.00 | $45.23 |',
       '| total for 1 day | $66.94 | $25.88 | $24.00 | $52.43 |',
     ]));
-    const page = fs.readFileSync(html, 'utf8');
     expect(page).toContain('<title>S3 Files spend advice: fs-00000000000000a1</title>');
     expect(page).toContain('<p>S3 Files: $52.43 over 1 day');
   });
