@@ -32,8 +32,8 @@ export function register(program: Command): void {
     .option('--s3-files-prices <file>', 'JSON price list with the fields of S3FilesPricing.custom (default: us-east-1 S3 Files list prices)')
     .option('--hot-percent <n>', 'the share of the data on S3 Files\' high-performance storage, %; all of it is in the bucket. '
       + 'For an S3 Files file system: its StorageBytes over this share is the data set', DEFAULT_HOT_PERCENT)
-    .option('--cache-hit-percent <n>', `for an EFS file system: the share of its data reads S3 Files would serve from its high-performance storage, % (default: ${DEFAULT_CACHE_HIT_PERCENT}); `
-      + 'the rest stream from the bucket, with no data charge')
+    .option('--cache-hit-percent <n>', 'for an EFS file system: the share of its data reads S3 Files would serve from its high-performance storage '
+      + `(the rest stream from the bucket, with no data charge), % (default: ${DEFAULT_CACHE_HIT_PERCENT})`)
     .addOption(jsonOption('the advice'))
     .addOption(markdownOption())
     .option('--html <file>', 'also write a self-contained HTML report')
