@@ -45,7 +45,9 @@ export class MetricSeries {
     }
     const points = new Map<string, Array<{ time: number; value: number }>>(queries.map((q) => [q.id, []]));
     try {
-      const pages = paginateGetMetricData({ client }, { MetricDataQueries: queries.map((q) => toQuery(fileSystemId, q)), StartTime: start, EndTime: end, ScanBy: 'TimestampAscending' });
+      const pages = paginateGetMetricData({ client }, {
+        MetricDataQueries: queries.map((q) => toQuery(fileSystemId, q)), StartTime: start, EndTime: end, ScanBy: 'TimestampAscending',
+      });
       for await (const page of pages) {
         for (const result of page.MetricDataResults ?? []) collect(result, points);
       }

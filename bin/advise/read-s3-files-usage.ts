@@ -25,7 +25,9 @@ export async function readS3FilesUsage(fileSystemId: string, start: Date, end: D
     fileSystemId,
     start,
     end,
-    minutes: bytes[0].map((_, m) => Object.fromEntries(S3_FILES_KINDS.map((kind, k) => [kind, { bytes: bytes[k][m], operations: operations[k][m] }])) as S3FilesUsage['minutes'][number]),
+    minutes: bytes[0].map((_, m) => Object.fromEntries(
+      S3_FILES_KINDS.map((kind, k) => [kind, { bytes: bytes[k][m], operations: operations[k][m] }]),
+    ) as S3FilesUsage['minutes'][number]),
     storageByHour: series.hourly('stored'),
   };
 }

@@ -43,6 +43,11 @@ export interface S3FilesAdvice {
   readonly notes: string[];
 }
 
+/** The share of the data on the high-performance storage when not told: what AWS's EFS pricing examples keep out of IA. */
+export const DEFAULT_HOT_PERCENT = 20;
+/** The share of an EFS file system's data reads served from the high-performance storage when not told: all, the most their data charge can be. */
+export const DEFAULT_CACHE_HIT_PERCENT = 100;
+
 const KiB = 1024;
 const MINUTES_PER_DAY = 1440;
 
@@ -67,7 +72,7 @@ export function s3FilesForEfs(usage: EfsUsage, assumptions: S3FilesAssumptions):
   const notes = [
     `S3 Files: ${assumptions.cacheHitPercent}% of data reads served from the high-performance storage (--cache-hit-percent); the rest stream from the bucket, `
       + 'with no data charge but a 4 KiB metadata read each, and S3 GET requests (not included).',
-    `S3 Files: ${assumptions.hotPercent}% of the data on the high-performance storage (--hot-percent; 20% by default, the share AWS's EFS pricing examples keep `
+    `S3 Files: ${assumptions.hotPercent}% of the data on the high-performance storage (--hot-percent; ${DEFAULT_HOT_PERCENT}% by default, the share AWS's EFS pricing examples keep `
       + 'out of IA, and S3 Files lets data expire 30 days after its last access as EFS\'s default lifecycle moves it), all of it in the bucket at S3 Standard.',
     ...commonNotes(),
   ];

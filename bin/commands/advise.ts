@@ -2,16 +2,13 @@ import * as fs from 'fs';
 import { Command, Option } from 'commander';
 import { EfsPricing, EfsPricingProps } from '../../lib/cost/efs-pricing';
 import { S3FilesPricing, S3FilesPricingProps } from '../../lib/cost/s3-files-pricing';
+import { DEFAULT_CACHE_HIT_PERCENT, DEFAULT_HOT_PERCENT } from '../advise/s3-files-estimate';
 import { jsonOption, markdownOption, OutputOptions } from '../output-options';
 import { outputLayout } from '../report/text-layout';
 
 /** CloudWatch keeps 1-minute data for 15 days; the window stays inside it. */
 const MAX_DAYS = 14;
 
-/** The share of the data on S3 Files' high-performance storage when not told: what AWS's EFS pricing examples keep out of IA. */
-const DEFAULT_HOT_PERCENT = '20';
-/** The share of an EFS file system's data reads S3 Files would serve from its high-performance storage when not told: all, the most their data charge can be. */
-const DEFAULT_CACHE_HIT_PERCENT = '100';
 
 /** `cdk-efs-kit advise fs-…`: what the last days of traffic would have cost under each throughput mode and on S3 Files, from CloudWatch. */
 export function register(program: Command): void {
@@ -31,7 +28,7 @@ export function register(program: Command): void {
     .option('--cold-percent <n>', 'for a file system with no IA data yet: the share of it an IA lifecycle would move, %', '80')
     .option('--s3-files-prices <file>', 'JSON price list with the fields of S3FilesPricing.custom (default: us-east-1 S3 Files list prices)')
     .option('--hot-percent <n>', 'the share of the data on S3 Files\' high-performance storage, %; all of it is in the bucket. '
-      + 'For an S3 Files file system: its StorageBytes over this share is the data set', DEFAULT_HOT_PERCENT)
+      + 'For an S3 Files file system: its StorageBytes over this share is the data set', String(DEFAULT_HOT_PERCENT))
     .option('--cache-hit-percent <n>', 'for an EFS file system: the share of its data reads S3 Files would serve from its high-performance storage '
       + `(the rest stream from the bucket, with no data charge), % (default: ${DEFAULT_CACHE_HIT_PERCENT})`)
     .addOption(jsonOption('the advice'))
@@ -92,7 +89,7 @@ function checkInput(fileSystemId: string, opts: AdviseCliOptions) {
   const days = wholeNumber(opts.days, 1, MAX_DAYS, `--days must be a whole number of days from 1 to ${MAX_DAYS} (CloudWatch keeps 1-minute data for 15 days)`);
   const coldPercent = wholeNumber(opts.coldPercent, 0, 100, '--cold-percent must be a whole number from 0 to 100');
   const hotPercent = wholeNumber(opts.hotPercent, 1, 100, '--hot-percent must be a whole number from 1 to 100');
-  const cacheHitPercent = wholeNumber(opts.cacheHitPercent ?? DEFAULT_CACHE_HIT_PERCENT, 0, 100, '--cache-hit-percent must be a whole number from 0 to 100');
+  const cacheHitPercent = wholeNumber(opts.cacheHitPercent ?? String(DEFAULT_CACHE_HIT_PERCENT), 0, 100, '--cache-hit-percent must be a whole number from 0 to 100');
   const endTime = opts.end === undefined ? Date.now() : Date.parse(opts.end);
   if (Number.isNaN(endTime) || (opts.end !== undefined && !/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(opts.end))) {
     throw new Error(`--end must be a date and time such as 2026-11-24T00:00:00Z; got '${opts.end}'`);

@@ -55,7 +55,9 @@ export function adviceRows(advice: Advice): Array<{ label: string; cells: string
     row(`total for ${formatDays(advice.days)}`, (m) => usd(m.totalUsd), usd(s3Files.totalUsd)),
     row('storage without IA lifecycle', (m) => usd(m.storageWithoutLifecycleUsd), '-'),
     row('storage with IA lifecycle', (m) => `${usd(m.storageWithLifecycleUsd)}${m.lifecycleTieringUsd > 0 ? ` + ${usd(m.lifecycleTieringUsd)} once` : ''}`, '-'),
-    row('traffic held back', (m) => (m.heldBackMinutes === 0 ? 'never' : `${m.heldBackMinutes.toLocaleString('en-US')} min, ${m.longestHeldBackMinutes.toLocaleString('en-US')} in a row`), '-'),
+    row('traffic held back', (m) => (m.heldBackMinutes === 0
+      ? 'never'
+      : `${m.heldBackMinutes.toLocaleString('en-US')} min, ${m.longestHeldBackMinutes.toLocaleString('en-US')} in a row`), '-'),
     row('sized and billed', (m) => modeDetail(advice, m), `per GB, ${s3Files.assumptions.hotPercent}% hot`),
   ];
 }
