@@ -1,12 +1,17 @@
 import type { EfsPricing } from '../../lib/cost/efs-pricing';
 import {
-  BurstingReplay, BYTES_PER_GB, elasticAccessUsd, includedProvisionedMibps, IoBytes, maxBurstCreditBytes, provisionedUsd, replayBursting, replayProvisioned,
+  BurstingReplay, BYTES_PER_GB, EFS_METERING, elasticAccessUsd, includedProvisionedMibps, IoBytes, maxBurstCreditBytes, provisionedUsd, replayBursting, replayProvisioned,
   storagePricesPerGbMonth, storageUsd, THROUGHPUT_MODES, ThroughputMode, ThroughputReplay,
 } from '../../lib/cost/efs-cost';
+import { leastMeteredIo } from '../../lib/cost/least-metered';
 import { percentiles } from '../../lambda/probe/stats';
 import { MiB } from '../../lambda/shared/sizes';
 import { usd } from '../report/money';
-import type { EfsUsage, StoredHour } from './usage';
+import { metadataSplitReported, pricedDay, sumIo } from './day-io';
+import type { FileSystemKind } from './file-system-kind';
+import { efsUsageOf } from './efs-from-s3-files';
+import { S3FilesAdvice, S3FilesAssumptions, s3FilesAsReported, s3FilesForEfs } from './s3-files-estimate';
+import type { EfsUsage, S3FilesUsage, StoredHour } from './usage';
 
 export interface AdviceOptions {
   readonly pricing: EfsPricing;
@@ -14,6 +19,8 @@ export interface AdviceOptions {
   readonly oneZone: boolean;
   /** For a file system with no IA data yet: the share of its data an IA lifecycle would move, in %. */
   readonly coldPercent: number;
+  /** What the S3 Files column assumes. */
+  readonly s3Files: S3FilesAssumptions;
 }
 
 /**
@@ -60,12 +67,17 @@ export interface BurstingCost extends ModeCost {
 
 export interface Advice {
   readonly fileSystemId: string;
+  /**
+   * What the file system is, and so whose metrics these are (for an S3 Files file system the EFS
+   * modes are the same traffic on EFS); undefined when it was not given and neither namespace had any.
+   */
+  readonly kind?: FileSystemKind;
   readonly start: string;
   readonly end: string;
   readonly days: number;
   readonly pricing: { readonly label: string; readonly source?: string };
   readonly oneZone: boolean;
-  /** False when CloudWatch had no AWS/EFS datapoint for the file system in the window. */
+  /** False when CloudWatch had no datapoint for the file system in the window. */
   readonly dataFound: boolean;
   readonly traffic: IoBytes & {
     /** False when only MetadataIOBytes was reported: metadata is then priced as writes. */
@@ -82,24 +94,45 @@ export interface Advice {
   readonly elastic: ModeCost;
   readonly provisioned: ProvisionedCost;
   readonly bursting: BurstingCost;
-  /** Data access or throughput per day (from `start`), by mode. */
-  readonly perDay: Array<{ readonly start: string } & Record<ThroughputMode, number>>;
-  /** Undefined when there was no data to advise on. */
+  /** The same traffic and data on S3 Files (for an S3 Files file system: its own). */
+  readonly s3Files: S3FilesAdvice;
+  /** Data access or throughput per day (from `start`), by mode, and S3 Files' data access. */
+  readonly perDay: Array<{ readonly start: string; readonly s3Files: number } & Record<ThroughputMode, number>>;
+  /** The cheapest EFS mode that would have carried the traffic; undefined when there was no data to advise on. */
   readonly recommendation?: { readonly mode: ThroughputMode; readonly reason: string };
+  /** S3 Files' total against the recommended mode's; undefined when there was no data. */
+  readonly s3FilesComparison?: string;
   readonly notes: string[];
 }
 
 export const MODE_NAMES: Record<ThroughputMode, string> = { elastic: 'Elastic', provisioned: 'Provisioned', bursting: 'Bursting' };
 
-type DayIo = EfsUsage['days'][number];
+/** EFS's Elastic meters each data request as 32 KiB at least and each metadata request as 4 KiB. */
+const EFS_MINIMUMS = { data: EFS_METERING.dataRequestMinimumBytes, metadata: EFS_METERING.metadataRequestMinimumBytes };
 
-/** What the window's traffic and storage would have cost under each throughput mode, and which to choose. */
-export function advise(usage: EfsUsage, options: AdviceOptions): Advice {
+/** An EFS file system's advice: what its traffic and storage would have cost under each throughput mode, and on S3 Files. */
+export function adviseOnEfs(usage: EfsUsage, options: AdviceOptions): Advice {
+  return advise(usage, options, 'efs', s3FilesForEfs(usage, options.s3Files));
+}
+
+/** An S3 Files file system's advice: what its traffic and data cost there, and would have cost on EFS under each throughput mode. */
+export function adviseOnS3Files(usage: S3FilesUsage, options: AdviceOptions): Advice {
+  return advise(efsUsageOf(usage, options.s3Files.hotPercent), options, 's3files', s3FilesAsReported(usage, options.s3Files));
+}
+
+/**
+ * What the window's traffic and storage would have cost under each throughput mode, and which to
+ * choose, beside `s3Files`, the same on S3 Files; `kind` says which the file system is.
+ */
+function advise(usage: EfsUsage, options: AdviceOptions, kind: FileSystemKind, s3Files: S3FilesAdvice): Advice {
   const { pricing } = options;
   const seconds = (usage.end.getTime() - usage.start.getTime()) / 1000;
   const minutes = usage.meteredBytesPerMinute;
   const split = metadataSplitReported(usage.days);
-  const io = sumIo(usage.days.map((d) => pricedIo(d, split)));
+  const priced = usage.days.map((d) => pricedDay(d, split));
+  const io = sumIo(priced.map((d) => d.io));
+  /** Elastic's bill for days of I/O: each request at its minimum, as far as the operation counts show. */
+  const elasticUsd = (days: typeof priced) => elasticAccessUsd(sumIo(days.map((d) => leastMeteredIo(d.io, d.operations, EFS_MINIMUMS))), pricing);
   const stored = averageStorage(usage.storageByHour);
   const standard = stored?.standard ?? 0;
   const standardAt = standardBytesAt(usage.storageByHour);
@@ -107,7 +140,7 @@ export function advise(usage: EfsUsage, options: AdviceOptions): Advice {
   const perMinuteMibps = (bytes: number) => bytes / 60 / MiB;
 
   const elastic = withTotal({
-    ...storage('elastic'), mode: 'elastic' as const, throughputUsd: elasticAccessUsd(io, pricing), heldBackMinutes: 0, longestHeldBackMinutes: 0,
+    ...storage('elastic'), mode: 'elastic' as const, throughputUsd: elasticUsd(priced), heldBackMinutes: 0, longestHeldBackMinutes: 0,
   });
 
   const p99 = perMinuteMibps(percentiles(Array.from(minutes)).p99);
@@ -133,10 +166,12 @@ export function advise(usage: EfsUsage, options: AdviceOptions): Advice {
       || creditsFallForGood(burstingReplay, meteredIOBytes / seconds) || archiveNeedsElastic('Bursting', stored),
   });
 
-  const dataFound = meteredIOBytes > 0 || stored !== undefined || usage.days.some((d) => Object.values(d).some((v) => v > 0));
+  const dataFound = meteredIOBytes > 0 || stored !== undefined || priced.some((d) => [...Object.values(d.io), ...Object.values(d.operations)].some((v) => v > 0));
   const days = seconds / 86_400;
+  const recommendation = dataFound ? recommend({ elastic, provisioned, bursting }, meteredIOBytes, days) : undefined;
   return {
     fileSystemId: usage.fileSystemId,
+    kind,
     start: usage.start.toISOString(),
     end: usage.end.toISOString(),
     days,
@@ -156,43 +191,38 @@ export function advise(usage: EfsUsage, options: AdviceOptions): Advice {
     elastic,
     provisioned,
     bursting,
-    perDay: usage.days.map((day, d) => ({
+    s3Files,
+    perDay: priced.map((day, d) => ({
       start: new Date(usage.start.getTime() + d * 86_400_000).toISOString(),
-      elastic: elasticAccessUsd(pricedIo(day, split), pricing),
+      elastic: elasticUsd([day]),
       provisioned: provisionedUsd(provisionedMibps, standard, Math.min(86_400, seconds - d * 86_400), pricing),
       bursting: 0,
+      s3Files: s3Files.perDay[d] ?? 0,
     })),
-    recommendation: dataFound ? recommend({ elastic, provisioned, bursting }, meteredIOBytes, days) : undefined,
-    notes: dataFound ? notes({ split, stored, startCreditsReported: usage.startCreditBytes !== undefined, fullCredits: maxBurstCreditBytes(standardAt(0)), options }) : [],
+    recommendation,
+    s3FilesComparison: recommendation && compareWithS3Files(kind, s3Files, { elastic, provisioned, bursting }[recommendation.mode], days),
+    notes: dataFound
+      ? [...notes({ kind, split, stored, startCreditsReported: usage.startCreditBytes !== undefined, fullCredits: maxBurstCreditBytes(standardAt(0)), options }), ...s3Files.notes]
+      : [],
   };
+}
+
+/** S3 Files' total beside the recommended EFS mode's, to the cent. */
+function compareWithS3Files(kind: FileSystemKind, s3Files: S3FilesAdvice, best: ModeCost, days: number): string {
+  const cents = (v: number) => Math.round(v * 100);
+  const difference = (cents(best.totalUsd) - cents(s3Files.totalUsd)) / 100;
+  const parts = `${usd(s3Files.accessUsd)} data access, at least, and ${usd(s3Files.storageUsd)} storage`;
+  const efs = `${MODE_NAMES[best.mode]}, the EFS mode recommended`;
+  if (kind === 's3files') {
+    const than = difference === 0 ? 'the same' : `${usd(Math.abs(difference))} ${difference > 0 ? 'more' : 'less'}`;
+    return `S3 Files: ${usd(s3Files.totalUsd)} over ${formatDays(days)} (${parts}); on EFS, ${efs}, the same traffic and data would have cost ${than}.`;
+  }
+  const than = difference === 0 ? `the same as ${efs}` : `${usd(Math.abs(difference))} ${difference < 0 ? 'more' : 'less'} than ${efs}`;
+  return `S3 Files: the same traffic and data would have cost ${usd(s3Files.totalUsd)} over ${formatDays(days)} (${parts}), ${than}.`;
 }
 
 function withTotal<T extends Omit<ModeCost, 'totalUsd'>>(mode: T): T & { totalUsd: number } {
   return { ...mode, totalUsd: mode.throughputUsd + mode.storageUsd };
-}
-
-/** Whether the file system reports metadata reads and writes apart (else only MetadataIOBytes). */
-function metadataSplitReported(days: DayIo[]): boolean {
-  const sum = (f: (d: DayIo) => number) => days.reduce((s, d) => s + f(d), 0);
-  return sum((d) => d.metadataReadBytes + d.metadataWriteBytes) > 0 || sum((d) => d.metadataBytes) === 0;
-}
-
-/** A day's I/O as Elastic bills it: metadata priced as writes (the dearer) when it is not split. */
-function pricedIo(day: DayIo, split: boolean): IoBytes {
-  const { dataReadBytes, dataWriteBytes } = day;
-  return split
-    ? { dataReadBytes, dataWriteBytes, metadataReadBytes: day.metadataReadBytes, metadataWriteBytes: day.metadataWriteBytes }
-    : { dataReadBytes, dataWriteBytes, metadataReadBytes: 0, metadataWriteBytes: day.metadataBytes };
-}
-
-function sumIo(days: IoBytes[]): IoBytes {
-  const sum = (f: (d: IoBytes) => number) => days.reduce((s, d) => s + f(d), 0);
-  return {
-    dataReadBytes: sum((d) => d.dataReadBytes),
-    dataWriteBytes: sum((d) => d.dataWriteBytes),
-    metadataReadBytes: sum((d) => d.metadataReadBytes),
-    metadataWriteBytes: sum((d) => d.metadataWriteBytes),
-  };
 }
 
 function averageStorage(hours: Array<StoredHour | undefined>): StoredHour | undefined {
@@ -265,12 +295,15 @@ function recommend(modes: { elastic: ModeCost; provisioned: ProvisionedCost; bur
   return { mode: best, reason: `${name}: ${why}; ${others.join('; ')}.` };
 }
 
-function notes(facts: { split: boolean; stored?: StoredHour; startCreditsReported: boolean; fullCredits: number; options: AdviceOptions }): string[] {
+function notes(facts: { kind: FileSystemKind; split: boolean; stored?: StoredHour; startCreditsReported: boolean; fullCredits: number; options: AdviceOptions }): string[] {
   const { pricing, coldPercent, oneZone } = facts.options;
   const out: string[] = [];
   if (!facts.split) out.push('Only MetadataIOBytes is reported, not MetadataReadIOBytes and MetadataWriteIOBytes: metadata is priced as writes, the dearer.');
-  if (!facts.startCreditsReported) {
-    out.push(`No BurstCreditBalance (the file system is not in Bursting mode): the Bursting replay starts with a full balance, ${(facts.fullCredits / 1024 ** 4).toFixed(1)} TiB.`);
+  const fullBalance = `${(facts.fullCredits / 1024 ** 4).toFixed(1)} TiB`;
+  if (facts.kind === 's3files') {
+    out.push(`On EFS, the Bursting replay starts with a full balance, ${fullBalance}.`);
+  } else if (!facts.startCreditsReported) {
+    out.push(`No BurstCreditBalance (the file system is not in Bursting mode): the Bursting replay starts with a full balance, ${fullBalance}.`);
   }
   if (!facts.stored) {
     out.push('No StorageBytes: storage costs are unknown (shown as $0.00), and the Bursting baseline is its 1 MiB/s minimum.');

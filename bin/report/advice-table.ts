@@ -1,5 +1,6 @@
 import { THROUGHPUT_MODES } from '../../lib/cost/efs-cost';
 import { Advice, formatDays, MODE_NAMES, ModeCost } from '../advise/advice';
+import { NAMESPACES } from '../advise/file-system-kind';
 import { usd } from './money';
 import { paragraph, TextLayout } from './text-layout';
 import { renderTable, TableColumn } from './text-table';
@@ -13,39 +14,61 @@ function size(bytes: number): string {
   return `${value.toLocaleString('en-US', { minimumFractionDigits: unit === 'TiB' ? 2 : 1, maximumFractionDigits: unit === 'TiB' ? 2 : 1 })} ${unit}`;
 }
 
-/** `cdk-efs-kit advise` as text: the window, the traffic and storage, the modes side by side, the recommendation and its notes. */
+/** `cdk-efs-kit advise` as text: the window, the traffic and storage, the modes and S3 Files side by side, the recommendation and its notes. */
 export function renderAdviceTable(advice: Advice, layout: TextLayout): string {
   const text = (line: string) => paragraph(line, layout);
-  const out = [...text(`${advice.fileSystemId}: ${formatDays(advice.days)} of AWS/EFS metrics, ${advice.start} to ${advice.end}`), ...text(`Prices: ${advice.pricing.label}`), ''];
+  const out = [...text(windowLine(advice)), ...text(`Prices: ${advice.pricing.label}`), ...text(`S3 Files prices: ${advice.s3Files.pricing.label}`), ''];
   if (!advice.dataFound) return [...out, ...text(noDataLine(advice))].join('\n');
-  out.push(...text(trafficLine(advice)), ...text(storageLine(advice)), '');
+  out.push(...text(trafficLine(advice)), ...text(storageLine(advice)), ...text(s3FilesLine(advice)), '');
   const [head, ...rows] = adviceRows(advice);
   const columns: TableColumn[] = [{ header: '', align: 'left' }, ...head.cells.map((header): TableColumn => ({ header, align: 'right' }))];
   out.push(...renderTable(columns, rows.map((r) => [r.label, ...r.cells]), layout));
   if (advice.recommendation) out.push('', ...text(`Recommendation: ${advice.recommendation.reason}`));
+  if (advice.s3FilesComparison) out.push(...text(advice.s3FilesComparison));
   if (advice.notes.length > 0) out.push('', 'Notes:', ...advice.notes.flatMap((n) => paragraph(n, layout, '- ', '  ')));
   return out.join('\n');
 }
 
+/** The namespaces the metrics came from: both when the kind was neither given nor found. */
+function namespaceOf(advice: Advice): string {
+  return advice.kind ? NAMESPACES[advice.kind] : `${NAMESPACES.efs} or ${NAMESPACES.s3files}`;
+}
+
+export function windowLine(advice: Advice): string {
+  return `${advice.fileSystemId}: ${formatDays(advice.days)} of ${namespaceOf(advice)} metrics, ${advice.start} to ${advice.end}`;
+}
+
 export function noDataLine(advice: Advice): string {
-  return `CloudWatch has no AWS/EFS metrics for ${advice.fileSystemId} in this window: a file system too new to have reported any, `
+  return `CloudWatch has no ${namespaceOf(advice)} metrics for ${advice.fileSystemId} in this window: a file system too new to have reported any, `
     + 'one in another Region or account, or a mistyped id. Nothing to advise on.';
 }
 
-/** The modes side by side: a header row with their names, then a row per figure, a cell per mode. */
+/** The modes and S3 Files side by side: a header row with their names, then a row per figure, a cell each. */
 export function adviceRows(advice: Advice): Array<{ label: string; cells: string[] }> {
   const modes = THROUGHPUT_MODES.map((m) => advice[m]);
-  const row = (label: string, cell: (m: ModeCost) => string) => ({ label, cells: modes.map(cell) });
+  const s3Files = advice.s3Files;
+  const row = (label: string, cell: (m: ModeCost) => string, s3FilesCell: string) => ({ label, cells: [...modes.map(cell), s3FilesCell] });
   return [
-    row('', (m) => MODE_NAMES[m.mode]),
-    row('data access or throughput', (m) => usd(m.throughputUsd)),
-    row('storage', (m) => usd(m.storageUsd)),
-    row(`total for ${formatDays(advice.days)}`, (m) => usd(m.totalUsd)),
-    row('storage without IA lifecycle', (m) => usd(m.storageWithoutLifecycleUsd)),
-    row('storage with IA lifecycle', (m) => `${usd(m.storageWithLifecycleUsd)}${m.lifecycleTieringUsd > 0 ? ` + ${usd(m.lifecycleTieringUsd)} once` : ''}`),
-    row('traffic held back', (m) => (m.heldBackMinutes === 0 ? 'never' : `${m.heldBackMinutes.toLocaleString('en-US')} min, ${m.longestHeldBackMinutes.toLocaleString('en-US')} in a row`)),
-    row('sized and billed', (m) => modeDetail(advice, m)),
+    row('', (m) => MODE_NAMES[m.mode], 'S3 Files'),
+    row('data access or throughput', (m) => usd(m.throughputUsd), usd(s3Files.accessUsd)),
+    row('storage', (m) => usd(m.storageUsd), usd(s3Files.storageUsd)),
+    row(`total for ${formatDays(advice.days)}`, (m) => usd(m.totalUsd), usd(s3Files.totalUsd)),
+    row('storage without IA lifecycle', (m) => usd(m.storageWithoutLifecycleUsd), '-'),
+    row('storage with IA lifecycle', (m) => `${usd(m.storageWithLifecycleUsd)}${m.lifecycleTieringUsd > 0 ? ` + ${usd(m.lifecycleTieringUsd)} once` : ''}`, '-'),
+    row('traffic held back', (m) => (m.heldBackMinutes === 0
+      ? 'never'
+      : `${m.heldBackMinutes.toLocaleString('en-US')} min, ${m.longestHeldBackMinutes.toLocaleString('en-US')} in a row`), '-'),
+    row('sized and billed', (m) => modeDetail(advice, m), `per GB, ${s3Files.assumptions.hotPercent}% hot`),
   ];
+}
+
+/** S3 Files' figures by part, and the storage they price. */
+export function s3FilesLine(advice: Advice): string {
+  const s = advice.s3Files;
+  const stored = s.hotBytes === undefined || s.dataSetBytes === undefined
+    ? 'no StorageBytes'
+    : `${size(s.hotBytes)} on the high-performance storage ${usd(s.highPerformanceStorageUsd)}, ${size(s.dataSetBytes)} in the bucket ${usd(s.bucketStorageUsd)}`;
+  return `S3 Files: data reads ${usd(s.dataReadUsd)}, writes ${usd(s.dataWriteUsd)}, metadata ${usd(s.metadataUsd)}, the sync's exports ${usd(s.exportUsd)}; ${stored}`;
 }
 
 export function trafficLine(advice: Advice): string {

@@ -111,10 +111,14 @@ export function storagePricesPerGbMonth(pricing: EfsPricingProps, mode: Throughp
   };
 }
 
+/** GB-months of `bytes` stored (an average over the time) for `seconds`: what a price per GB-month multiplies. */
+export function gbMonths(bytes: number, seconds: number): number {
+  return (bytes / BYTES_PER_GB) * (seconds / SECONDS_PER_MONTH);
+}
+
 /** Storing `stored` bytes (an average over the time) for `seconds`. */
 export function storageUsd(stored: StoredBytes, seconds: number, prices: StoredBytes): number {
-  const gbMonths = (bytes: number) => (bytes / BYTES_PER_GB) * (seconds / SECONDS_PER_MONTH);
-  return gbMonths(stored.standard) * prices.standard + gbMonths(stored.ia) * prices.ia + gbMonths(stored.archive) * prices.archive;
+  return gbMonths(stored.standard, seconds) * prices.standard + gbMonths(stored.ia, seconds) * prices.ia + gbMonths(stored.archive, seconds) * prices.archive;
 }
 
 /** How a throughput mode would have carried traffic, minute by minute: what it served at once, and what had to wait. */

@@ -1,5 +1,5 @@
-import { EfsPricing } from '../../../lib';
-import { advise } from '../../../bin/advise/advice';
+import { EfsPricing, S3FilesPricing } from '../../../lib';
+import { adviseOnEfs as advise } from '../../../bin/advise/advice';
 import type { EfsUsage } from '../../../bin/advise/usage';
 import { TEST_PRICES } from '../../helpers/test-prices';
 
@@ -11,20 +11,22 @@ const pricing = EfsPricing.custom(TEST_PRICES);
 const start = new Date('2026-01-14T00:00:00Z');
 const DAY_OF_PER_MONTH = 24 / 730;
 
+const NO_OPERATIONS = { dataReads: 0, dataWrites: 0, metadataReads: 0, metadataWrites: 0, metadata: 0 };
+
 function usage(overrides: Partial<EfsUsage>): EfsUsage {
   return {
     fileSystemId: 'fs-0123456789abcdef0', start, end: new Date(start.getTime() + 86_400_000),
     meteredBytesPerMinute: new Float64Array(1440),
-    days: [{ dataReadBytes: 0, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0 }],
+    days: [{ dataReadBytes: 0, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0, operations: NO_OPERATIONS }],
     storageByHour: Array(24).fill({ total: 10 * GiB, standard: 10 * GiB, ia: 0, archive: 0 }),
     ...overrides,
   };
 }
 
-const options = { pricing, oneZone: false, coldPercent: 80 };
+const options = { pricing, oneZone: false, coldPercent: 80, s3Files: { pricing: S3FilesPricing.forRegion('us-east-1')!, cacheHitPercent: 100, hotPercent: 20 } };
 
 test('a file system that reports only MetadataIOBytes has its metadata priced as writes, and says so', () => {
-  const a = advise(usage({ days: [{ dataReadBytes: GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 3 * GiB }] }), options);
+  const a = advise(usage({ days: [{ dataReadBytes: GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 3 * GiB, operations: NO_OPERATIONS }] }), options);
   expect(a.traffic).toMatchObject({ metadataSplitReported: false, metadataReadBytes: 0, metadataWriteBytes: 3 * GiB });
   expect(a.elastic.throughputUsd).toBeCloseTo(1 * 1 + 3 * 2, 9);
   expect(a.notes).toContain('Only MetadataIOBytes is reported, not MetadataReadIOBytes and MetadataWriteIOBytes: metadata is priced as writes, the dearer.');
@@ -61,4 +63,18 @@ test('One Zone storage is priced at the One Zone prices', () => {
   expect(a.elastic.storageUsd).toBeCloseTo(10 * 36.5 * DAY_OF_PER_MONTH, 9);
   expect(a.elastic.storageWithLifecycleUsd).toBeCloseTo((2 * 36.5 + 8 * 3.65) * DAY_OF_PER_MONTH, 9);
   expect(a.notes).toContain('One Zone storage prices; Elastic reads and writes are priced as on Regional file systems.');
+});
+
+test('on S3 Files, reads streamed from the bucket (no cache hits) have no data charge, only a 4 KiB metadata read each', () => {
+  const reads = { dataReadBytes: 10 * GiB, dataWriteBytes: 0, metadataReadBytes: 0, metadataWriteBytes: 0, metadataBytes: 0, operations: { ...NO_OPERATIONS, dataReads: 10_240 } };
+  const a = advise(usage({ days: [reads] }), { ...options, s3Files: { ...options.s3Files, cacheHitPercent: 0 } });
+  expect(a.s3Files.dataReadUsd).toBe(0);
+  // 10,240 metadata reads of 4 KiB: 40 MiB at $0.03 a GB.
+  expect(a.s3Files.metadataUsd).toBeCloseTo((40 / 1024) * 0.03, 12);
+});
+
+test('without StorageBytes, S3 Files storage costs nothing it knows of, and the notes say so', () => {
+  const a = advise(usage({ storageByHour: Array(24).fill(undefined), meteredBytesPerMinute: new Float64Array(1440).fill(60) }), options);
+  expect(a.s3Files).toMatchObject({ storageUsd: 0, hotBytes: undefined, dataSetBytes: undefined });
+  expect(a.notes).toContain('S3 Files: no StorageBytes, so its storage costs are unknown (shown as $0.00).');
 });

@@ -29,10 +29,12 @@ describe.each(['seed', 'probe', 'compare', 'advise', 'doctor'])('cdk-efs-kit %s 
   });
 });
 
-test('the defaults people read: advise\'s days and cold share, seed\'s archive limits and workers', () => {
+test('the defaults people read: advise\'s days, cold, hot and cache-hit shares, seed\'s archive limits and workers', () => {
   expect(optionEntries(help('advise'))).toEqual(expect.arrayContaining([
     expect.stringMatching(/^--days <n> .*\(default: 14\)$/),
     expect.stringMatching(/^--cold-percent <n> .*\(default: 80\)$/),
+    expect.stringMatching(/^--hot-percent <n> .*\(default: 20\)$/),
+    expect.stringMatching(/^--cache-hit-percent <n> .*\(default: 100\)$/),
   ]));
   expect(optionEntries(help('seed'))).toEqual(expect.arrayContaining([
     expect.stringMatching(/^--max-member-size <size> .*\(default: \d+ GiB\)$/),
