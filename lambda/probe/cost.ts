@@ -1,6 +1,7 @@
 import type { EfsPricing } from '../../lib/cost/efs-pricing';
 import type { S3FilesPricing } from '../../lib/cost/s3-files-pricing';
-import { BYTES_PER_GB, elasticAccessUsd, provisionedUsd, SECONDS_PER_MONTH } from '../../lib/cost/efs-cost';
+import { elasticAccessUsd, provisionedUsd, SECONDS_PER_MONTH } from '../../lib/cost/efs-cost';
+import { s3FilesAccessUsd } from '../../lib/cost/s3-files-cost';
 import { addMetered, NOTHING_METERED } from './metering';
 import type { ScenarioCost, ScenarioRound } from './result';
 import { MiB } from '../shared/sizes';
@@ -15,9 +16,9 @@ export function scenarioCost(rounds: ScenarioRound[], pricing: EfsPricing, s3Fil
   const seconds = operations.reduce((sum, o) => sum + o.seconds, 0);
   const provisionedMibps = Math.max(MIN_PROVISIONED_MIBPS, seconds > 0 ? metered.meteredIOBytes / MiB / seconds : 0);
   const elasticUsd = elasticAccessUsd(metered, pricing);
-  // S3 Files meters each operation as Elastic does, at its own prices per GB read and written.
-  const s3FilesUsd = ((metered.dataReadBytes + metered.metadataReadBytes) * s3FilesPricing.readPerGb
-    + (metered.dataWriteBytes + metered.metadataWriteBytes) * s3FilesPricing.writePerGb) / BYTES_PER_GB;
+  // S3 Files meters each operation as Elastic does, at its own prices; the export of what was written is left out.
+  const s3Files = s3FilesAccessUsd(metered, 0, s3FilesPricing);
+  const s3FilesUsd = s3Files.dataReadUsd + s3Files.dataWriteUsd + s3Files.metadataUsd;
   const perMonth = (usd: number) => (seconds > 0 ? (usd / seconds) * SECONDS_PER_MONTH : 0);
   return {
     metered,

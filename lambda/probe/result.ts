@@ -84,7 +84,8 @@ export interface ScenarioCost {
   /**
    * The same metered bytes on S3 Files (it meters each operation as EFS's Elastic does: 32 KiB of
    * data, 4 KiB of metadata at least), at the result's `s3FilesPricing`, as if every read came from
-   * the high-performance storage. Absent from results written before the probe priced it.
+   * the high-performance storage; the sync's export of what was written (billed as a read) is left
+   * out. Absent from results written before the probe priced it.
    */
   readonly s3FilesUsd?: number;
   /** S3 Files' cost of this traffic kept up for a month at the measured rate. */
