@@ -79,8 +79,11 @@ test('the cdk-efs-kit command prints its help, listing seed, probe, compare and 
 
 test('cdk-efs-kit advise --help explains the command, its options and examples', () => {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'bin', 'cdk-efs-kit.js'), 'advise', '--help'], { encoding: 'utf8' });
-  expect(out).toMatch(/^Usage: cdk-efs-kit advise \[options\] <file-system-id>\n\nread a file system's last days of AWS\/EFS metrics/);
-  for (const option of ['--days <n>', '--end <time>', '--region <region>', '--profile <name>', '--endpoint <url>', '--prices <file>', '--one-zone', '--cold-percent <n>', '--json', '--html <file>']) {
+  expect(out).toMatch(/^Usage: cdk-efs-kit advise \[options\] <file-system-id>\n\nread a file system's last days of metrics/);
+  // Wrapped to the terminal's width: read as one line.
+  expect(out.replace(/\s+/g, ' ')).toContain('(AWS/EFS, or AWS/S3/Files for an S3 Files file system)');
+  for (const option of ['--kind <kind>', '--days <n>', '--end <time>', '--region <region>', '--profile <name>', '--endpoint <url>', '--prices <file>', '--one-zone', '--cold-percent <n>',
+    '--s3-files-prices <file>', '--hot-percent <n>', '--cache-hit-percent <n>', '--json', '--html <file>']) {
     expect(out).toContain(option);
   }
   expect(out).toContain('$ cdk-efs-kit advise fs-0123456789abcdef0 --region eu-west-1 --profile prod');

@@ -86,7 +86,7 @@ test('puts the construct path in front of a message that does not name it', () =
 const PLAIN_ERROR_ALLOWED: Record<string, string> = {
   'core/handler-code.ts': 'a build that lacks its bundled handlers, not a prop',
   'core/package-root.ts': 'a broken install, not a prop',
-  'cost/efs-pricing.ts': 'lib/cost imports only contracts (the probe handler bundles it)',
+  'cost/checked-prices.ts': 'lib/cost imports only contracts (the probe handler and the CLI bundle it)',
 };
 
 test('lib/ throws no plain Error for props, outside contracts and the places listed', () => {
