@@ -101,11 +101,14 @@ async function runLocal(dir: string, request: ProbeRequest, opts: ProbeCliOption
   const bucket = opts.bucket === undefined ? undefined
     : (await import('../../lambda/probe/probe-bucket')).ProbeBucket.open(opts.bucket, dir, { region: opts.region, endpoint: opts.s3Endpoint });
   const progress = await progressReporter();
-  const outcome = await runProbe(request, {
-    target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, bucket, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
-  });
-  progress.stop();
-  return outcome;
+  try {
+    return await runProbe(request, {
+      target: dir, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, bucket, tool: 'cdk-efs-kit probe (CLI)', version: packageVersion(), onProgress: progress.update,
+    });
+  } finally {
+    progress.stop();
+    bucket?.close();
+  }
 }
 
 async function runDeployed(functionName: string, request: ProbeRequest, opts: ProbeCliOptions): Promise<ProbeResult | ProbeRejection> {

@@ -18,7 +18,9 @@ export class ProbeBucket {
     if (!match) throw new Error(`the bucket must be given as s3://<bucket>/<prefix the directory is>, got '${url}'`);
     const prefix = (match[2] ?? '').replace(/^\/+/, '');
     const client = new S3Client({
-      region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      // Undefined: the SDK's own chain (AWS_REGION, the profile's); a bucket elsewhere is followed.
+      region: options.region,
+      followRegionRedirects: true,
       endpoint: options.endpoint,
       forcePathStyle: options.endpoint !== undefined,
       requestHandler: boundedRequests(),
@@ -35,9 +37,15 @@ export class ProbeBucket {
     return this.prefix + relative.split(path.sep).join('/');
   }
 
-  /** Puts each `[key, body]`, 16 at a time. */
-  async put(objects: ReadonlyArray<readonly [string, Buffer]>): Promise<void> {
-    await forEachConcurrently(objects, 16, async ([key, body]) => { await this.client.send(new PutObjectCommand({ Bucket: this.name, Key: key, Body: body })); });
+  /** Puts an object of `bytes` (filled with `fill`) at each key, 16 at a time; the versions made, by key. */
+  async put(objects: ReadonlyArray<{ readonly key: string; readonly bytes: number; readonly fill: number }>): Promise<Map<string, string | undefined>> {
+    const versions = new Map<string, string | undefined>();
+    await forEachConcurrently(objects, 16, async ({ key, bytes, fill }) => {
+      // Made here, not before: at most 16 bodies in memory at once.
+      const put = await this.client.send(new PutObjectCommand({ Bucket: this.name, Key: key, Body: Buffer.alloc(bytes, fill) }));
+      versions.set(key, put.VersionId);
+    });
+    return versions;
   }
 
   /** Every object under `keyPrefix`, with its size. */
@@ -51,10 +59,22 @@ export class ProbeBucket {
     }
   }
 
-  /** Deletes `keys` (their current versions), 1,000 a request. */
-  async remove(keys: readonly string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += 1000) {
-      await this.client.send(new DeleteObjectsCommand({ Bucket: this.name, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+  /**
+   * Deletes the versions this probe made (`versions`, by key; an unversioned bucket's undefined), 1,000
+   * a request: nothing else, and no delete marker left. Throws naming the keys S3 refused.
+   */
+  async remove(versions: ReadonlyMap<string, string | undefined>): Promise<void> {
+    const objects = [...versions].map(([Key, VersionId]) => ({ Key, VersionId }));
+    const refused: string[] = [];
+    for (let i = 0; i < objects.length; i += 1000) {
+      const answer = await this.client.send(new DeleteObjectsCommand({ Bucket: this.name, Delete: { Objects: objects.slice(i, i + 1000), Quiet: true } }));
+      refused.push(...(answer.Errors ?? []).map((e) => `${e.Key} (${e.Code})`));
     }
+    if (refused.length > 0) throw new Error(`the bucket kept ${refused.length} of the probe's objects: ${refused.slice(0, 3).join(', ')}`);
+  }
+
+  /** Lets the client's connections go. */
+  close(): void {
+    this.client.destroy();
   }
 }

@@ -11,10 +11,11 @@ export function note(markdown: string): cloudwatch.TextWidget {
 }
 
 /** A graph of `metrics` on the left axis, and of `right.metrics` on a right axis of their own (a count beside bytes, say). */
-export function graph(title: string, metrics: cloudwatch.IMetric[], axis: { label: string; stacked?: boolean; max?: number; line?: cloudwatch.HorizontalAnnotation },
+export function graph(title: string, metrics: cloudwatch.IMetric[],
+  axis: { label: string; stacked?: boolean; max?: number; line?: cloudwatch.HorizontalAnnotation; start?: string },
   right?: { metrics: cloudwatch.IMetric[]; label: string }): cloudwatch.GraphWidget {
   return new cloudwatch.GraphWidget({
-    title, left: metrics, stacked: axis.stacked, width: TEXT_WIDTH, height: GRAPH_HEIGHT,
+    title, left: metrics, stacked: axis.stacked, width: TEXT_WIDTH, height: GRAPH_HEIGHT, start: axis.start,
     leftYAxis: { label: axis.label, showUnits: false, min: 0, max: axis.max },
     leftAnnotations: axis.line && [axis.line],
     right: right?.metrics,

@@ -124,10 +124,11 @@ export function addS3FilesSpendRow(scope: Construct, dashboard: cloudwatch.Dashb
       new cloudwatch.MathExpression({ ...access, label: 'Data access (USD/day)', period: DAY_PERIOD }),
       new cloudwatch.MathExpression({ ...storage, label: 'High-performance storage (USD/day)', period: DAY_PERIOD }),
     ], { stacked: true, label: 'USD/day', line: limit === undefined ? undefined : { value: limit, label: 'dailySpendLimit' } }));
+    // Over two days, whatever the dashboard's range: BucketSizeBytes comes once a day, stamped at midnight.
     widgets.push(graph('Bucket storage (USD/day)', [new cloudwatch.MathExpression({
       expression: `FILL(bucket_bytes,0)/${GB}*${metricMathNumber(pricing.s3StandardStoragePerGbMonth)}*24/${HOURS_PER_MONTH}`,
       usingMetrics: { bucket_bytes: bucketStorage(model) }, label: 'All versions at S3 Standard (USD/day)', period: Duration.days(1),
-    })], { label: 'USD/day' }));
+    })], { label: 'USD/day', start: '-P2D' }));
     if (limit !== undefined) {
       alarms.dailySpend = new cloudwatch.MathExpression({
         expression: `${access.expression}+${storage.expression}`,
@@ -155,7 +156,7 @@ export function addS3FilesSpendRow(scope: Construct, dashboard: cloudwatch.Dashb
       new cloudwatch.MathExpression({
         expression: `FILL(bucket_bytes,0)/${GB}`, usingMetrics: { bucket_bytes: bucketStorage(model) }, label: 'The bucket, every version (GB)', period: Duration.days(1),
       }),
-    ], { label: 'GB' }));
+    ], { label: 'GB', start: '-P2D' }));
   }
   dashboard.addWidgets(...widgets);
   if (settings.averageWriteBytes !== undefined) {

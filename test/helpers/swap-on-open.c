@@ -61,19 +61,23 @@ static void maybe_swap(int dir_fd, const char *path) {
   pthread_mutex_unlock(&lock);
 }
 
-int openat(int dir_fd, const char *path, int flags, ...) {
-  static int (*real)(int, const char *, int, ...);
-  if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
-  mode_t mode = 0;
-  if (flags & (O_CREAT | __O_TMPFILE)) {
-    va_list args;
-    va_start(args, flags);
-    mode = va_arg(args, mode_t);
-    va_end(args);
+// openat, and openat64 for a build with 64-bit file offsets: whichever the helper was linked against.
+#define INTERPOSE_OPENAT(name)                                                        \
+  int name(int dir_fd, const char *path, int flags, ...) {                            \
+    static int (*real)(int, const char *, int, ...);                                  \
+    if (!real) real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name);  \
+    mode_t mode = 0;                                                                  \
+    if (flags & (O_CREAT | __O_TMPFILE)) {                                            \
+      va_list args;                                                                   \
+      va_start(args, flags);                                                          \
+      mode = va_arg(args, mode_t);                                                    \
+      va_end(args);                                                                   \
+    }                                                                                 \
+    maybe_swap(dir_fd, path);                                                         \
+    return real(dir_fd, path, flags, mode);                                           \
   }
-  maybe_swap(dir_fd, path);
-  return real(dir_fd, path, flags, mode);
-}
+INTERPOSE_OPENAT(openat)
+INTERPOSE_OPENAT(openat64)
 
 long syscall(long number, ...) {
   static long (*real)(long, ...);

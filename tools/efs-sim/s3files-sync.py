@@ -287,7 +287,15 @@ class Sync:
             if now - seen < self.delay:
                 continue
             del self.new_dirs_since[rel_dir]
-            os.makedirs(self.local(rel_dir), exist_ok=True)
+            # Only while the bucket still has the prefix and the mount its (imported) parent.
+            prefix = self.key_of(rel_dir) + '/'
+            parent = os.path.dirname(rel_dir)
+            if not any(k.startswith(prefix) for k in self.bucket_seen) or not self.dir_imported(parent):
+                continue
+            try:
+                os.mkdir(self.local(rel_dir))
+            except FileExistsError:
+                continue
             self.invalidate(rel_dir)
             self.stats.imports += 1
 

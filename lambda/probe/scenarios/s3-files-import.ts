@@ -29,21 +29,21 @@ export async function waitUntilVisible(file: string, seconds: number): Promise<v
  * Puts `files` objects of `bytes` each under a new prefix beside `dir`'s key, and times how long the
  * new directory takes to appear through the mount ('appear', one sample, from the last PUT): what an
  * application waits for what another wrote to the bucket. Shared by the S3 Files scenarios; the
- * objects are deleted in the bucket when `body` is done.
+ * versions put are deleted when `body` is done (a refusal fails the round, naming the keys).
  */
 export async function withBucketDirectory(bucket: ProbeBucket, dir: string, name: string, sizes: readonly number[], appearSeconds: number,
   recorder: Recorder, body: (directory: string, files: string[]) => Promise<void>): Promise<void> {
   const directory = path.join(dir, name);
   const files = sizes.map((_, i) => path.join(directory, `f-${i}`));
-  const keys = files.map((file) => bucket.keyOf(file));
+  let versions = new Map<string, string | undefined>();
   try {
-    await bucket.put(keys.map((key, i) => [key, Buffer.alloc(sizes[i], i % 251)] as const));
+    versions = await bucket.put(files.map((file, i) => ({ key: bucket.keyOf(file), bytes: sizes[i], fill: i % 251 })));
     const put = Date.now();
     await waitUntilVisible(directory, appearSeconds);
     recorder.add('appear', { data: 'none', metadataReads: 0, metadataWrites: 0 }, [Date.now() - put], (Date.now() - put) / 1000, 0, 0);
     await body(directory, files);
   } finally {
-    await bucket.remove(keys).catch(() => undefined);
+    await bucket.remove(versions);
   }
 }
 

@@ -162,8 +162,8 @@ describe('compare', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.slice(r.stdout.indexOf('\n\nCost of')).trim().split('\n');
     expect(lines[0]).toBe('Cost of the timed operations, at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28; '
-      + 'a month is the measured rate kept up for 730 hours. S3 Files is priced as if every read came from its high-performance storage (reads of 1 MiB or more of '
-      + 'synchronized data stream from the bucket at S3 GET prices instead):');
+      + 'a month is the measured rate kept up for 730 hours. S3 Files is priced as if every read came from its high-performance storage (large reads of synchronized '
+      + 'data, 1 MiB or more by the S3 User Guide\'s metering page, 128 KiB by its performance page, stream from the bucket at S3 GET prices instead):');
     expect(lines[2]).toBe('| scenario | run | seconds | metered MiB read / written / metadata | Elastic | Provisioned | Bursting | S3 Files |');
     expect(lines.slice(4).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'))).toEqual([
       'write-sizes/elastic (EFS)', 'write-sizes/bursting (EFS)', 'metadata/elastic (EFS)', 'metadata/bursting (EFS)']);
