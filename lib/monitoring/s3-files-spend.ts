@@ -63,17 +63,21 @@ function billedBytes(model: S3FilesSpendModel, kind: Kind, period: Duration): Te
   };
 }
 
-/** `kinds` billed at their prices, in USD per `seconds` (an hour, a day). */
-function accessUsd(model: S3FilesSpendModel, pricing: S3FilesPricing, kinds: readonly Kind[], seconds: number, period: Duration): Term {
-  const terms = kinds.map((kind) => {
-    const billed = billedBytes(model, kind, period);
-    const price = kind.price === 'read' ? pricing.readPerGb : pricing.writePerGb;
-    return { ...billed, expression: `${billed.expression}*${metricMathNumber(price)}` };
-  });
+/** `terms`, one per kind of `kinds`, summed and rescaled from bytes per period to GB per `seconds` (an hour, a day). */
+function gbPer(terms: Term[], kinds: readonly Kind[], seconds: number): Term {
   return {
     expression: `(${terms.map((t) => t.expression).join('+')})/${GB}*${seconds}/PERIOD(${kinds[0].id}_bytes)`,
     usingMetrics: Object.assign({}, ...terms.map((t) => t.usingMetrics)),
   };
+}
+
+/** `kinds` billed at their prices, in USD per `seconds`. */
+function accessUsd(model: S3FilesSpendModel, pricing: S3FilesPricing, kinds: readonly Kind[], seconds: number, period: Duration): Term {
+  return gbPer(kinds.map((kind) => {
+    const billed = billedBytes(model, kind, period);
+    const price = kind.price === 'read' ? pricing.readPerGb : pricing.writePerGb;
+    return { ...billed, expression: `${billed.expression}*${metricMathNumber(price)}` };
+  }), kinds, seconds);
 }
 
 /** The high-performance storage for a day, at the last hour's size. */
@@ -183,9 +187,5 @@ export function addS3FilesSpendRow(scope: Construct, dashboard: cloudwatch.Dashb
 
 /** `kinds` as metered, in GB per hour. */
 function meteredGb(model: S3FilesSpendModel, kinds: readonly Kind[]): Term {
-  const terms = kinds.map((kind) => billedBytes(model, kind, ACCESS_PERIOD));
-  return {
-    expression: `(${terms.map((t) => t.expression).join('+')})/${GB}*3600/PERIOD(${kinds[0].id}_bytes)`,
-    usingMetrics: Object.assign({}, ...terms.map((t) => t.usingMetrics)),
-  };
+  return gbPer(kinds.map((kind) => billedBytes(model, kind, ACCESS_PERIOD)), kinds, 3600);
 }
