@@ -14,7 +14,7 @@ import type { ISharedFileSystem } from './shared-file-system-base';
 import type { IMountableFileSystem } from './mountable-file-system';
 import { IConstruct } from 'constructs';
 import { acknowledgeWildcard } from '../core/nag';
-import { dependOnRulesBetween } from '../core/security-group-rules';
+import { allowClientTo, dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath, LAMBDA_MOUNT_PATH } from '../core/validate';
 import { UV_THREADPOOL_MAX } from '../seed/contract/limits';
 import { startAfterSeeds } from '../seed/seed-order';
@@ -157,7 +157,10 @@ function nfsFallbackOf(files: PolicyFacts): 'allowed' | 'refusedByPolicy' | 'pol
 
 /** Port 2049 from the client's security groups, over each address family the mount targets have. */
 export function allowNfsFrom(files: IMountableFileSystem, client: ec2.IConnectable & IConstruct, where: string): void {
-  files.connections.allowDefaultPortFrom(client, `NFS from ${client.node.path}`);
+  // A client of another stack gets the rule in its own stack: in the file system's, naming the
+  // client's group, it would make each stack depend on the other.
+  if (Stack.of(client) !== Stack.of(files)) allowClientTo(client, files, files.connections.defaultPort ?? ec2.Port.tcp(2049));
+  else files.connections.allowDefaultPortFrom(client, `NFS from ${client.node.path}`);
   if (files.mountTargetIpAddressType === MountTargetIpAddressType.IPV4_ONLY) return;
   // The rules above name security groups, which hold for both families. A group that allows all
   // outbound IPv4 but not IPv6 gets no egress rule from aws-cdk, and so cannot reach an IPv6 address.

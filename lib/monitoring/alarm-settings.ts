@@ -3,21 +3,20 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
 import { FileSystemAlarmOptions } from './alarm-options';
 import { AlarmThreshold } from './alarm-threshold';
+import type { ProbeAlarmSettings } from './probe-rows';
 import { SpendAlarmSettings } from './spend-row';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
 import { propName } from '../core/contract/prop-name';
 
 /** The alarm settings with their defaults applied and checked: undefined is off. */
-export interface AlarmSettings extends SpendAlarmSettings {
+export interface AlarmSettings extends SpendAlarmSettings, ProbeAlarmSettings {
   readonly throughputUtilization?: number;
   readonly percentIOLimit?: number;
   readonly creditsRunOutWithin?: Duration;
   readonly burstCreditFloor?: Size;
   readonly minimumClientConnections?: number;
   readonly seedFailures: boolean;
-  readonly probeLatencyP99?: Duration;
-  readonly probeFailures: boolean;
   readonly replicationLag?: Duration;
 }
 

@@ -3,11 +3,10 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
-import { Construct, IConstruct } from 'constructs';
+import { Construct } from 'constructs';
 import { EfsMetricName, EfsMetrics, IoKind, StorageClass } from './efs-metrics';
-import { PROBE_METRIC } from '../probe/contract/metric-names';
-import { CANARY_SMALL_OPERATIONS } from '../probe/canary';
-import { BenchmarkProbe, LatencyPercentile } from '../probe/benchmark-probe';
+import type { BenchmarkProbe } from '../probe/benchmark-probe';
+import { addProbeRows, alarmKeyOf, anyFailureAlarm } from './probe-rows';
 import type { FileSystemSeed } from '../seed/file-system-seed';
 import { SeedEngineKind } from '../seed/seed-engine-options';
 import { EfsPricing } from '../cost/efs-pricing';
@@ -19,7 +18,7 @@ import { FileSystemAlarmOptions } from './alarm-options';
 import { AlarmSettings, alarmSettings } from './alarm-settings';
 import { anyOfAlarms } from './composite-alarm';
 import { declaredSettings, DeclaredSettings } from './declared-settings';
-import { graph, GRAPH_HEIGHT, note, TEXT_WIDTH, WIDTH } from './dashboard-widgets';
+import { graph, note, WIDTH } from './dashboard-widgets';
 import { brand, hasBrand } from '../core/type-brand';
 import { ValidationError } from '../core/validation-error';
 import { propName } from '../core/contract/prop-name';
@@ -179,7 +178,7 @@ export class FileSystemMonitoring extends Construct {
     const seeds = props.seeds ?? [];
     const probes = props.probes ?? [];
     seeds.forEach((seed) => this.addSeedRow(seed, alarmKeyOf(seed, seeds), alarms));
-    probes.forEach((probe) => this.addProbeRow(probe, alarmKeyOf(probe, probes), alarms));
+    addProbeRows(this, this.dashboard, probes, alarms, this.alarms);
 
     const health = Object.values(this.alarms);
     Object.assign(this.alarms, spend);
@@ -361,71 +360,8 @@ export class FileSystemMonitoring extends Construct {
     widgets.push(graph('Seed failures', [failures], { label: 'failures' }));
     this.dashboard.addWidgets(...widgets);
     if (alarms.seedFailures) {
-      this.alarms[`seedFailures${key}`] = this.anyFailureAlarm(`SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
-    }
-  }
-
-  /** Trips on any failure in a 5-minute period; no data means nothing ran, not a failure. */
-  private anyFailureAlarm(id: string, failures: cloudwatch.IMetric, description: string): cloudwatch.Alarm {
-    return new cloudwatch.Alarm(this, id, {
-      metric: failures, alarmDescription: description, threshold: 1, evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-  }
-
-  /** A probe's latency percentiles and throughput for whatever it ran, and alarms on its failures and canary latency. */
-  private addProbeRow(probe: BenchmarkProbe, key: string, alarms: AlarmSettings): void {
-    const failures = probe.metricFailures();
-    this.dashboard.addWidgets(
-      note(`**Probe ${probe.node.path}**${probe.canaryInterval ? `, a canary every ${probe.canaryInterval.toHumanString()}` : ''}. `
-        + 'Latency as an application feels it, per scenario and operation (p50 is the typical call, p99 the slow one in a hundred), '
-        + 'and the throughput each reached. Small operations cost a round trip each; if p99 climbs while EFS throughput is flat, '
-        + 'look at clients and connections.'),
-      graph('Probe latency p50 (ms)', [probe.searchOperations(PROBE_METRIC.latencyP50)], { label: 'ms' }),
-      graph('Probe latency p99 (ms)', [probe.searchOperations(PROBE_METRIC.latencyP99)], { label: 'ms' }),
-      new cloudwatch.GraphWidget({
-        title: 'Probe throughput (bytes/s) and failures', left: [probe.searchOperations(PROBE_METRIC.throughput)], right: [failures],
-        width: TEXT_WIDTH, height: GRAPH_HEIGHT,
-        leftYAxis: { label: 'bytes/s', showUnits: false, min: 0 }, rightYAxis: { label: 'failures', showUnits: false, min: 0 },
-      }),
-    );
-    if (alarms.probeFailures) {
-      this.alarms[`probeFailures${key}`] = this.anyFailureAlarm(`ProbeFailures${key}`, failures,
-        `Probe ${probe.node.path} failed: a scenario failed or hit errors, a request was refused, or the function failed.`);
-    }
-    const slo = alarms.probeLatencyP99;
-    const operations = probe.canarySmallOperations;
-    if (slo !== undefined && probe.canaryInterval && operations.length === 0) {
-      const scenarios = [...new Set(CANARY_SMALL_OPERATIONS.map((o) => o.scenario))].join(' and ');
-      Annotations.of(this).addWarningV2('cdk-efs-kit:probeLatencyUnwatched',
-        `Probe ${probe.node.path}: its canary runs none of ${scenarios}, so no latency alarm watches it.`);
-    } else if (slo !== undefined && probe.canaryInterval) {
-      // One datapoint per canary run: the period is the canary's interval, at least 5 minutes.
-      const period = Duration.seconds(Math.max(300, probe.canaryInterval.toSeconds()));
-      const slowest = new cloudwatch.MathExpression({
-        expression: `MAX([${operations.map((_, i) => `p99_${i}`).join(', ')}])`,
-        usingMetrics: Object.fromEntries(operations.map((o, i) => [`p99_${i}`, probe.metricLatency(o.scenario, o.operation, LatencyPercentile.P99, { period })])),
-        label: 'Slowest small operation p99 (ms)',
-        period,
-      });
-      this.alarms[`probeLatency${key}`] = slowest.createAlarm(this, `ProbeLatency${key}`, {
-        alarmDescription: `Probe ${probe.node.path}: p99 latency of a small operation (${operations.map((o) => o.operation).join(', ')}) above ${slo.toMilliseconds()} ms in 2 of 3 canary runs.`,
-        threshold: slo.toMilliseconds(), evaluationPeriods: 3, datapointsToAlarm: 2,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
+      this.alarms[`seedFailures${key}`] = anyFailureAlarm(this, `SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to copy files or failed a run.`);
     }
   }
 }
 
-/**
- * What names a seed's or probe's alarms: its construct id (letters and digits), so that adding or
- * removing another leaves its alarms' logical ids, and so the alarms, as they are; its path where
- * another in `all` has the same id.
- */
-function alarmKeyOf(construct: IConstruct, all: IConstruct[]): string {
-  const alphanumeric = (s: string) => s.replace(/[^A-Za-z0-9]/g, '');
-  const shared = all.filter((c) => alphanumeric(c.node.id) === alphanumeric(construct.node.id)).length > 1;
-  return alphanumeric(shared ? construct.node.path : construct.node.id);
-}

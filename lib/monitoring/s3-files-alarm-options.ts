@@ -46,6 +46,20 @@ export interface S3FilesAlarmOptions {
    */
   readonly minimumClientConnections?: AlarmThreshold;
   /**
+   * Probes with a canary (passed in `probes`): alarm when the p99 latency of the slowest small
+   * operation (open+close, stat, create, a 1 KiB file write) is above this in 2 of 3 canary runs,
+   * as `AlarmThreshold.duration(d)`. S3 Files serves small files from its high-performance tier, as
+   * EFS does, so the default is EFS's.
+   * @default AlarmThreshold.duration(Duration.millis(50))
+   */
+  readonly probeLatencyP99?: AlarmThreshold;
+  /**
+   * Alarm when a probe (passed in `probes`) fails: a scenario failed or hit errors (a file that
+   * never reached the bucket, a prefix never imported), a request was refused, or the function failed.
+   * @default true
+   */
+  readonly probeFailures?: boolean;
+  /**
    * Alarm when the projected daily spend is above this budget in 2 of the last 3 hours, as
    * `AlarmThreshold.usd(n)`: the last hour's data access 24 times (each operation at the least it is
    * metered as) and a day of the high-performance storage, at the monitoring's `pricing`. A spend

@@ -5,12 +5,14 @@ import { Construct } from 'constructs';
 import { AlarmThreshold } from './alarm-threshold';
 import { anyOfAlarms } from './composite-alarm';
 import { graph, note, WIDTH } from './dashboard-widgets';
+import { addProbeRows, ProbeAlarmSettings } from './probe-rows';
 import { S3FilesAlarmOptions } from './s3-files-alarm-options';
 import { addS3FilesSpendRow, S3FilesSpendModel } from './s3-files-spend';
 import { S3FilesPricing } from '../cost/s3-files-pricing';
 import { ValidationError } from '../core/validation-error';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
+import type { BenchmarkProbe } from '../probe/benchmark-probe';
 import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
 
 /** The namespace S3 Files publishes its file systems' metrics in, by `FileSystemId`. */
@@ -58,6 +60,12 @@ export interface S3FilesMonitoringProps {
    * without a Region
    */
   readonly pricing?: S3FilesPricing;
+  /**
+   * Benchmark probes of this file system (`fileSystem.addProbe`): their latency and throughput get
+   * a row, their failures and canary latency alarms in the composite.
+   * @default - none
+   */
+  readonly probes?: BenchmarkProbe[];
 }
 
 /**
@@ -106,6 +114,7 @@ export class S3FilesMonitoring extends Construct {
     this.addTrafficRow();
     this.addFootprintRow(settings);
     this.addClientsRow();
+    addProbeRows(this, this.dashboard, props.probes ?? [], settings, this.alarms);
     const health = Object.values(this.alarms);
     const spend = addS3FilesSpendRow(this, this.dashboard, this.spendModel(where, props, settings.dailySpendLimitUsd), settings);
     Object.assign(this.alarms, spend);
@@ -266,7 +275,7 @@ export class S3FilesMonitoring extends Construct {
   }
 }
 
-interface Settings {
+interface Settings extends ProbeAlarmSettings {
   readonly lostAndFoundFiles?: number;
   readonly importFailures?: number;
   readonly exportFailures?: number;
@@ -300,6 +309,8 @@ function alarmSettings(scope: Construct, where: string, o: S3FilesAlarmOptions):
     exportAge,
     pendingExportsGrowing: o.pendingExportsGrowing ?? true,
     minimumClientConnections: count('minimumClientConnections', o.minimumClientConnections ?? AlarmThreshold.off()),
+    probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
+    probeFailures: o.probeFailures ?? true,
     dailySpendLimitUsd: spendLimit,
     averageWriteBytes: averageWrite?.toBytes({ rounding: SizeRoundingBehavior.NONE }),
   };

@@ -7,24 +7,21 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST, smallOperationsOf } from './canary';
-import { DEFAULT_MAX_BYTES, PROBE_THREAD_POOL_SIZE } from './contract/limits';
+import { smallOperationsOf } from './canary';
+import { DEFAULT_MAX_BYTES } from './contract/limits';
 import { PROBE_DIMENSIONS, PROBE_METRIC, PROBE_METRICS_NAMESPACE } from './contract/metric-names';
+import { PROBE_MOUNT_PATH, probeMountOf } from './probe-mount';
+import { ProbeOperation, ProbeRequest } from './probe-request';
 import { LAMBDA_MIB_PER_VCPU } from '../core/contract/lambda-cpu';
-import { AccessPointPreset } from '../file-system/access-point-preset';
 import { handlerCode } from '../core/handler-code';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 import { acknowledgeFunction } from '../core/nag';
 import { packageVersion } from '../core/package-root';
-import { allowClientTo, dependOnRulesBetween } from '../core/security-group-rules';
-import { defaultPrivateSubnets } from '../core/subnets';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
-import { ProbeOperation, ProbeRequest } from './probe-request';
 import { checkIpv6Placement } from '../file-system/function-placement';
+import { FileSystemKind, IMountableFileSystem } from '../file-system/mountable-file-system';
 import { MountTargetIpAddressType } from '../file-system/mount-targets-ready';
-import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand';
-import { ValidationError } from '../core/validation-error';
-import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 
 /** A probe that runs on a schedule: a light request whose latencies feed dashboards and alarms. */
 export interface ProbeCanaryOptions {
@@ -40,7 +37,9 @@ export interface ProbeCanaryOptions {
 /** What [SharedFileSystem.addProbe](#cdk-efs-kit.SharedFileSystem.addProbe) takes: a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)'s settings, the file system aside. */
 export interface ProbeOptions {
   /**
-   * The access point the probe works through (its scratch files go in a subdirectory, removed after each run).
+   * The EFS access point the probe works through (its scratch files go in a subdirectory, removed
+   * after each run). On S3 Files the probe always makes its own, so that its bucket grants reach
+   * that prefix only.
    * @default - a new access point at /cdk-efs-kit-probe, as uid/gid 1000
    */
   readonly accessPoint?: efs.IAccessPoint;
@@ -86,13 +85,11 @@ export interface ProbeOptions {
 
 /** Properties of a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe). */
 export interface BenchmarkProbeProps extends ProbeOptions {
-  /** The file system to measure: a SharedFileSystem, or any `efs.IFileSystem` (then give `vpc`). */
-  readonly fileSystem: efs.IFileSystem;
   /**
-   * The VPC of the file system's mount targets.
-   * @default - the SharedFileSystem's VPC; required for other file systems
+   * The file system to measure: a SharedFileSystem (any `efs.IFileSystem` through
+   * `SharedFileSystem.fromFileSystem`) or an S3FilesFileSystem.
    */
-  readonly vpc?: ec2.IVpc;
+  readonly fileSystem: IMountableFileSystem;
 }
 
 /** The latency percentiles the probe publishes per operation. */
@@ -126,43 +123,19 @@ export interface ProbeSearchOptions {
   readonly label?: string;
 }
 
-const MOUNT_PATH = '/mnt/probe';
-
 /**
- * aws-cdk's mount of an access point on a function (FileSystemConfigs, the mount target dependency)
- * with neither of its side effects that fail strict checks: its port 2049 rule, which adds an egress
- * rule the function's security group (all outbound allowed) ignores with a warning (the probe opens
- * the port with `allowClientTo`), and its `ClientMount` on `*` (cdk-nag IAM5): the probe's mount and
- * write are granted on the file system, for its access point only, as a SharedFileSystem grants them.
- */
-class ProbeMount extends lambda.FileSystem {
-  constructor(fileSystem: efs.IFileSystem, accessPoint: efs.IAccessPoint, mountPath: string) {
-    const { arn, localMountPath, dependency } = lambda.FileSystem.fromEfsAccessPoint(accessPoint, mountPath).config;
-    super({
-      arn, localMountPath, dependency,
-      policies: [new iam.PolicyStatement({
-        actions: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
-        resources: [fileSystem.fileSystemArn],
-        conditions: {
-          Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
-          StringEquals: { 'elasticfilesystem:AccessPointArn': accessPoint.accessPointArn },
-        },
-      })],
-    });
-  }
-}
-
-/**
- * A Lambda function that measures what applications feel on an EFS file system: the experiments of
- * published EFS benchmarks (file sizes, creates across directories, block size x sync, parallel writers,
- * small-file trees, 80/20 reads, metadata, locking), invoked with a JSON request and returning the
- * JSON result, with latency percentiles and throughput published as metrics; optionally on a schedule.
+ * A Lambda function that measures what applications feel on an EFS or S3 Files file system: the
+ * experiments of published EFS benchmarks (file sizes, creates across directories, block size x sync,
+ * parallel writers, small-file trees, 80/20 reads, metadata, locking), and on S3 Files its own (the
+ * import of a new directory, reads below and above the direct-read threshold, the export lag to the
+ * bucket), invoked with a JSON request and returning the JSON result, with latency percentiles and
+ * throughput published as metrics; optionally on a schedule.
  *
  * @example
- * // Any file system, imported ones too; files.addProbe('Probe', { ... }) is the short form.
+ * // Any EFS file system, imported ones too: wrap it once; files.addProbe('Probe', { ... }) is the short form.
+ * const legacy = SharedFileSystem.fromFileSystem(this, 'Legacy', imported, { vpc });
  * const probe = new BenchmarkProbe(this, 'LegacyProbe', {
- *   fileSystem: imported,
- *   vpc,
+ *   fileSystem: legacy,
  *   canary: { interval: Duration.minutes(30) },
  * });
  * probe.grantInvoke(ciRole);
@@ -178,10 +151,12 @@ export class BenchmarkProbe extends Construct {
 
   /** The probe function: invoke it with a request, it returns the result. */
   public readonly function: lambda.Function;
-  /** The access point the probe works through. */
-  public readonly accessPoint: efs.IAccessPoint;
+  /** The access point the probe works through (`fsap-…`). */
+  public readonly accessPointId: string;
   /** The file system measured (the FileSystemId dimension of the metrics). */
   public readonly fileSystemId: string;
+  /** Which kind of file system it measures. */
+  public readonly fileSystemKind: FileSystemKind;
   /** The schedule's rule, when `canary` is set. */
   public readonly canaryRule?: events.Rule;
   /** How often the canary runs, when `canary` is set. */
@@ -198,9 +173,7 @@ export class BenchmarkProbe extends Construct {
     super(scope, id);
     brand(this, 'BenchmarkProbe');
     const where = `BenchmarkProbe(${this.node.path})`;
-    const shared = isSharedFileSystemLike(props.fileSystem) ? props.fileSystem : undefined;
-    const vpc = props.vpc ?? shared?.vpc;
-    if (!vpc) throw new ValidationError(`${where}: vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.`, this);
+    const files = props.fileSystem;
     const reserved = props.reservedConcurrentExecutions ?? 1;
     check(Number.isInteger(reserved) && reserved >= 1, where, 'reservedConcurrentExecutions', reserved, 'must be an integer of at least 1', this);
     const maxBytes = props.maxBytesPerInvocation?.toBytes() ?? DEFAULT_MAX_BYTES;
@@ -211,19 +184,16 @@ export class BenchmarkProbe extends Construct {
       const minutes = props.canary.interval.toMinutes({ integral: false });
       check(Number.isInteger(minutes) && minutes >= 1, where, 'canary.interval', props.canary.interval.toHumanString(), 'must be a whole number of minutes, at least 1', this);
     }
+    const mount = probeMountOf(this, where, files, props.accessPoint);
 
-    this.fileSystemId = props.fileSystem.fileSystemId;
+    this.fileSystemId = mount.fileSystemId;
+    this.fileSystemKind = files.fileSystemKind;
     this.metricsNamespace = props.metricsNamespace ?? PROBE_METRICS_NAMESPACE;
-    const preset = AccessPointPreset.applicationUser('/cdk-efs-kit-probe').options;
-    this.accessPoint = props.accessPoint ?? new efs.AccessPoint(this, 'AccessPoint', { fileSystem: props.fileSystem, ...preset });
-    // The handler checks its uid/gid against the access point's user: known only for the one made here.
-    const knownAccessPoint: Record<string, string> = props.accessPoint ? {} : {
-      PROBE_ACCESS_POINT_ID: this.accessPoint.accessPointId,
-      PROBE_ACCESS_POINT_POSIX_USER: `${preset.posixUser!.uid}:${preset.posixUser!.gid}`,
-    };
-    const vpcSubnets = props.vpcSubnets ?? (shared ? { subnets: shared.mountTargetSubnets.subnets } : defaultPrivateSubnets(vpc));
-    const reachesIpv6 = shared !== undefined && shared.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
-    if (shared && reachesIpv6) checkIpv6Placement(this, where, shared, vpc, props.vpcSubnets);
+    this.accessPointId = mount.accessPointId;
+    const vpc = files.vpc;
+    const vpcSubnets = props.vpcSubnets ?? { subnets: files.mountTargetSubnets.subnets };
+    const reachesIpv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;
+    if (reachesIpv6) checkIpv6Placement(this, where, files, vpc, props.vpcSubnets);
 
     this.function = new lambda.Function(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -236,37 +206,24 @@ export class BenchmarkProbe extends Construct {
       vpcSubnets,
       ipv6AllowedForDualStack: reachesIpv6 ? true : undefined,
       // Where the mount targets have IPv6, a group that allows no outbound traffic but 2049 to them
-      // (the probe calls no AWS API), which the mount adds by group and so holds for both families;
-      // Lambda's default group allows all outbound IPv4 and no IPv6.
-      securityGroups: reachesIpv6 ? [new ec2.SecurityGroup(this, 'SecurityGroup', {
-        vpc,
-        allowAllOutbound: false,
-        description: `cdk-efs-kit benchmark probe ${this.node.path}: TCP 2049 to the mount targets`,
-      })] : undefined,
+      // (which the mount adds by group, so it holds for both families) and, on S3 Files, HTTPS to
+      // the bucket; Lambda's default group allows all outbound IPv4 and no IPv6.
+      securityGroups: reachesIpv6 ? [mount.securityGroup(this, vpc)] : undefined,
       description: `cdk-efs-kit benchmark probe ${this.node.path}`,
-      filesystem: shared ? undefined : new ProbeMount(props.fileSystem, this.accessPoint, MOUNT_PATH),
       environment: {
-        PROBE_MOUNT_PATH: MOUNT_PATH,
+        PROBE_MOUNT_PATH,
         PROBE_FILE_SYSTEM_ID: this.fileSystemId,
         PROBE_MAX_BYTES: String(maxBytes),
         PROBE_METRICS_NAMESPACE: this.metricsNamespace,
         CDK_EFS_KIT_VERSION: packageVersion(),
-        ...knownAccessPoint,
+        ...mount.environment,
       },
     });
-    if (shared) {
-      // The probe measures the file system, not the seeded content: it need not wait for seeds.
-      shared.mountOnLambda(this.function, this.accessPoint, { mountPath: MOUNT_PATH, threadPoolSize: PROBE_THREAD_POOL_SIZE, waitForSeeds: false });
-    } else {
-      allowClientTo(this.function, props.fileSystem, props.fileSystem.connections.defaultPort ?? ec2.Port.tcp(efs.FileSystem.DEFAULT_PORT));
-      // The function mounts when it starts: not before its NFS rules exist.
-      dependOnRulesBetween(this.function.node.defaultChild!, this.function, props.fileSystem);
-      this.function.addEnvironment('UV_THREADPOOL_SIZE', String(PROBE_THREAD_POOL_SIZE));
-    }
+    mount.mountOn(this.function, vpcSubnets);
     acknowledgeFunction(this.function);
 
     if (props.canary) {
-      const request = props.canary.request ?? CANARY_REQUEST;
+      const request = props.canary.request ?? mount.canaryRequest;
       this.canaryInterval = props.canary.interval;
       this.canarySmallOperations = smallOperationsOf(request);
       this.canaryRule = new events.Rule(this, 'Canary', {

@@ -145,9 +145,18 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     throw this.notYet(`addSeed('${id}')`, 'deploy-time seeding (FileSystemSeed) of S3 Files', 'put the content in the bucket under the prefix (e.g. aws-s3-deployment\'s BucketDeployment): S3 Files imports it');
   }
 
-  /** Refused: the benchmark probe does not serve S3 Files yet. */
-  public addProbe(id: string, _options?: ProbeOptions): BenchmarkProbe {
-    throw this.notYet(`addProbe('${id}')`, 'the benchmark probe (BenchmarkProbe) on S3 Files', 'measure with your own client for now');
+  /**
+   * A [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe) of this file system, with an access point of its
+   * own and S3 Files' own scenarios (import, direct-read, export-lag) through the bucket; pass it to
+   * [S3FilesMonitoring](#cdk-efs-kit.S3FilesMonitoring)'s `probes` for its row and alarms.
+   *
+   * @example
+   * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+   * const probe = s3Files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+   * new S3FilesMonitoring(this, 'S3FilesMonitoring', { fileSystem: s3Files, probes: [probe] });
+   */
+  public addProbe(id: string, options: ProbeOptions = {}): BenchmarkProbe {
+    return new BenchmarkProbe(this, id, { ...options, fileSystem: this });
   }
 
   /** Refused: `new S3FilesMonitoring(scope, id, { fileSystem })` watches the AWS/S3/Files metrics (FileSystemMonitoring watches EFS's). */

@@ -163,9 +163,10 @@ export class EveryConstructStack extends Stack {
     return host;
   }
 
-  /** What takes any efs.IFileSystem: a probe with a canary, and monitoring that watches it. */
+  /** What takes any efs.IFileSystem: a probe with a canary (through SharedFileSystem.fromFileSystem), and monitoring that watches it. */
   private probeAndMonitoring(name: string, fileSystem: efs.IFileSystem, vpc: ec2.IVpc, dashboard: cloudwatch.Dashboard, throughputMode?: efs.ThroughputMode): void {
-    const probe = new BenchmarkProbe(this, `${name}Probe`, { fileSystem, vpc, canary: { interval: Duration.minutes(30) } });
+    const helpers = SharedFileSystem.fromFileSystem(this, `${name}Helpers`, fileSystem, { vpc });
+    const probe = new BenchmarkProbe(this, `${name}Probe`, { fileSystem: helpers, canary: { interval: Duration.minutes(30) } });
     new FileSystemMonitoring(this, `${name}Monitoring`, { fileSystem, throughputMode, dashboard, title: name, probes: [probe] });
   }
 }

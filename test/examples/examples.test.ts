@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { cfnLintErrors, nagErrors } from '../helpers/checks';
 
 // Every example is a CDK app users deploy as it is: each of its stacks must synthesize, pass cdk-nag
@@ -39,4 +39,20 @@ test('examples/throughput-comparison.ts puts a spend row per file system on its 
   expect(body.match(/Spend per day \(USD\/day\)/g)).toHaveLength(2);
   expect(body.match(/Data access spend \(USD\/hour\)/g)).toHaveLength(1); // Elastic's; Bursting does not bill access
   expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('DailySpend'))).toHaveLength(2);
+});
+
+test('examples/efs-vs-s3-files.ts: one EFS and one S3 Files file system, a probe and monitoring on each, synthesizes strict-clean', () => {
+  const { createApp } = require(path.join(examplesDir, 'efs-vs-s3-files.ts')) as { createApp: (app: App) => App };
+  const app = createApp(new App());
+  const stack = app.node.children.find((c): c is Stack => Stack.isStack(c))!;
+  const template = Template.fromStack(stack);
+  // --strict: no warning anywhere in the app.
+  expect(app.synth().stacks.flatMap((s) => s.messages).filter((m) => m.level === 'warning' || m.level === 'error')).toEqual([]);
+  const probes = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('benchmark probe') } }));
+  expect(probes.map((p) => p.Properties.FileSystemConfigs[0].S3FilesConfig !== undefined).sort()).toEqual([false, true]);
+  const descriptions = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmDescription as string);
+  // Each S3 Files failure mode has its alarm, and each probe its failure alarm.
+  for (const mode of [/lost\+found/i, /ImportFailures/, /ExportFailures/, /ExportAge/, /PendingExports/]) expect(descriptions.some((d) => mode.test(d))).toBe(true);
+  expect(descriptions.filter((d) => /^Probe .* failed/.test(d))).toHaveLength(2);
+  template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
 });

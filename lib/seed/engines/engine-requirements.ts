@@ -6,7 +6,7 @@ import type { SeedFunctionPlacement } from './seed-function-placement';
 import type { SeedWiringContext } from './seed-wiring';
 import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../../core/contract/lambda-cpu';
 import { check } from '../../core/validate';
-import { isImportedVpc, RoutedService, subnetsWithoutRoute } from '../service-route';
+import { isImportedVpc, RoutedService, subnetsWithoutRoute } from '../../core/service-route';
 import { SeedSourceFormat } from '../seed-source';
 import { ValidationError } from '../../core/validation-error';
 import { propName } from '../../core/contract/prop-name';

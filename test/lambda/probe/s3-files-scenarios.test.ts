@@ -1,8 +1,9 @@
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { S3_FILES_CANARY_REQUEST } from '../../../lib/probe/canary';
 import { ProbeBucket } from '../../../lambda/probe/probe-bucket';
 import { ProbeResult, ScenarioResult } from '../../../lambda/probe/result';
 import { runProbe } from '../../../lambda/probe/runner';
@@ -99,6 +100,33 @@ describeWithFuse('the probe on S3 Files (efs-sim s3files, moto)', () => {
     expect(rows.map((l) => l.split('|')[2].trim())).toEqual(['efs (EFS)', 's3 (S3 Files)']);
     for (const row of rows) expect(row).toMatch(/\| \$[\d.]+ \(\$[\d,.]+ a month\) \|$/);
     fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  test('the bundled handler, as BenchmarkProbe deploys it on S3 Files, runs the S3 Files canary through PROBE_BUCKET_URL and publishes its EMF', async () => {
+    const handler = path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'probe', 'index.js');
+    const driver = `require(${JSON.stringify(handler)}).handler(JSON.parse(process.argv[1]), { getRemainingTimeInMillis: () => 600000 })
+      .then((r) => require('fs').writeFileSync(process.argv[2], JSON.stringify(r)));`;
+    const resultFile = path.join(os.tmpdir(), `probe-s3files-${process.pid}.json`);
+    // Spawned without blocking: this process must stay free while the emulator and moto serve the run.
+    const child = spawn(process.execPath, ['-e', driver, JSON.stringify(S3_FILES_CANARY_REQUEST), resultFile], {
+      env: {
+        ...process.env, PROBE_MOUNT_PATH: sim.mount, PROBE_FILE_SYSTEM_ID: 'fs-0123456789abcdef0', CDK_EFS_KIT_VERSION: '9.9.9', UV_THREADPOOL_SIZE: '256',
+        PROBE_BUCKET_URL: `s3://${bucket.name}/${sim.s3files!.prefix}`, AWS_ENDPOINT_URL_S3: sim.s3files!.endpoint,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const result = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as ProbeResult;
+    fs.rmSync(resultFile);
+    expect(result).toMatchObject({ status: 'ok', label: 'canary', fileSystemKind: 's3-files' });
+    const published = stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l._aws && l.Operation).map((l) => `${l.Scenario}/${l.Operation}`);
+    expect(published).toEqual(expect.arrayContaining(['import/appear', 'import/first-listing', 'direct-read/read-small', 'direct-read/read-large', 'export-lag/export', 'metadata/stat']));
+    const lag = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.Operation === 'export');
+    expect(lag._aws.CloudWatchMetrics[0].Dimensions).toEqual([['FileSystemId', 'Scenario', 'Operation']]);
+    expect(lag.LatencyP99).toBeGreaterThanOrEqual(1000);
   });
 
   test('a file that never reaches the bucket is an error, named, within the timeout', async () => {

@@ -1,5 +1,5 @@
 import { App, Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -248,5 +248,50 @@ describe('the spend row', () => {
       .toThrow(/alarms.averageWriteSize .* takes AlarmThreshold.size\(...\) or AlarmThreshold.off\(\), got AlarmThreshold.count\(4\)/);
     expect(() => new S3FilesMonitoring(stack, 'Free', { fileSystem: files, pricing, alarms: { dailySpendLimit: AlarmThreshold.usd(0) } }))
       .toThrow(/alarms.dailySpendLimit .* must be a positive amount of US dollars, got 0/);
+  });
+});
+
+describe('probes', () => {
+  const probed = (alarms: S3FilesAlarmOptions = {}) => {
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const probe = files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: files, probes: [probe], alarms, alarmTopic: new sns.Topic(stack, 'Topic') });
+    return Template.fromStack(stack);
+  };
+
+  test('a probe gets a row: its latency percentiles and throughput for whatever it ran, export lag and import included', () => {
+    const template = probed();
+    const row = widgets(template).filter((w) => /^Probe/.test(w.properties.title ?? ''));
+    expect(row.map((w) => w.properties.title)).toEqual(['Probe latency p50 (ms)', 'Probe latency p99 (ms)', 'Probe throughput (bytes/s) and failures']);
+    expect((row[1].properties.metrics![0][0] as { expression: string }).expression)
+      .toBe('SEARCH(\'{CdkEfsKit,FileSystemId,Operation,Scenario} MetricName="LatencyP99" FileSystemId="TOKEN"\', \'Average\', 300)');
+    const note = widgets(template).find((w) => /^\*\*Probe Test\/Files\/Probe\*\*/.test(w.properties.markdown ?? ''))!;
+    expect(note.properties.markdown).toMatch(/a canary every 15 minutes.*export-lag's `export` is a file's way to the bucket/);
+  });
+
+  test('its failures and its canary\'s small-operation p99 alarm, in the health composite; both can be turned off', () => {
+    const template = probed();
+    const failures = alarmNamed(template, /^Probe Test\/Files\/Probe failed/);
+    expect(alarmFires(failures, { 'ProbeFailures:Sum': [1], 'Errors:Sum': [NaN] })).toBe(true);
+    expect(alarmFires(failures, { 'ProbeFailures:Sum': [NaN], 'Errors:Sum': [NaN] })).toBe(false);
+    const latency = alarmNamed(template, /p99 latency of a small operation .* above 50 ms in 2 of 3 canary runs/);
+    expect(latency.Metrics!.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Period)).toEqual([900, 900, 900, 900]);
+    const [unhealthy] = Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('one of its alarms') } }));
+    const rule = JSON.stringify(unhealthy.Properties.AlarmRule);
+    expect(rule).toMatch(/MonitoringProbeFailuresProbe/);
+    expect(rule).toMatch(/MonitoringProbeLatencyProbe/);
+
+    stack = new Stack(new App(), 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const off = probed({ probeFailures: false, probeLatencyP99: AlarmThreshold.off() });
+    expect(alarmsOf(off).filter((a) => /^Probe/.test(a.AlarmDescription))).toEqual([]);
+  });
+
+  test('a stack with an S3 Files probe and its monitoring is strict-clean', () => {
+    vpc.addFlowLog('FlowLog');
+    const template = probed();
+    // The test's own topic (no TLS policy) aside.
+    expect(nagErrors(stack).filter((finding) => !/Test\/Topic/.test(finding))).toEqual([]);
+    expect(cfnLintErrors(template.toJSON())).toEqual([]);
   });
 });

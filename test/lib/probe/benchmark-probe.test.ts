@@ -3,8 +3,11 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { CANARY_REQUEST } from '../../../lib/probe/canary';
-import { AccessPointPreset, BenchmarkProbe, LatencyPercentile, MountTargetIpAddressType, SharedFileSystem } from '../../../lib';
+import { Construct } from 'constructs';
+import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from '../../../lib/probe/canary';
+import { DEFAULT_MAX_BYTES } from '../../../lib/probe/contract/limits';
+import { parseRequest } from '../../../lambda/probe/request';
+import { AccessPointPreset, BenchmarkProbe, FileSystemKind, LatencyPercentile, MountTargetIpAddressType, S3FilesFileSystem, SharedFileSystem } from '../../../lib';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 import { vpcWithEveryFamily } from '../../helpers/ipv6-vpc';
 
@@ -199,10 +202,12 @@ describe('on mount targets with IPv6 addresses', () => {
   });
 });
 
-describe('on any efs.IFileSystem', () => {
-  test('an aws-cdk file system is mounted the aws-cdk way, in the given VPC', () => {
+describe('on any efs.IFileSystem, through SharedFileSystem.fromFileSystem', () => {
+  const wrap = (scope: Construct, plain: efs.IFileSystem, inVpc: ec2.IVpc = vpc) => SharedFileSystem.fromFileSystem(scope, 'Helpers', plain, { vpc: inVpc });
+
+  test('an aws-cdk file system is mounted through its access point, in its VPC', () => {
     const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
-    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: wrap(stack, plain) });
     expect(probeFunction()).toHaveLength(1);
     template().hasResourceProperties('AWS::Lambda::Function', {
       FileSystemConfigs: [{ Arn: Match.anyValue(), LocalMountPath: '/mnt/probe' }],
@@ -211,32 +216,29 @@ describe('on any efs.IFileSystem', () => {
     template().hasResourceProperties('AWS::EC2::SecurityGroupIngress', { FromPort: 2049, ToPort: 2049, GroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PlainEfsSecurityGroup'), 'GroupId'] } });
   });
 
-  test('on an aws-cdk file system, synthesizes without warnings: port 2049 is opened on the file system only, and the function waits for it', () => {
+  test('synthesizes without warnings: port 2049 is opened on the file system only, and the function waits for it', () => {
     const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
-    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: wrap(stack, plain) });
     Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
     const ingress = template().findResources('AWS::EC2::SecurityGroupIngress', {
       Properties: { FromPort: 2049, SourceSecurityGroupId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ProbeFunctionSecurityGroup'), 'GroupId'] } },
     });
     expect(Object.keys(ingress)).toHaveLength(1);
-    template().resourceCountIs('AWS::EC2::SecurityGroupEgress', 0);
+    // The probe's group keeps Lambda's default egress; the only rule is the readiness gate's.
+    expect(Object.keys(template().findResources('AWS::EC2::SecurityGroupEgress'))).toEqual([expect.stringMatching(/^HelpersMountTargetsReady/)]);
     expect(probeFunction()[0].DependsOn).toEqual(expect.arrayContaining(Object.keys(ingress)));
   });
 
-  test('on an aws-cdk file system, grants mount and write on the file system through the probe\'s access point only, with no cdk-nag finding', () => {
+  test('grants mount and write on the file system through the probe\'s access point only, with no cdk-nag finding', () => {
     const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
-    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc, canary: { interval: Duration.minutes(5) } });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: wrap(stack, plain), canary: { interval: Duration.minutes(5) } });
     template().hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([{
+        Statement: Match.arrayWith([Match.objectLike({
           Effect: 'Allow',
-          Action: ['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite'],
-          Resource: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Plain'), 'Arn'] },
-          Condition: {
-            Bool: { 'elasticfilesystem:AccessedViaMountTarget': 'true' },
-            StringEquals: { 'elasticfilesystem:AccessPointArn': Match.anyValue() },
-          },
-        }]),
+          Action: Match.arrayWith(['elasticfilesystem:ClientMount', 'elasticfilesystem:ClientWrite']),
+          Condition: Match.objectLike({ StringEquals: { 'elasticfilesystem:AccessPointArn': Match.anyValue() } }),
+        })]),
       },
     });
     expect(nagErrors(stack)).toEqual([]);
@@ -249,27 +251,28 @@ describe('on any efs.IFileSystem', () => {
     const shared = new ec2.Vpc(storage, 'Vpc', { maxAzs: 2, natGateways: 1 });
     const plain = new efs.FileSystem(storage, 'Plain', { vpc: shared, encrypted: true });
     const probes = new Stack(app, 'Probes');
-    new BenchmarkProbe(probes, 'Probe', { fileSystem: plain, vpc: shared });
+    new BenchmarkProbe(probes, 'Probe', { fileSystem: wrap(storage, plain, shared) });
     expect(() => app.synth()).not.toThrow();
     Template.fromStack(probes).resourceCountIs('AWS::EC2::SecurityGroupIngress', 1);
-    Template.fromStack(storage).resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
+    // The only rule in the file system's stack is its readiness gate's, which is there too.
+    const storageRules = Object.values(Template.fromStack(storage).findResources('AWS::EC2::SecurityGroupIngress')).map((r: any) => r.Properties.Description);
+    expect(storageRules).toEqual([expect.stringMatching(/MountTargetsReady/)]);
     Annotations.fromStack(probes).hasNoWarning('*', Match.anyValue());
   });
 
   test('in a VPC with isolated subnets only, the function goes into those (it needs no egress)', () => {
     const isolated = new ec2.Vpc(stack, 'Isolated', { natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
     const plain = new efs.FileSystem(stack, 'Plain', { vpc: isolated, encrypted: true });
-    new BenchmarkProbe(stack, 'Probe', { fileSystem: plain, vpc: isolated });
+    new BenchmarkProbe(stack, 'Probe', { fileSystem: wrap(stack, plain, isolated) });
     const subnets = probeFunction()[0].Properties.VpcConfig.SubnetIds.map((id: { Ref: string }) => id.Ref);
     expect(subnets).toEqual(isolated.isolatedSubnets.map((subnet) => stack.getLogicalId(subnet.node.defaultChild as ec2.CfnSubnet)));
   });
 
-  test('fails when the file system is not a SharedFileSystem and no vpc is given', () => {
-    const imported = efs.FileSystem.fromFileSystemAttributes(stack, 'Imported', {
-      fileSystemId: 'fs-0123456789abcdef0', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-1'),
-    });
-    expect(() => new BenchmarkProbe(stack, 'Probe', { fileSystem: imported })).toThrow(
-      'BenchmarkProbe(Test/Probe): vpc is required for a file system that is not a SharedFileSystem (the function must run in the VPC of its mount targets), got undefined.');
+  test('a file system that is neither kind of this package fails, naming the way to wrap it', () => {
+    const plain = new efs.FileSystem(stack, 'Plain', { vpc, encrypted: true });
+    const unwrapped = Object.assign(Object.create(plain), { fileSystemKind: FileSystemKind.EFS });
+    expect(() => new BenchmarkProbe(stack, 'Probe', { fileSystem: unwrapped })).toThrow(
+      'BenchmarkProbe(Test/Probe): fileSystem (file_system) must be a SharedFileSystem (wrap any efs.IFileSystem with SharedFileSystem.fromFileSystem) or an S3FilesFileSystem, got Test/Plain.');
   });
 });
 
@@ -284,5 +287,93 @@ describe('validation', () => {
 
   test('fails when the canary interval is not whole minutes', () => {
     expect(() => files.addProbe('Probe', { canary: { interval: Duration.seconds(90) } })).toThrow(/canary.interval must be a whole number of minutes, at least 1, got "1 minute 30 seconds"/);
+  });
+});
+
+describe('on an S3 Files file system', () => {
+  let s3Files: S3FilesFileSystem;
+  beforeEach(() => { s3Files = new S3FilesFileSystem(stack, 'S3Files', { vpc, prefix: 'data/' }); });
+  /** The statements of the probe function's own policy. */
+  const statements = (): any[] => Object.entries(template().findResources('AWS::IAM::Policy'))
+    .filter(([id]) => id.startsWith('S3FilesProbeFunction')).flatMap(([, p]: [string, any]) => p.Properties.PolicyDocument.Statement);
+
+  test('mounts an access point of its own with S3FilesConfig, and tells the handler the bucket and prefix that access point is', () => {
+    const probe = s3Files.addProbe('Probe');
+    expect(probe.fileSystemKind).toBe(FileSystemKind.S3_FILES);
+    template().resourceCountIs('AWS::S3Files::AccessPoint', 1);
+    template().hasResourceProperties('AWS::S3Files::AccessPoint', {
+      PosixUser: { Uid: '1000', Gid: '1000' }, RootDirectory: { Path: '/cdk-efs-kit-probe', CreationPermissions: { OwnerUid: '1000', OwnerGid: '1000', Permissions: '750' } },
+    });
+    const [fn] = probeFunction();
+    expect(fn.Properties.FileSystemConfigs).toEqual([{ Arn: { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesProbeAccessPoint/), 'AccessPointArn'] }, LocalMountPath: '/mnt/probe', S3FilesConfig: { DirectS3Read: 'AUTO' } }]);
+    expect(stack.resolve(fn.Properties.Environment.Variables.PROBE_BUCKET_URL)).toEqual({ 'Fn::Join': ['', ['s3://', { Ref: expect.stringMatching(/^S3FilesBucket/) }, '/data/cdk-efs-kit-probe/']] });
+    expect(fn.Properties.Environment.Variables).toMatchObject({ PROBE_ACCESS_POINT_POSIX_USER: '1000:1000', UV_THREADPOOL_SIZE: '256', PROBE_MOUNT_PATH: '/mnt/probe' });
+  });
+
+  test('may put, list and delete objects under its own key prefix only, and mount through its access point only', () => {
+    s3Files.addProbe('Probe');
+    const all = statements();
+    const objects = all.find((s) => [s.Action].flat().includes('s3:PutObject'));
+    expect(objects.Action).toEqual(['s3:PutObject', 's3:DeleteObject', 's3:DeleteObjectVersion']);
+    expect(objects.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^S3FilesBucket/), 'Arn'] }, '/data/cdk-efs-kit-probe/*']] });
+    const list = all.find((s) => s.Action === 's3:ListBucket');
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': 'data/cdk-efs-kit-probe/*' } });
+    expect(all.filter((s) => JSON.stringify(s.Action).includes('s3:Delete'))).toHaveLength(1);
+    const client = all.find((s) => JSON.stringify(s.Action).includes('s3files:ClientWrite'));
+    expect(client.Condition).toEqual({ StringEquals: { 's3files:AccessPointArn': { 'Fn::GetAtt': [expect.stringMatching(/^S3FilesProbeAccessPoint/), 'AccessPointArn'] } } });
+    expect(nagErrors(stack)).toEqual([]);
+  });
+
+  test('its canary runs S3 Files\' own scenarios beside the small operations, which the latency alarm still watches', () => {
+    const probe = s3Files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+    const [rule] = Object.values(template().findResources('AWS::Events::Rule'));
+    const request = JSON.parse((rule as any).Properties.Targets[0].Input);
+    expect(Object.keys(request.scenarios)).toEqual(['write-sizes', 'create-files', 'metadata', 'import', 'direct-read', 'export-lag']);
+    expect(request).toEqual(S3_FILES_CANARY_REQUEST);
+    expect(probe.canarySmallOperations).toHaveLength(4);
+  });
+
+  test('the canary request is one the handler takes on an S3 Files mount, and light', () => {
+    const { request, errors } = parseRequest(S3_FILES_CANARY_REQUEST, { maxBytes: DEFAULT_MAX_BYTES, maxSeconds: 840, bucket: true });
+    expect(errors).toEqual([]);
+    const plans = request!.scenarios.map((s) => s.scenario.plan(s.params));
+    // 5 MiB or so, and about two minutes of waiting on the sync (the import, and the write-back window).
+    expect(plans.reduce((sum, p) => sum + p.bytes, 0)).toBeLessThan(6 * 1024 * 1024);
+    expect(plans.reduce((sum, p) => sum + (p.waitSeconds ?? 0), 0)).toBeLessThan(150);
+  });
+
+  test('subnets with no route to S3 fail synth, naming the fix; an S3 gateway endpoint added later satisfies it', () => {
+    const isolated = new ec2.Vpc(stack, 'Isolated', { natGateways: 0, subnetConfiguration: [{ name: 'data', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }] });
+    const inIsolated = new S3FilesFileSystem(stack, 'InIsolated', { vpc: isolated });
+    inIsolated.addProbe('Probe');
+    expect(() => Template.fromStack(stack)).toThrow(/BenchmarkProbe\(Test\/InIsolated\/Probe\): the probe's S3 Files scenarios call S3, but .* no route to S3 .*vpc.addGatewayEndpoint\('S3'/);
+    isolated.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
+    expect(() => Template.fromStack(stack)).not.toThrow();
+  });
+
+  test('an EFS access point does not apply: refused, saying the probe makes its own', () => {
+    const efsAccessPoint = files.addAccessPoint('Efs');
+    expect(() => s3Files.addProbe('Probe', { accessPoint: efsAccessPoint })).toThrow(
+      'BenchmarkProbe(Test/S3Files/Probe): accessPoint (access_point) is an EFS access point and does not apply to S3 Files: the probe makes its own at /cdk-efs-kit-probe, so that its grants on the bucket reach that prefix only; leave accessPoint unset.');
+  });
+
+  test('with IPv6 mount targets, the function\'s group allows HTTPS out (the bucket) besides 2049', () => {
+    const mixed = vpcWithEveryFamily(stack, 'Mixed');
+    mixed.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
+    new S3FilesFileSystem(stack, 'Dual', { vpc: mixed, vpcSubnets: { subnetGroupName: 'DualStack' }, ipAddressType: MountTargetIpAddressType.DUAL_STACK })
+      .addProbe('Probe', { vpcSubnets: { subnetGroupName: 'DualStack' } });
+    const group = Object.values(template().findResources('AWS::EC2::SecurityGroup', { Properties: { GroupDescription: Match.stringLikeRegexp('HTTPS to S3') } }));
+    expect(group).toHaveLength(1);
+    expect((group[0] as any).Properties.SecurityGroupEgress).toEqual(expect.arrayContaining([
+      expect.objectContaining({ CidrIp: '0.0.0.0/0', FromPort: 443, ToPort: 443 }),
+      expect.objectContaining({ CidrIpv6: '::/0', FromPort: 443, ToPort: 443 }),
+    ]));
+  });
+
+  test('is strict-clean: no warnings, no cdk-nag or cfn-lint errors', () => {
+    s3Files.addProbe('Probe', { canary: { interval: Duration.minutes(15) } });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+    expect(nagErrors(stack)).toEqual([]);
+    expect(cfnLintErrors(template().toJSON())).toEqual([]);
   });
 });

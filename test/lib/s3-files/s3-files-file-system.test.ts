@@ -326,11 +326,10 @@ describe('EC2', () => {
 });
 
 describe('helpers that do not serve S3 Files yet', () => {
-  test('addSeed, addProbe and addMonitoring refuse, naming the capability', () => {
+  test('addSeed and addMonitoring refuse, naming the capability', () => {
     const files = new S3FilesFileSystem(stack, 'Files', { vpc });
     const ap = files.addAccessPoint('A');
     expect(() => files.addSeed('Seed', { accessPoint: ap as any, source: SeedSource.asset(__dirname) })).toThrow(/not supported for S3 Files yet: deploy-time seeding \(FileSystemSeed\)/);
-    expect(() => files.addProbe('Probe')).toThrow(/not supported for S3 Files yet: the benchmark probe \(BenchmarkProbe\)/);
     expect(() => files.addMonitoring('Monitoring')).toThrow(/FileSystemMonitoring watches EFS's metrics .* use new S3FilesMonitoring\(scope, 'Monitoring', \{ fileSystem \}\)/);
   });
 });

@@ -1,7 +1,7 @@
 import { CfnResource, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 
-/** The AWS APIs the seed's functions call from their subnets. */
+/** The AWS APIs the helpers' functions call from their subnets (the seed's, the probe's on S3 Files). */
 export type RoutedService = 's3' | 'cloudformation';
 
 /**
