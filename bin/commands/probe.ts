@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { defaultScenarios, SCENARIOS, scenarioNamed } from '../../lambda/probe/catalog';
 import { DEFAULT_MAX_BYTES } from '../../lib/probe/contract/limits';
-import { CANARY_REQUEST } from '../../lib/probe/canary';
+import { CANARY_REQUEST } from '../../lib/probe/contract/canary-requests';
 import type { ProbeRequest } from '../../lib/probe/probe-request';
 import { isRejection, ProbeRejection, ProbeResult } from '../../lambda/probe/result';
 import type { ProbeProgress } from '../../lambda/probe/runner';
@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .option('--function <name or ARN>', 'instead of --dir: invoke a deployed BenchmarkProbe\'s function and show its result as a local run\'s')
     .option('--bucket <s3-url>', 'with --dir on an S3 Files mount: the bucket and prefix the directory is (s3://bucket/prefix/); adds S3 Files\' own scenarios (import, direct-read, export-lag)')
     .option('--s3-endpoint <url>', 'with --bucket: another S3 endpoint, e.g. a local test server')
-    .option('--canary', 'with --function: send the light request the probe\'s canary runs on its schedule')
+    .option('--canary', 'with --function: send the default canary request of the probe\'s kind (on S3 Files with its own scenarios)')
     .option('--region <region>', 'with --function or --bucket: the function\'s or the bucket\'s Region (default: AWS_REGION, or the profile\'s)')
     .option('--profile <name>', 'with --function: named profile of the AWS config files (default: AWS_PROFILE)')
     .option('--endpoint <url>', 'with --function: endpoint for the Lambda call, e.g. a local stand-in')
@@ -83,7 +83,8 @@ function requestOf(opts: ProbeCliOptions): ProbeRequest {
   if (opts.canary) {
     const given = (['scenarios', 'rounds', 'pause'] as const).filter((o) => opts[o] !== undefined);
     if (given.length || Object.keys(opts.set).length) throw new Error(`--canary sends the canary's own request: leave out ${given.length ? `--${given[0]}` : '--set'}`);
-    return { ...CANARY_REQUEST, maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label ?? CANARY_REQUEST.label };
+    // "canary": the probe runs its kind's canary scenarios (EFS's, or S3 Files' with its own).
+    return { ...CANARY_REQUEST, scenarios: 'canary' as unknown as ProbeRequest['scenarios'], maxBytes: opts.maxBytes, maxSeconds: opts.maxSeconds, label: opts.label ?? CANARY_REQUEST.label };
   }
   const names = opts.scenarios ?? (Object.keys(opts.set).length ? Object.keys(opts.set) : defaultScenarios(opts.bucket !== undefined).map((s) => s.name));
   for (const name of Object.keys(opts.set)) {

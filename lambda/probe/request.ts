@@ -1,4 +1,5 @@
 import { defaultScenarios, SCENARIOS, scenarioNamed } from './catalog';
+import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from '../../lib/probe/contract/canary-requests';
 import { resolveParams, Scenario } from './scenario';
 
 export interface PlannedScenario {
@@ -77,9 +78,11 @@ export function parseRequest(input: unknown, limits: ProbeLimits): { request?: P
 
 function scenarioEntries(value: unknown, withBucket: boolean, errors: string[]): [string, unknown][] {
   if (value === undefined) return defaultScenarios(withBucket).map((s) => [s.name, undefined]);
+  // The default canary's scenarios for this probe's kind (`cdk-efs-kit probe --function --canary`, which cannot tell the kind).
+  if (value === 'canary') return Object.entries((withBucket ? S3_FILES_CANARY_REQUEST : CANARY_REQUEST).scenarios!);
   if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) return value.map((name) => [name, undefined]);
   if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) return Object.entries(value);
-  errors.push(`'scenarios' must be a non-empty list of names or an object of names to parameters, got ${JSON.stringify(value)}`);
+  errors.push(`'scenarios' must be a non-empty list of names, an object of names to parameters, or "canary", got ${JSON.stringify(value)}`);
   return [];
 }
 

@@ -3,9 +3,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { IConstruct, IDependable } from 'constructs';
 import { AccessLevel } from './access-level';
 import { MountTargetIpAddressType } from './mount-targets-ready';
-import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
-import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
-import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
+import type { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
+import type { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
+import type { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
 
 /** Which service serves a mountable file system: what its IAM actions, DNS names and mount type are. */
 export enum FileSystemKind {

@@ -4,7 +4,7 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from './canary';
+import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from './contract/canary-requests';
 import { ProbeRequest } from './probe-request';
 import { PROBE_THREAD_POOL_SIZE } from './contract/limits';
 import { acknowledgeWildcard, nagResource } from '../core/nag';

@@ -55,4 +55,11 @@ test('examples/efs-vs-s3-files.ts: one EFS and one S3 Files file system, a probe
   for (const mode of [/lost\+found/i, /ImportFailures/, /ExportFailures/, /ExportAge/, /PendingExports/]) expect(descriptions.some((d) => mode.test(d))).toBe(true);
   expect(descriptions.filter((d) => /^Probe .* failed/.test(d))).toHaveLength(2);
   template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  // Every metric S3 Files documents is on it, besides EFS's rows.
+  const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0].Properties.DashboardBody);
+  for (const metric of ['PendingExports', 'ExportAge', 'ImportAge', 'ImportFailures', 'ExportFailures', 'DataReadBytes', 'DataWriteBytes',
+    'MetadataReadBytes', 'MetadataWriteBytes', 'StorageBytes', 'Inodes', 'LostAndFoundFiles', 'ClientConnections']) {
+    expect(body).toContain(`\\"AWS/S3/Files\\",\\"${metric}\\"`);
+  }
+  expect(body).toContain('\\"AWS/EFS\\",\\"PercentIOLimit\\"');
 });

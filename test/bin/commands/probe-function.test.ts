@@ -2,7 +2,7 @@ import { execFile } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CANARY_REQUEST } from '../../../lib/probe/canary';
+import { CANARY_REQUEST } from '../../../lib/probe/contract/canary-requests';
 import { LambdaStandIn, STAND_IN_ACCOUNT, startLambdaStandIn } from '../../helpers/lambda-invoke-stand-in';
 
 // `cdk-efs-kit probe --function` as users run it (the built CLI in its own process), against a
@@ -70,10 +70,10 @@ test('invokes the deployed probe with the request a local run runs, and prints i
   expect(fs.readdirSync(mount)).toEqual([]);
 });
 
-test('--canary sends the canary\'s request, to a function named by its ARN', async () => {
+test('--canary asks for the canary of the probe\'s kind (here EFS\'s), to a function named by its ARN', async () => {
   const r = await remote(`arn:aws:lambda:${REGION}:${STAND_IN_ACCOUNT}:function:Test-FilesProbeFunction`, '--canary');
   expect(r.code).toBe(0);
-  expect(lambda.events).toEqual([CANARY_REQUEST]);
+  expect(lambda.events).toEqual([{ ...CANARY_REQUEST, scenarios: 'canary' }]);
   for (const scenario of Object.keys(CANARY_REQUEST.scenarios!)) expect(r.stdout).toMatch(new RegExp(`^== ${scenario}$`, 'm'));
 });
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CANARY_REQUEST, CANARY_SMALL_OPERATIONS } from '../../../lib/probe/canary';
+import { CANARY_SMALL_OPERATIONS } from '../../../lib/probe/canary';
+import { CANARY_REQUEST } from '../../../lib/probe/contract/canary-requests';
 import { PROBE_METRIC } from '../../../lib/probe/contract/metric-names';
 
 // The bundled probe handler, exactly the asset BenchmarkProbe deploys (dist/handlers/probe), invoked

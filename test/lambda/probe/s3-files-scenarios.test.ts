@@ -3,7 +3,7 @@ import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { S3_FILES_CANARY_REQUEST } from '../../../lib/probe/canary';
+import { S3_FILES_CANARY_REQUEST } from '../../../lib/probe/contract/canary-requests';
 import { ProbeBucket } from '../../../lambda/probe/probe-bucket';
 import { ProbeResult, ScenarioResult } from '../../../lambda/probe/result';
 import { runProbe } from '../../../lambda/probe/runner';
@@ -149,6 +149,10 @@ describe('without a bucket', () => {
     const defaults = parseRequest({}, { maxBytes: 1 << 30 }).request!.scenarios.map((s) => s.scenario.name);
     expect(defaults).not.toContain('import');
     expect(parseRequest({}, { maxBytes: 1 << 30, bucket: true }).request!.scenarios.map((s) => s.scenario.name)).toEqual([...defaults, 'import', 'direct-read', 'export-lag']);
+    // "canary": the canary of the probe's kind, S3 Files' own scenarios where it has the bucket.
+    const canary = (bucket: boolean) => parseRequest({ scenarios: 'canary' }, { maxBytes: 1 << 30, bucket }).request!.scenarios.map((s) => s.scenario.name);
+    expect(canary(false)).toEqual(['write-sizes', 'create-files', 'metadata']);
+    expect(canary(true)).toEqual(['write-sizes', 'create-files', 'metadata', 'import', 'direct-read', 'export-lag']);
     expect(parseRequest({ scenarios: ['export-lag'] }, { maxBytes: 1 << 30 }).errors).toEqual([
       'scenario \'export-lag\' measures S3 Files through its bucket, and this probe has none: give --bucket s3://<bucket>/<prefix> (the command line), or probe an S3 Files file system',
     ]);

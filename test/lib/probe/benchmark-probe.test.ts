@@ -4,7 +4,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from '../../../lib/probe/canary';
+import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from '../../../lib/probe/contract/canary-requests';
 import { DEFAULT_MAX_BYTES } from '../../../lib/probe/contract/limits';
 import { parseRequest } from '../../../lambda/probe/request';
 import { AccessPointPreset, BenchmarkProbe, FileSystemKind, LatencyPercentile, MountTargetIpAddressType, S3FilesFileSystem, SharedFileSystem } from '../../../lib';
