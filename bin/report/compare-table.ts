@@ -142,6 +142,7 @@ export function renderCostTable(a: ProbeResult, b: ProbeResult, layout: TextLayo
   }));
   const columns: TableColumn[] = [{ header: 'scenario', align: 'left' }, { header: 'run', align: 'left' }, ...COST_TABLE_COLUMNS];
   return [...paragraph(`Cost of the timed operations, at ${pricesOf([a, b])}; a month is the measured rate kept up for 730 hours. `
-    + 'S3 Files is priced as if every read came from its high-performance storage (large reads of synchronized data, 1 MiB or more by the S3 User Guide\'s metering page, 128 KiB by its performance page, stream from the bucket at S3 GET prices instead):', layout),
+    + 'S3 Files is priced as if every read came from its high-performance storage (large reads of synchronized data, 1 MiB or more by the S3 User Guide\'s metering page, 128 KiB by its performance page, stream from the bucket at S3 GET prices instead), '
+    + 'with the export of each written byte to the bucket as a read:', layout),
   '', ...renderTable(columns, rows, layout)].join('\n');
 }

@@ -16,9 +16,10 @@ export function scenarioCost(rounds: ScenarioRound[], pricing: EfsPricing, s3Fil
   const seconds = operations.reduce((sum, o) => sum + o.seconds, 0);
   const provisionedMibps = Math.max(MIN_PROVISIONED_MIBPS, seconds > 0 ? metered.meteredIOBytes / MiB / seconds : 0);
   const elasticUsd = elasticAccessUsd(metered, pricing);
-  // S3 Files meters each operation as Elastic does, at its own prices; the export of what was written is left out.
-  const s3Files = s3FilesAccessUsd(metered, 0, s3FilesPricing);
-  const s3FilesUsd = s3Files.dataReadUsd + s3Files.dataWriteUsd + s3Files.metadataUsd;
+  // S3 Files meters each operation as Elastic does, at its own prices, and the sync's export of what
+  // was written as a read (each written byte once, as advise counts it).
+  const s3Files = s3FilesAccessUsd(metered, metered.dataWriteBytes, s3FilesPricing);
+  const s3FilesUsd = s3Files.dataReadUsd + s3Files.dataWriteUsd + s3Files.metadataUsd + s3Files.exportUsd;
   const perMonth = (usd: number) => (seconds > 0 ? (usd / seconds) * SECONDS_PER_MONTH : 0);
   return {
     metered,

@@ -57,8 +57,9 @@ test('probe --markdown prints the mount checks and a table per scenario with its
   expect(r.stdout).toContain('| operation | count | p50 ms | p90 ms | p99 ms | max ms | throughput | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
   expect(r.stdout).toMatch(/\| write-4KiB-file \| 2 \| [\d.]+ \| /);
   // 2 files of 4 KiB: 2 x 32 KiB written (the billed minimum), 2 OPENs and 2 CLOSEs of 4 KiB:
-  // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic.
-  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043 \(\$[\d,.]+ a month\); Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits; S3 Files \$0\.0000043 \(\$[\d,.]+ a month\)$/m);
+  // (8 KiB x $0.03 + 72 KiB x $0.06) / 2^20 KiB = $0.0000043 on Elastic; on S3 Files the 64 KiB written
+  // are exported too, as a read: + 64 KiB x $0.03 / 2^20 KiB = $0.0000062.
+  expect(r.stdout).toMatch(/^- cost at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28: seconds [\d.]+; metered MiB read \/ written \/ metadata 0\.0 \/ 0\.1 \/ 0\.0; Elastic \$0\.0000043 \(\$[\d,.]+ a month\); Provisioned \$[\d.]+ at [\d.]+ MiB\/s \(\$[\d,.]+ a month\); Bursting \$0\.00, up to 0\.0 MiB of credits; S3 Files \$0\.0000062 \(\$[\d,.]+ a month\)$/m);
   // The mount checks before the tables (a temporary directory: not an NFS mount), a row each.
   expect(r.stdout).toMatch(new RegExp(`^## mount of ${dir}\n\n\\| status \\| check \\| found \\| fix \\|\n\\|---\\|---\\|---\\|---\\|\n\\| WARN \\| mount \\| ${dir} \\(in the mount at /\\S*\\) is not an NFS mount \\(it is \\S+, \\S+\\): these figures are not EFS's \\| probe a directory on an EFS mount`, 'm'));
   expect(r.stdout).toContain(`\n| skip | mount-options | mount options: skipped, ${dir} is not on an NFS mount |  |\n`);
@@ -163,7 +164,8 @@ describe('compare', () => {
     const lines = r.stdout.slice(r.stdout.indexOf('\n\nCost of')).trim().split('\n');
     expect(lines[0]).toBe('Cost of the timed operations, at us-east-1 list prices, Regional, checked 2026-11-24 and us-east-1 S3 Files list prices, checked 2026-11-28; '
       + 'a month is the measured rate kept up for 730 hours. S3 Files is priced as if every read came from its high-performance storage (large reads of synchronized '
-      + 'data, 1 MiB or more by the S3 User Guide\'s metering page, 128 KiB by its performance page, stream from the bucket at S3 GET prices instead):');
+      + 'data, 1 MiB or more by the S3 User Guide\'s metering page, 128 KiB by its performance page, stream from the bucket at S3 GET prices instead), '
+      + 'with the export of each written byte to the bucket as a read:');
     expect(lines[2]).toBe('| scenario | run | seconds | metered MiB read / written / metadata | Elastic | Provisioned | Bursting | S3 Files |');
     expect(lines.slice(4).map((l) => l.split('|').slice(1, 3).map((c) => c.trim()).join('/'))).toEqual([
       'write-sizes/elastic (EFS)', 'write-sizes/bursting (EFS)', 'metadata/elastic (EFS)', 'metadata/bursting (EFS)']);

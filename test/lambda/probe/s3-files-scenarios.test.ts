@@ -89,9 +89,10 @@ describeWithFuse('the probe on S3 Files (efs-sim s3files, moto)', () => {
     const efs = probe('efs', ['--dir', path.join(work, 'efs')]);
     const s3 = probe('s3', ['--dir', sim.mount, '--bucket', `s3://${bucket.name}/${sim.s3files!.prefix}`, '--s3-endpoint', sim.s3files!.endpoint]);
     expect([efs.result.fileSystemKind, s3.result.fileSystemKind]).toEqual(['efs', 's3-files']);
-    // S3 Files meters the same bytes: reads at $0.03 and writes at $0.06 per GB (us-east-1), a month at the measured rate.
+    // S3 Files meters the same bytes: reads at $0.03 and writes at $0.06 per GB (us-east-1), and the
+    // export of each written byte as a read; a month at the measured rate.
     const { metered, seconds, s3FilesUsd, s3FilesUsdPerMonth } = s3.result.scenarios[0].cost;
-    const byHand = ((metered.dataReadBytes + metered.metadataReadBytes) * 0.03 + (metered.dataWriteBytes + metered.metadataWriteBytes) * 0.06) / 2 ** 30;
+    const byHand = ((metered.dataReadBytes + metered.metadataReadBytes + metered.dataWriteBytes) * 0.03 + (metered.dataWriteBytes + metered.metadataWriteBytes) * 0.06) / 2 ** 30;
     expect(s3FilesUsd).toBeCloseTo(byHand, 15);
     expect(s3FilesUsdPerMonth).toBeCloseTo(byHand / seconds * 730 * 3600, 6);
     const r = spawnSync(process.execPath, [cli, 'compare', efs.file, s3.file, '--markdown'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, COLUMNS: '' } });
