@@ -34,7 +34,7 @@ export interface ProbeCanaryOptions {
   readonly request?: ProbeRequest;
 }
 
-/** What [SharedFileSystem.addProbe](#cdk-efs-kit.SharedFileSystem.addProbe) takes: a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)'s settings, the file system aside. */
+/** What `addProbe` of a SharedFileSystem or an S3FilesFileSystem takes: a [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)'s settings, the file system aside. */
 export interface ProbeOptions {
   /**
    * The EFS access point the probe works through (its scratch files go in a subdirectory, removed
@@ -47,8 +47,9 @@ export interface ProbeOptions {
    * Subnets for the function, with a route to the mount targets. Where the mount targets have IPv6
    * addresses (DUAL_STACK, IPV6_ONLY), dual-stack subnets in zones with a mount target: the
    * function then sends IPv6 (`ipv6AllowedForDualStack`). A SharedFileSystem with IPV6_ONLY mount
-   * targets needs it: Lambda cannot run in their IPv6-only subnets.
-   * @default - the SharedFileSystem's mount target subnets, else the VPC's private subnets (isolated ones where none has egress)
+   * targets needs it: Lambda cannot run in their IPv6-only subnets. On S3 Files they also need a
+   * route to S3 (egress or an S3 endpoint): the probe's own scenarios call it.
+   * @default - the file system's mount target subnets
    */
   readonly vpcSubnets?: ec2.SubnetSelection;
   /**
