@@ -23,8 +23,9 @@ export async function handler(event: unknown, context: Context) {
   // Set by the construct when it knows the access point (the one it creates); no POSIX_USER then means it enforces none.
   const accessPoint = env.PROBE_ACCESS_POINT_ID ? { id: env.PROBE_ACCESS_POINT_ID, posixUser: parsePosixUser(env.PROBE_ACCESS_POINT_POSIX_USER) } : undefined;
   const target = env.PROBE_MOUNT_PATH ?? '/mnt/probe';
-  // The function's Region (AWS_REGION); AWS_ENDPOINT_URL_S3, the SDKs' own setting, points it at another S3 (path-style).
-  const bucket = env.PROBE_BUCKET_URL ? ProbeBucket.open(env.PROBE_BUCKET_URL, target, { endpoint: env.AWS_ENDPOINT_URL_S3 }) : undefined;
+  // The function's Region (AWS_REGION); AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, the SDKs' own settings, point it at another S3 (path-style).
+  const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  const bucket = env.PROBE_BUCKET_URL ? ProbeBucket.open(env.PROBE_BUCKET_URL, target, { endpoint }) : undefined;
   const outcome = await runProbe(event, {
     target,
     bucket,

@@ -6,9 +6,11 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AccessPointPreset, SeedSource, SharedFileSystem } from '../../lib';
-import { DeployStandIn, MountStandIn, REGION, stacksIn, SynthesizedStack } from '../helpers/deploy-stand-in';
+import { DeployedFunction, DeployStandIn, MountStandIn, REGION, stacksIn, SynthesizedStack } from '../helpers/deploy-stand-in';
 import { IDENTITY_CHECK } from '../../lambda/shared/mount-checks/posix-identity';
 import { DnsStub, startDnsStub } from '../helpers/dns-stub';
+import { efsSimUsable } from '../../tools/efs-sim/mount';
+import { startEfsSim } from '../helpers/efs-sim';
 import { lambdaMountOf, removeLambdaMounts } from '../helpers/lambda-mount';
 import { Moto, startMoto } from '../helpers/moto';
 import { CfnResponse } from '../helpers/provider-framework';
@@ -22,7 +24,8 @@ import { makeTree, tempDir, treeDigest } from '../helpers/seed-fixtures';
 // exactly as the template writes them, resolved as CloudFormation would (bucket names, asset
 // objects uploaded to moto's S3 on 127.0.0.1 from cdk.out, file system and access point ids), sent
 // through aws-cdk-lib's own Provider framework code to the handler the template names, loaded from
-// its staged bundle (dist/handlers, run `npm run build` first), with a local directory for the mount.
+// its staged bundle (dist/handlers, run `npm run build` first), with a local directory for the mount
+// (for a probe on S3 Files, efs-sim's s3files profile over its bucket in moto).
 // A property a construct writes and a handler misreads fails here, whichever side is wrong.
 //
 // Stood in for, because nothing here can run them: the VPC's DNS resolver (test/helpers/dns-stub.ts:
@@ -153,7 +156,8 @@ async function runCanaries(deploy: DeployStandIn, root: string): Promise<number>
     for (const target of deploy.resource(id).Properties!.Targets ?? []) {
       if (target.Input === undefined) continue;
       const fn = deploy.functionOf(deploy.resolve(target.Arn));
-      const result: any = await fn.invoke(JSON.parse(target.Input), standInMount(root));
+      const result: any = await invokeCanary(fn, JSON.parse(target.Input), root);
+      if (result === SKIPPED) continue;
       expect({ rule: id, status: result.status, errors: result.errors }).toEqual({ rule: id, status: 'ok', errors: undefined });
       // The file system and the access point the construct tells the probe about reach its result.
       expect(result).toMatchObject({ label: 'canary', fileSystemId: fn.mounts[0].fileSystemId });
@@ -163,6 +167,29 @@ async function runCanaries(deploy: DeployStandIn, root: string): Promise<number>
     }
   }
   return canaries;
+}
+
+const SKIPPED = Symbol('skipped');
+
+/**
+ * A probe on EFS runs on a local directory; one on S3 Files (PROBE_BUCKET_URL) on efs-sim's s3files
+ * profile over its bucket in moto, the access point's key prefix as the mount's root, so that its
+ * own scenarios (import, direct-read, export-lag) see the sync they measure.
+ */
+async function invokeCanary(fn: DeployedFunction, event: unknown, root: string): Promise<unknown> {
+  const url = fn.environment.PROBE_BUCKET_URL;
+  if (url === undefined) return fn.invoke(event, standInMount(root));
+  if (!efsSimUsable()) {
+    console.warn(`${fn.logicalId}: an S3 Files probe's canary is not run here: efs-sim needs FUSE (bash tools/setup.sh installs it)`);
+    return SKIPPED;
+  }
+  const [, bucket, prefix] = /^s3:\/\/([^/]+)\/(.*)$/.exec(url)!;
+  const sim = await startEfsSim({ profile: 's3files', flags: ['--latency-any=0', '--export-window=2', '--import-delay=1', `--s3-endpoint=${moto.endpoint}`, `--bucket=${bucket}`, `--prefix=${prefix}`] });
+  try {
+    return await fn.invoke(event, () => sim.mount);
+  } finally {
+    await sim.stop();
+  }
 }
 
 function expectOnlyKnownCustomResources(stack: SynthesizedStack): void {

@@ -215,7 +215,8 @@ export class DeployedFunction {
       const accessPoint = c.Arn['Fn::GetAtt']?.[0] ?? this.accessPointOf(c.Arn);
       return {
         fileSystemId: this.deploy.resolve(this.deploy.resource(accessPoint).Properties!.FileSystemId),
-        accessPointId: this.deploy.resolve({ Ref: accessPoint }),
+        // An S3 Files access point names its id by an attribute; an EFS one's Ref is its id.
+        accessPointId: this.deploy.resolve(this.deploy.resource(accessPoint).Type === 'AWS::S3Files::AccessPoint' ? { 'Fn::GetAtt': [accessPoint, 'AccessPointId'] } : { Ref: accessPoint }),
         localMountPath: c.LocalMountPath,
       };
     });
