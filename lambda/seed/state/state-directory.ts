@@ -197,7 +197,8 @@ export class StateDirectory {
 
   /**
    * Writes the manifest atomically (a new private file, then a rename over the old one). `running`
-   * marks a checkpoint of a run still under way.
+   * marks a checkpoint of a run still under way. The body is built before the first await (ManifestBook
+   * times that part as the save's work on the JS thread).
    */
   async saveManifest(manifest: Manifest, running: boolean): Promise<void> {
     await this.writeAtomically(MANIFEST, Buffer.from(serializeManifest(manifest, running)), 0o600);
