@@ -7,8 +7,9 @@ import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
 import { tempDir } from '../../helpers/seed-fixtures';
 
 // Staged directories are published after a save of the manifest that records them, and that save
-// waits its turn (20 times what the last save took the JS thread, building its body) while files are
-// still copied; its round trips set no turn. A turn must not hold a run that has nothing left to copy.
+// waits its turn while files are still copied (until what the saves took the JS thread, building their
+// bodies, is within a twentieth of the run's time); round trips set no turn. A turn must not hold a run
+// that has nothing left to copy.
 // The clock is jest's; the saves are real, to a real state directory.
 
 let work: string;
