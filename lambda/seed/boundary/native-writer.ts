@@ -158,10 +158,10 @@ export class NativeWriter {
   }
 }
 
-/** The numbers the addon resolves a written file with. */
-function newFile([, bytes, ino, size, seconds, nanoseconds]: Outcome): NewFile {
+/** The numbers the addon resolves a written file with, read by index (destructuring walks the array's iterator, per file). */
+function newFile(outcome: Outcome): NewFile {
   // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.
-  return { bytes, ino, size, mtimeMs: seconds * 1e3 + nanoseconds / 1e6 };
+  return { bytes: outcome[1], ino: outcome[2], size: outcome[3], mtimeMs: outcome[4] * 1e3 + outcome[5] / 1e6 };
 }
 
 /** An error as Node's fs calls make them: `ENOENT: no such file or directory, open 'x'` (or `ENOSPC: ..., write`), with errno, code, syscall and any path. */
