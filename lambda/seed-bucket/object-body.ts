@@ -19,7 +19,7 @@ const CHUNK_BYTES = 1024 * 1024;
  */
 export async function objectBody(path: string, content: FileContent, size: number): Promise<ObjectBody> {
   if (Buffer.isBuffer(content)) return { bytes: content };
-  if (!(content instanceof LocalFileContent)) return { stream: content };
+  if (!(content instanceof LocalFileContent)) return size <= INLINE_BYTES ? { bytes: await collect(path, content, size) } : { stream: content };
   const opened = await openSourceFile(content);
   if (opened.size !== size) {
     closeSourceFile(content, opened.fd);
@@ -54,4 +54,20 @@ async function* chunks(path: string, content: LocalFileContent, fd: number, size
   } finally {
     closeSourceFile(content, fd);
   }
+}
+
+/** A small member's stream, read whole (so that its PutObject can be retried), and no more than its declared size. */
+async function collect(path: string, stream: Readable, size: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > size) throw new Error(`${path}: the source holds more than the ${size} bytes it declared; not written`);
+      parts.push(chunk as Buffer);
+    }
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(parts, total);
 }
