@@ -56,7 +56,8 @@ export async function readManifest(client: S3Client, target: BucketTarget): Prom
     type Failure = { name?: string; $metadata?: { httpStatusCode?: number }; tooLarge?: boolean; cause?: Failure };
     const e = err as Failure;
     const cause = e.cause ?? e;
-    if (cause.name === 'NoSuchKey' || cause.$metadata?.httpStatusCode === 404) return emptyManifest();
+    // Only a missing key means no manifest: a missing bucket (NoSuchBucket, also HTTP 404) is an error.
+    if (cause.name === 'NoSuchKey') return emptyManifest();
     if (cause.tooLarge) {
       return { objects: new Map(), ignored: [`${key} is too large to be the seed's: ignored, every file is written again`] };
     }
