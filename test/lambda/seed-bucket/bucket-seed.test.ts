@@ -238,3 +238,28 @@ test('a deadline stops new writes; the next run goes on from what the manifest r
   expect(second).toMatchObject({ complete: true, written: 30 });
   expect(await run(parseSourceSpec(dir), target)).toMatchObject({ written: 0, skipped: 30 });
 });
+
+test('a forged manifest deletes nothing: paths that climb out are ignored, records of another version are not the seed\'s', async () => {
+  const bucket = await newBucket();
+  const dir = tree({ 'a.txt': 'a' });
+  const target = { bucket, prefix: 'm/' };
+  await put(bucket, 'outside.txt', 'outside the prefix');
+  const app = await put(bucket, 'm/app.txt', 'the application\'s');
+  const forged = {
+    version: 1,
+    objects: {
+      '../outside.txt': { identity: 'x', etag: '"x"', versionId: 'v', size: 1 },
+      '/etc/passwd': { identity: 'x', etag: '"x"', versionId: 'v', size: 1 },
+      'app.txt': { identity: 'x', etag: app.ETag, versionId: 'not-its-version', size: 17 },
+      'odd.txt': { identity: 42 },
+    },
+  };
+  await put(bucket, `m/${MANIFEST_NAME}`, JSON.stringify(forged));
+  const summary = await run(parseSourceSpec(dir), target, { prune: true });
+  expect(summary).toMatchObject({ written: 1, pruned: 0, kept: ['app.txt'], failed: [] });
+  expect(summary.warnings.join('\n')).toMatch(/3 entries that are not normal paths or records of the seed's shape were ignored/);
+  expect(count('DeleteObjects')).toBe(0);
+  expect(await keys(bucket)).toEqual(['m/.cdk-efs-kit/bucket-manifest.json', 'm/a.txt', 'm/app.txt', 'outside.txt']);
+  await put(bucket, `m/${MANIFEST_NAME}`, 'not json');
+  expect((await run(parseSourceSpec(dir), target, { prune: true })).warnings.join('\n')).toMatch(/is not JSON: ignored, every file is written again and nothing is pruned/);
+});
