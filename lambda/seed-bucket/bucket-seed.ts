@@ -80,7 +80,7 @@ export interface BucketSeedSummary {
 /** What S3 Files gives a file that arrives as an object (see docs/seed-s3-files.md), said in every summary. */
 export const NOT_PRESERVED = 'written as objects: POSIX owner, mode and modification time, symlinks and empty directories are not carried; the file system gives each file the attributes S3 Files gives an object it imports';
 
-/** Bytes of in-memory bodies (read local files, archive members) held at once, whatever the concurrency. */
+/** Bytes of bodies in memory (files read whole, multipart parts) held at once, whatever the concurrency: 3 multipart uploads at a time. */
 const MEMORY_BUDGET_BYTES = 128 * 1024 * 1024;
 /** Multipart parts: lib-storage reads a stream in parts of this size, `PART_QUEUE` of them in flight. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -252,7 +252,8 @@ class BucketSeedRun {
 
   /** One PutObject for content in memory (retried), a multipart upload (lib-storage) for a stream. */
   private async put(relative: string, key: string, entry: FileEntry): Promise<ObjectRecord> {
-    const held = Math.min(entry.size, INLINE_BYTES, MEMORY_BUDGET_BYTES);
+    // A body read whole holds its size; a multipart upload up to its parts in flight and the one being filled.
+    const held = Math.min(entry.size <= INLINE_BYTES ? entry.size : PART_BYTES * (PART_QUEUE + 1), MEMORY_BUDGET_BYTES);
     await this.memory.take(held);
     try {
       const body = await objectBody(relative, await entry.open(), entry.size);
