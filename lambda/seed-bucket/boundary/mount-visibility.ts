@@ -24,7 +24,7 @@ export interface VisibilityOptions {
 
 export interface VisibilityResult {
   readonly visible: number;
-  /** Files still not visible as written at the deadline, with what the mount showed. */
+  /** Files still not visible as written at the deadline, with what the mount showed, by path. */
   readonly missing: Array<{ readonly path: string; readonly reason: string }>;
   readonly seconds: number;
   readonly rounds: number;
@@ -54,7 +54,7 @@ export async function waitUntilVisible(mount: string, files: ReadonlyArray<{ rea
     if (pending.length === 0 || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, Math.min(interval, Math.max(0, deadline - Date.now()))));
   }
-  return { visible: files.length - pending.length, missing: pending.map(({ path: p, reason }) => ({ path: p, reason })), seconds: (Date.now() - started) / 1000, rounds };
+  return { visible: files.length - pending.length, missing: pending.map(({ path: p, reason }) => ({ path: p, reason })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), seconds: (Date.now() - started) / 1000, rounds };
 }
 
 /** Why the file at `file` is not yet the seeded one (undefined when it is). */
