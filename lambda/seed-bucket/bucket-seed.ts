@@ -1,4 +1,7 @@
-import { CopyObjectCommand, DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, PutObjectCommand,
+  S3Client, UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import * as path from 'path';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
@@ -30,6 +33,10 @@ export interface BucketSeedOptions {
   readonly onProgress?: (progress: BucketSeedProgress) => void;
   /** Return every file the seed covers (written or unchanged) with its size, for a visibility check through the mount. @default false */
   readonly listFiles?: boolean;
+  /** S3 objects larger than this are copied in parts (UploadPartCopy) rather than by one CopyObject. @default 5 GiB, CopyObject's limit */
+  readonly multipartCopyAboveBytes?: number;
+  /** The parts of such a copy (at least 5 MiB; more where 10,000 parts would not hold the object). @default 512 MiB */
+  readonly copyPartBytes?: number;
 }
 
 export interface BucketSeedProgress {
@@ -85,8 +92,10 @@ const MEMORY_BUDGET_BYTES = 128 * 1024 * 1024;
 /** Multipart parts: lib-storage reads a stream in parts of this size, `PART_QUEUE` of them in flight. */
 const PART_BYTES = 8 * 1024 * 1024;
 const PART_QUEUE = 4;
-/** CopyObject copies at most 5 GiB; a larger object needs UploadPartCopy, which this seed does not do yet. */
+/** CopyObject copies at most 5 GiB; a larger object is copied in parts (UploadPartCopy), at most 10,000 of them. */
 const MAX_COPY_BYTES = 5 * 1024 ** 3;
+const COPY_PART_BYTES = 512 * 1024 * 1024;
+const MAX_PARTS = 10_000;
 
 export async function seedBucket(client: S3Client, source: EntrySource, target: BucketTarget, options: BucketSeedOptions = {}): Promise<BucketSeedSummary> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
@@ -226,7 +235,7 @@ class BucketSeedRun {
       return;
     }
     try {
-      const record = entry.remote ? await this.copy(relative, key, entry) : await this.put(relative, key, entry);
+      const record = entry.remote ? await this.copy(key, entry) : await this.put(relative, key, entry);
       this.records.set(relative, record);
       this.countWritten(entry.size, entry.remote !== undefined);
       this.seeded.push({ path: relative, size: entry.size });
@@ -239,15 +248,44 @@ class BucketSeedRun {
   }
 
   /** A server-side copy of the source object, as it was listed (CopySourceIfMatch: its ETag). */
-  private async copy(relative: string, key: string, entry: FileEntry): Promise<ObjectRecord> {
+  private async copy(key: string, entry: FileEntry): Promise<ObjectRecord> {
     const remote = entry.remote!;
-    if (entry.size > MAX_COPY_BYTES) throw new Error(`${relative}: ${entry.size} bytes, more than the 5 GiB one CopyObject copies (multipart copies are not done yet); not written`);
     const etag = entry.identity.startsWith('etag:') ? entry.identity.slice('etag:'.length) : undefined;
     const copySource = `${remote.bucket}/${remote.key.split('/').map(encodeURIComponent).join('/')}`;
+    if (entry.size > (this.options.multipartCopyAboveBytes ?? MAX_COPY_BYTES)) return this.copyInParts(key, entry, copySource, etag);
     const answer = await new S3Attempts(`COPY s3://${remote.bucket}/${remote.key} to s3://${this.target.bucket}/${key}`).run(() => this.client.send(new CopyObjectCommand({
       Bucket: this.target.bucket, Key: key, CopySource: copySource, CopySourceIfMatch: etag || undefined,
     })));
     return { identity: entry.identity, etag: answer.CopyObjectResult?.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
+  }
+
+  /**
+   * A server-side copy in parts, for objects over CopyObject's 5 GiB: each part an UploadPartCopy of a
+   * byte range (retried on its own), every one conditional on the ETag listed; a copy that fails is
+   * aborted, so no parts are left to pay for.
+   */
+  private async copyInParts(key: string, entry: FileEntry, copySource: string, etag: string | undefined): Promise<ObjectRecord> {
+    const partBytes = Math.max(this.options.copyPartBytes ?? COPY_PART_BYTES, Math.ceil(entry.size / MAX_PARTS), 5 * 1024 * 1024);
+    const what = `COPY s3://${entry.remote!.bucket}/${entry.remote!.key} to s3://${this.target.bucket}/${key}`;
+    const created = await new S3Attempts(`${what}: starting the multipart copy`).run(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.target.bucket, Key: key })));
+    const uploadId = created.UploadId!;
+    try {
+      const parts: Array<{ ETag?: string; PartNumber: number }> = [];
+      for (let start = 0, n = 1; start < entry.size; start += partBytes, n++) {
+        const range = `bytes=${start}-${Math.min(start + partBytes, entry.size) - 1}`;
+        const part = await new S3Attempts(`${what}: part ${n}`).run(() => this.client.send(new UploadPartCopyCommand({
+          Bucket: this.target.bucket, Key: key, UploadId: uploadId, PartNumber: n, CopySource: copySource, CopySourceRange: range, CopySourceIfMatch: etag || undefined,
+        })));
+        parts.push({ ETag: part.CopyPartResult?.ETag, PartNumber: n });
+      }
+      const done = await new S3Attempts(`${what}: completing the multipart copy`).run(() => this.client.send(new CompleteMultipartUploadCommand({
+        Bucket: this.target.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
+      })));
+      return { identity: entry.identity, etag: done.ETag ?? '', versionId: versionOf(done.VersionId), size: entry.size };
+    } catch (err) {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** One PutObject for content in memory (retried), a multipart upload (lib-storage) for a stream. */

@@ -272,3 +272,19 @@ test('a forged manifest deletes nothing: paths that climb out are ignored, recor
   await put(bucket, `m/${MANIFEST_NAME}`, 'not json');
   expect((await run(parseSourceSpec(dir), target, { prune: true })).warnings.join('\n')).toMatch(/is not JSON: ignored, every file is written again and nothing is pruned/);
 });
+
+test('an S3 object above the single-copy bound is copied server-side in parts (UploadPartCopy), byte for byte', async () => {
+  const bucket = await newBucket();
+  const source = await newBucket();
+  const big = Buffer.alloc(12 * 1024 * 1024 + 3);
+  for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
+  await put(source, 'content/big.bin', big);
+  await put(source, 'content/small.txt', 'small');
+  const options = { multipartCopyAboveBytes: 8 * 1024 * 1024, copyPartBytes: 5 * 1024 * 1024 };
+  const summary = await run(parseSourceSpec(`s3://${source}/content/`), { bucket, prefix: '' }, options);
+  expect(summary).toMatchObject({ written: 2, copied: 2, failed: [] });
+  expect(summary.requests).toMatchObject({ CopyObject: 1, CreateMultipartUpload: 1, UploadPartCopy: 3, CompleteMultipartUpload: 1 });
+  expect(seen.filter((r) => r.kind === 'GetObject' && r.key !== MANIFEST_NAME)).toEqual([]);
+  expect((await body(bucket, 'big.bin')).equals(big)).toBe(true);
+  expect(await run(parseSourceSpec(`s3://${source}/content/`), { bucket, prefix: '' }, options)).toMatchObject({ written: 0, skipped: 2 });
+});
