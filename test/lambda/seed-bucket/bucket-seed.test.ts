@@ -288,3 +288,18 @@ test('an S3 object above the single-copy bound is copied server-side in parts (U
   expect((await body(bucket, 'big.bin')).equals(big)).toBe(true);
   expect(await run(parseSourceSpec(`s3://${source}/content/`), { bucket, prefix: '' }, options)).toMatchObject({ written: 0, skipped: 2 });
 });
+
+test('a dry run counts what would be written and pruned, and sends no write or delete', async () => {
+  const bucket = await newBucket();
+  const dir = tree({ 'a.txt': 'a', 'b.txt': 'b' });
+  const target = { bucket, prefix: 'dry/' };
+  expect(await run(parseSourceSpec(dir), target, { dryRun: true })).toMatchObject({ written: 2, skipped: 0 });
+  expect(count('PutObject') + count('CopyObject')).toBe(0);
+  expect(await keys(bucket)).toEqual([]);
+  await run(parseSourceSpec(dir), target);
+  fs.unlinkSync(path.join(dir, 'b.txt'));
+  fs.writeFileSync(path.join(dir, 'c.txt'), 'c');
+  expect(await run(parseSourceSpec(dir), target, { dryRun: true, prune: true })).toMatchObject({ written: 1, skipped: 1, pruned: 1 });
+  expect(count('PutObject') + count('DeleteObjects')).toBe(0);
+  expect(await keys(bucket)).toEqual(['dry/.cdk-efs-kit/bucket-manifest.json', 'dry/a.txt', 'dry/b.txt']);
+});
