@@ -11,13 +11,14 @@ import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources
 import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { printable } from '../../lambda/shared/printable';
 import { terminalBar } from '../terminal-bar';
+import { runBucketSeed } from './seed-bucket';
 
 /** `cdk-efs-kit seed <source> <target>`: the copier the FileSystemSeed construct deploys, on any machine. */
 export function register(program: Command): void {
   program.command('seed')
-    .description('copy a directory, an S3 prefix or an archive onto a (mounted EFS) directory: parallel across directories, atomic per file, incremental')
+    .description('copy a directory, an S3 prefix or an archive onto a (mounted EFS) directory, or into the bucket behind an S3 Files file system: parallel, atomic per file, incremental')
     .argument('<source>', 'a directory, s3://bucket/prefix/, or a .zip/.tar/.tar.gz file (local or s3://bucket/key)')
-    .argument('<target>', 'the directory to fill, e.g. /mnt/efs/www')
+    .argument('<target>', 'the directory to fill, e.g. /mnt/efs/www; or s3://bucket/prefix, the bucket of an S3 Files file system, written directly')
     .option('--concurrency <n>', `files written at once (1-${MAX_CONCURRENCY})`, parseConcurrency, DEFAULT_CONCURRENCY)
     .addOption(new Option('--workers <n>', 'worker threads that write files, 0 to write on the main thread').argParser(parseWorkers)
       .default(defaultWorkerCount(), `one per vCPU beyond the first, none below 3 vCPUs: ${defaultWorkerCount()} here`))
@@ -32,11 +33,22 @@ export function register(program: Command): void {
     .option('--allow-root', 'as root: copy as root, not as the target\'s owner, even where another user can change the target or the source', false)
     .option('--endpoint <url>', 'S3 endpoint for S3-compatible servers (path-style addressing)')
     .option('--region <region>', 'S3 region (default: AWS_REGION or us-east-1)')
+    .option('--s3-endpoint <url>', 'bucket targets: the bucket\'s S3 endpoint (S3-compatible servers, path-style); an S3 source must be on the same one')
+    .option('--mount <dir>', 'bucket targets: the directory the S3 Files mount shows the prefix at; the run ends once every seeded file shows there with the source\'s size')
+    .option('--mount-wait <seconds>', 'bucket targets: how long --mount waits for files to show (default: 120; S3 Files shows a bucket change in a directory it imported already about 30 s later)', parseSeconds)
     .addHelpText('after', `
 Examples:
   $ cdk-efs-kit seed ./site /mnt/efs/www
   $ cdk-efs-kit seed s3://my-bucket/www/ /mnt/efs/www --concurrency 128
   $ cdk-efs-kit seed release.tar.gz /mnt/efs/app --json
+  $ cdk-efs-kit seed ./site s3://files-bucket/www --mount /mnt/s3files/www --prune
+
+A target s3://bucket/prefix seeds the bucket behind an S3 Files file system by writing its objects
+directly (PutObject, multipart above 8 MiB, CopyObject server-side from an S3 source), incremental
+against a manifest at <prefix>.cdk-efs-kit/bucket-manifest.json; --prune deletes only the exact
+versions the seed wrote that nobody changed since. POSIX owner, mode, mtime, symlinks and empty
+directories are not carried (docs/seed-s3-files.md). --workers, --lock-wait and --allow-root apply
+to directory targets only.
 
 One run per target at a time: a second run waits for the first (--lock-wait), then gives up.
 As root, the seed works as the target's owner (her uid, primary and supplementary groups), root only
@@ -52,7 +64,19 @@ Exit codes:
   ${EXIT_BAD_INPUT}  bad input: arguments, a source that does not exist or cannot be read, an archive limit
   ${EXIT_SOURCE_FAILED}  the run could not go on: S3 kept failing past the retries while listing or reading an
      archive, or another seed held the target past --lock-wait: run again later`)
-    .action(async (sourceSpec: string, target: string, opts: SeedCliOptions) => {
+    .action(async (sourceSpec: string, target: string, opts: SeedCliOptions, command: Command) => {
+      if (target.startsWith('s3://')) {
+        const notForBuckets = [['workers', '--workers'], ['lockWait', '--lock-wait'], ['allowRoot', '--allow-root']].filter(([key]) => command.getOptionValueSource(key) === 'cli');
+        if (notForBuckets.length > 0) throw new Error(`${notForBuckets.map(([, flag]) => flag).join(', ')} cannot be used with a bucket target (${target}): only directory targets take ${notForBuckets.length > 1 ? 'them' : 'it'}`);
+        process.exitCode = await runBucketSeed(sourceSpec, target, {
+          concurrency: opts.concurrency, prune: opts.prune, dryRun: opts.dryRun, json: opts.json,
+          limits: { maxMemberBytes: opts.maxMemberSize, maxTotalBytes: opts.maxTotalSize, maxEntries: opts.maxEntries, maxCompressionRatio: opts.maxRatio },
+          endpoint: opts.endpoint, s3Endpoint: opts.s3Endpoint, region: opts.region, mount: opts.mount, mountWaitSeconds: opts.mountWait ?? 120,
+        });
+        return;
+      }
+      const forBuckets = [['s3Endpoint', '--s3-endpoint'], ['mount', '--mount'], ['mountWait', '--mount-wait']].filter(([key]) => command.getOptionValueSource(key) === 'cli');
+      if (forBuckets.length > 0) throw new Error(`${forBuckets.map(([, flag]) => flag).join(', ')}: only a bucket target (s3://bucket/prefix) takes ${forBuckets.length > 1 ? 'them' : 'it'}; the target ${target} is a directory`);
       const summary = await runSeed(sourceSpec, target, opts);
       process.exitCode = summary.failed.length > 0 ? EXIT_ENTRIES_FAILED : 0;
     });
@@ -72,6 +96,9 @@ interface SeedCliOptions {
   allowRoot: boolean;
   endpoint?: string;
   region?: string;
+  s3Endpoint?: string;
+  mount?: string;
+  mountWait?: number;
 }
 
 function parseConcurrency(value: string): number {

@@ -1,0 +1,464 @@
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, PutObjectCommand,
+  S3Client, UploadPartCopyCommand,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import * as path from 'path';
+import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
+import type { EntrySource, FileEntry } from '../seed/sources/entry';
+import { S3Attempts, describeS3Error } from '../seed/sources/s3-retry';
+import { BucketManifest, ObjectRecord, readManifest, writeManifest } from './bucket-manifest';
+import { CurrentObject, listCurrentObjects, mayDelete, stillAsWritten } from './bucket-state';
+import { BucketTarget, manifestKey, objectKey } from './bucket-target';
+import { INLINE_BYTES, objectBody } from './object-body';
+import { RequestCounts } from './request-counts';
+
+/**
+ * Seeds the bucket behind an S3 Files file system by writing its objects directly, with S3's
+ * parallelism, instead of writing files through the mount (which S3 Files exports about a minute
+ * later, one object per file). Pure: everything comes in through the arguments (the client, the
+ * source, the target), so a Lambda handler can call it as the CLI does.
+ */
+export interface BucketSeedOptions {
+  /** Objects written at once. @default 64 */
+  readonly concurrency?: number;
+  /** Delete the objects an earlier seed wrote that the source no longer has, where they are still as written. @default false */
+  readonly prune?: boolean;
+  /** Report what would be written and pruned; write and delete nothing. @default false */
+  readonly dryRun?: boolean;
+  /** Epoch milliseconds after which no new write starts: the run ends incomplete, the manifest records what was done. */
+  readonly deadline?: number;
+  /** Called as files finish (at most every 100 ms, and at the end). */
+  readonly onProgress?: (progress: BucketSeedProgress) => void;
+  /** Return every file the seed covers (written or unchanged) with its size, for a visibility check through the mount. @default false */
+  readonly listFiles?: boolean;
+  /** S3 objects larger than this are copied in parts (UploadPartCopy) rather than by one CopyObject. @default 5 GiB, CopyObject's limit */
+  readonly multipartCopyAboveBytes?: number;
+  /** The parts of such a copy (at least 5 MiB; more where 10,000 parts would not hold the object). @default 512 MiB */
+  readonly copyPartBytes?: number;
+}
+
+export interface BucketSeedProgress {
+  readonly files: number;
+  readonly written: number;
+  readonly skipped: number;
+  readonly failed: number;
+  readonly elapsedSeconds: number;
+}
+
+export interface BucketSeedFailure {
+  readonly path: string;
+  readonly error: string;
+}
+
+export interface BucketSeedSummary {
+  /** Regular files in the source (that the run got to) and their bytes. */
+  readonly files: number;
+  readonly bytes: number;
+  /** Objects written (or that would be): PutObject or multipart uploads, and server-side copies. */
+  readonly written: number;
+  readonly writtenBytes: number;
+  /** Of `written`, those copied server-side from an S3 source (CopyObject, no download). */
+  readonly copied: number;
+  /** Files whose object is still the one the seed wrote from the same source content. */
+  readonly skipped: number;
+  /** Objects deleted by prune (exact versions). */
+  readonly pruned: number;
+  /** Objects the source no longer has that prune left because they changed since the seed wrote them (or the bucket is not versioned). */
+  readonly kept: string[];
+  readonly failed: BucketSeedFailure[];
+  /** Symlinks in the source: not followed, not written (an object cannot be a link), each named. */
+  readonly skippedLinks: string[];
+  /** FIFOs, sockets and devices: no content. */
+  readonly specialFiles: string[];
+  /** Directories in the source: S3 has none; only those that hold a file appear in the file system. */
+  readonly directories: number;
+  /** False when the deadline stopped the run (run again to go on) or the source failed part way. */
+  readonly complete: boolean;
+  readonly seconds: number;
+  /** S3 requests by kind, every request on the run's client (the source's reads too). */
+  readonly requests: Record<string, number>;
+  readonly warnings: string[];
+  /** With `listFiles`: every file the seed covers, written or unchanged. */
+  readonly seededFiles?: ReadonlyArray<{ readonly path: string; readonly size: number }>;
+}
+
+/** What S3 Files gives a file that arrives as an object (see docs/seed-s3-files.md), said in every summary. */
+export const NOT_PRESERVED = 'written as objects: POSIX owner, mode and modification time, symlinks and empty directories are not carried; the file system gives each file the attributes S3 Files gives an object it imports';
+
+/** Bytes of bodies in memory (files read whole, multipart parts) held at once, whatever the concurrency: 3 multipart uploads at a time. */
+const MEMORY_BUDGET_BYTES = 128 * 1024 * 1024;
+/** Multipart parts: lib-storage reads a stream in parts of this size, `PART_QUEUE` of them in flight. */
+const PART_BYTES = 8 * 1024 * 1024;
+const PART_QUEUE = 4;
+/** CopyObject copies at most 5 GiB; a larger object is copied in parts (UploadPartCopy), at most 10,000 of them. */
+const MAX_COPY_BYTES = 5 * 1024 ** 3;
+const COPY_PART_BYTES = 512 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+
+export async function seedBucket(client: S3Client, source: EntrySource, target: BucketTarget, options: BucketSeedOptions = {}): Promise<BucketSeedSummary> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
+  const counts = new RequestCounts(client);
+  try {
+    return await new BucketSeedRun(client, source, target, options, concurrency, counts).run();
+  } finally {
+    counts.stop();
+  }
+}
+
+class BucketSeedRun {
+  private readonly started = Date.now();
+  private manifest!: BucketManifest;
+  private current!: Map<string, CurrentObject>;
+  private readonly records = new Map<string, ObjectRecord>();
+  private readonly seen = new Set<string>();
+  private readonly directoryPaths = new Set<string>();
+  private readonly failed: BucketSeedFailure[] = [];
+  private readonly skippedLinks: string[] = [];
+  private readonly specialFiles: string[] = [];
+  private readonly warnings: string[] = [];
+  private readonly seeded: Array<{ path: string; size: number }> = [];
+  private readonly kept: string[] = [];
+  private files = 0;
+  private bytes = 0;
+  private written = 0;
+  private writtenBytes = 0;
+  private copied = 0;
+  private skipped = 0;
+  private pruned = 0;
+  private directories = 0;
+  private complete = true;
+  private lastProgress = 0;
+  private readonly slots: Slots;
+  private readonly memory = new Slots(MEMORY_BUDGET_BYTES);
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly source: EntrySource,
+    private readonly target: BucketTarget,
+    private readonly options: BucketSeedOptions,
+    concurrency: number,
+    private readonly counts: RequestCounts,
+  ) {
+    this.slots = new Slots(concurrency);
+  }
+
+  async run(): Promise<BucketSeedSummary> {
+    this.manifest = await readManifest(this.client, this.target);
+    this.warnings.push(...this.manifest.ignored);
+    this.current = await listCurrentObjects(this.client, this.target);
+    const inFlight = new Set<Promise<void>>();
+    try {
+      for await (const entry of this.source.entries()) {
+        if (entry.type === 'failed') {
+          this.fail(entry.path, entry.reason);
+          continue;
+        }
+        let relative: string;
+        try {
+          relative = safeEntryPath(entry.path);
+          if (relative === '' && entry.type !== 'directory') throw new UnsafeEntryError(entry.path, 'the name is empty');
+          if (entry.type === 'file') objectKey(this.target, relative);
+          if (entry.type === 'file' || entry.type === 'directory') this.refuseConflicts(entry.path, relative, entry.type === 'directory');
+        } catch (err) {
+          if (entry.type === 'file') entry.discard?.();
+          this.fail(entry.path, (err as Error).message);
+          continue;
+        }
+        if (entry.type === 'directory') {
+          if (relative !== '') this.directories++;
+          continue;
+        }
+        if (entry.type === 'special') {
+          this.specialFiles.push(relative);
+          continue;
+        }
+        if (entry.type === 'symlink') {
+          // Never followed (the local walk lstats; an archive's link is a name): an object cannot be a link.
+          this.skippedLinks.push(relative);
+          continue;
+        }
+        if (this.seen.has(relative)) {
+          entry.discard?.();
+          this.fail(entry.path, 'the source lists this path twice');
+          continue;
+        }
+        if (this.options.deadline !== undefined && Date.now() >= this.options.deadline) {
+          entry.discard?.();
+          this.complete = false;
+          break;
+        }
+        this.seen.add(relative);
+        this.files++;
+        this.bytes += entry.size;
+        await this.slots.take(1);
+        const job = this.file(relative, entry).finally(() => {
+          this.slots.give(1);
+          inFlight.delete(job);
+          this.progress();
+        });
+        inFlight.add(job);
+      }
+    } catch (err) {
+      // The source itself failed (a listing past its retries, a broken archive): what was written is recorded.
+      await Promise.all(inFlight);
+      this.complete = false;
+      this.carryOver();
+      await this.saveManifest();
+      throw err;
+    }
+    await Promise.all(inFlight);
+    if (this.complete && this.options.prune) await this.prune();
+    this.carryOver();
+    await this.saveManifest();
+    this.progress(true);
+    return this.summary();
+  }
+
+  /** One file: left alone when unchanged, else copied server-side (an S3 source) or put. */
+  private async file(relative: string, entry: FileEntry): Promise<void> {
+    const key = objectKey(this.target, relative);
+    const recorded = this.manifest.objects.get(relative);
+    const now = this.current.get(relative);
+    if (recorded && recorded.identity === entry.identity && recorded.size === entry.size && stillAsWritten(recorded, now)) {
+      entry.discard?.();
+      this.records.set(relative, recorded);
+      this.skipped++;
+      this.seeded.push({ path: relative, size: entry.size });
+      return;
+    }
+    if (this.options.dryRun) {
+      entry.discard?.();
+      this.countWritten(entry.size, entry.remote !== undefined);
+      return;
+    }
+    try {
+      const record = entry.remote ? await this.copy(key, entry) : await this.put(relative, key, entry);
+      this.records.set(relative, record);
+      this.countWritten(entry.size, entry.remote !== undefined);
+      this.seeded.push({ path: relative, size: entry.size });
+    } catch (err) {
+      entry.discard?.();
+      // The object as it was (if the seed wrote it) stays recorded: a later prune may still take it.
+      if (recorded && stillAsWritten(recorded, now)) this.records.set(relative, recorded);
+      this.fail(relative, err instanceof Error && err.name === 'S3RequestError' ? err.message : `${relative}: ${describeS3Error(err)}`);
+    }
+  }
+
+  /** A server-side copy of the source object, as it was listed (CopySourceIfMatch: its ETag). */
+  private async copy(key: string, entry: FileEntry): Promise<ObjectRecord> {
+    const remote = entry.remote!;
+    const etag = entry.identity.startsWith('etag:') ? entry.identity.slice('etag:'.length) : undefined;
+    const copySource = `${remote.bucket}/${remote.key.split('/').map(encodeURIComponent).join('/')}`;
+    if (entry.size > (this.options.multipartCopyAboveBytes ?? MAX_COPY_BYTES)) return this.copyInParts(key, entry, copySource, etag);
+    const answer = await new S3Attempts(`COPY s3://${remote.bucket}/${remote.key} to s3://${this.target.bucket}/${key}`).run(() => this.client.send(new CopyObjectCommand({
+      Bucket: this.target.bucket, Key: key, CopySource: copySource, CopySourceIfMatch: etag || undefined,
+    })));
+    return { identity: entry.identity, etag: answer.CopyObjectResult?.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
+  }
+
+  /**
+   * A server-side copy in parts, for objects over CopyObject's 5 GiB: each part an UploadPartCopy of a
+   * byte range (retried on its own), every one conditional on the ETag listed; a copy that fails is
+   * aborted, so no parts are left to pay for.
+   */
+  private async copyInParts(key: string, entry: FileEntry, copySource: string, etag: string | undefined): Promise<ObjectRecord> {
+    const partBytes = Math.max(this.options.copyPartBytes ?? COPY_PART_BYTES, Math.ceil(entry.size / MAX_PARTS), 5 * 1024 * 1024);
+    const what = `COPY s3://${entry.remote!.bucket}/${entry.remote!.key} to s3://${this.target.bucket}/${key}`;
+    const created = await new S3Attempts(`${what}: starting the multipart copy`).run(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.target.bucket, Key: key })));
+    const uploadId = created.UploadId!;
+    try {
+      const parts: Array<{ ETag?: string; PartNumber: number }> = [];
+      for (let start = 0, n = 1; start < entry.size; start += partBytes, n++) {
+        const range = `bytes=${start}-${Math.min(start + partBytes, entry.size) - 1}`;
+        const part = await new S3Attempts(`${what}: part ${n}`).run(() => this.client.send(new UploadPartCopyCommand({
+          Bucket: this.target.bucket, Key: key, UploadId: uploadId, PartNumber: n, CopySource: copySource, CopySourceRange: range, CopySourceIfMatch: etag || undefined,
+        })));
+        parts.push({ ETag: part.CopyPartResult?.ETag, PartNumber: n });
+      }
+      const done = await new S3Attempts(`${what}: completing the multipart copy`).run(() => this.client.send(new CompleteMultipartUploadCommand({
+        Bucket: this.target.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
+      })));
+      return { identity: entry.identity, etag: done.ETag ?? '', versionId: versionOf(done.VersionId), size: entry.size };
+    } catch (err) {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** One PutObject for content in memory (retried), a multipart upload (lib-storage) for a stream. */
+  private async put(relative: string, key: string, entry: FileEntry): Promise<ObjectRecord> {
+    // A body read whole holds its size; a multipart upload up to its parts in flight and the one being filled.
+    const held = Math.min(entry.size <= INLINE_BYTES ? entry.size : PART_BYTES * (PART_QUEUE + 1), MEMORY_BUDGET_BYTES);
+    await this.memory.take(held);
+    try {
+      const body = await objectBody(relative, await entry.open(), entry.size);
+      if ('bytes' in body) {
+        if (body.bytes.length !== entry.size) throw new Error(`${relative}: ${body.bytes.length} bytes read, ${entry.size} listed; not written`);
+        const answer = await new S3Attempts(`PUT s3://${this.target.bucket}/${key}`).run(() => this.client.send(new PutObjectCommand({
+          Bucket: this.target.bucket, Key: key, Body: body.bytes, ContentLength: body.bytes.length,
+        })));
+        return { identity: entry.identity, etag: answer.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
+      }
+      let sent = 0;
+      body.stream.on('data', (chunk: Buffer) => { sent += chunk.length; });
+      // A stream cannot be replayed: an upload that fails fails the file alone (the next run writes it).
+      const upload = new Upload({
+        client: this.client, params: { Bucket: this.target.bucket, Key: key, Body: body.stream },
+        partSize: PART_BYTES, queueSize: PART_QUEUE, leavePartsOnError: false,
+      });
+      const answer = await upload.done().finally(() => body.stream.destroy());
+      if (sent !== entry.size) throw new Error(`${relative}: ${sent} bytes uploaded, ${entry.size} listed (the source changed)`);
+      return { identity: entry.identity, etag: answer.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
+    } finally {
+      this.memory.give(held);
+    }
+  }
+
+  /** Deletes the exact versions the seed wrote of files the source no longer has, where nobody changed them since. */
+  private async prune(): Promise<void> {
+    const doomed: Array<{ relative: string; key: string; versionId: string }> = [];
+    for (const [relative, record] of this.manifest.objects) {
+      if (this.seen.has(relative)) continue;
+      const now = this.current.get(relative);
+      if (!now) continue; // gone already: forgotten
+      if (mayDelete(record, now)) {
+        doomed.push({ relative, key: this.target.prefix + relative, versionId: record.versionId! });
+      } else {
+        // The application's now (rewritten since, or the bucket is not versioned): never deleted, and no longer recorded.
+        this.kept.push(relative);
+      }
+    }
+    if (this.options.dryRun) {
+      this.pruned = doomed.length;
+      return;
+    }
+    const failedKeys = await deleteVersions(this.client, this.target.bucket, doomed.map((d) => ({ key: d.key, versionId: d.versionId })));
+    for (const d of doomed) {
+      const why = failedKeys.get(d.key);
+      if (why !== undefined) {
+        this.fail(d.relative, `not pruned: ${why}`);
+        this.records.set(d.relative, this.manifest.objects.get(d.relative)!);
+      } else {
+        this.pruned++;
+      }
+    }
+  }
+
+  /**
+   * Records of files the source no longer has (or this run did not get to) and that were not pruned:
+   * still the seed's, for a later run, while the object is there as written. Pruned, gone, or
+   * changed by someone else since: forgotten (a changed object is the application's from then on).
+   */
+  private carryOver(): void {
+    const pruned = this.complete && this.options.prune && !this.options.dryRun;
+    for (const [relative, record] of this.manifest.objects) {
+      if (this.seen.has(relative) || this.records.has(relative) || pruned) continue;
+      if (stillAsWritten(record, this.current.get(relative))) this.records.set(relative, record);
+    }
+  }
+
+  /** Whether the records differ from the stored manifest's (else it is not written again). */
+  private get changed(): boolean {
+    if (this.records.size !== this.manifest.objects.size) return true;
+    for (const [relative, r] of this.records) {
+      const o = this.manifest.objects.get(relative);
+      if (!o || o.identity !== r.identity || o.etag !== r.etag || o.versionId !== r.versionId || o.size !== r.size) return true;
+    }
+    return false;
+  }
+
+  /** The manifest, last, once every write it records is done; not when nothing changed (an unchanged re-run writes nothing). */
+  private async saveManifest(): Promise<void> {
+    if (this.options.dryRun || !this.changed) return;
+    try {
+      await writeManifest(this.client, this.target, this.records);
+    } catch (err) {
+      this.fail(manifestKey(this.target), `the manifest could not be written (the next run writes every file again): ${(err as Error).message}`);
+    }
+  }
+
+  private refuseConflicts(raw: string, relative: string, isDirectory: boolean): void {
+    const parent = path.posix.dirname(relative);
+    if (!isDirectory && this.directoryPaths.has(relative)) throw new UnsafeEntryError(raw, 'the source also has entries below this path, so it is a directory');
+    for (let dir = isDirectory ? relative : parent; dir !== '.' && dir !== '' && !this.directoryPaths.has(dir); dir = path.posix.dirname(dir)) {
+      if (this.seen.has(dir)) throw new UnsafeEntryError(raw, `the source also has a file at ${JSON.stringify(dir)}, so it cannot be a directory`);
+    }
+    for (let dir = isDirectory ? relative : parent; dir !== '.' && dir !== '' && !this.directoryPaths.has(dir); dir = path.posix.dirname(dir)) this.directoryPaths.add(dir);
+  }
+
+  private countWritten(size: number, copied: boolean): void {
+    this.written++;
+    this.writtenBytes += size;
+    if (copied) this.copied++;
+  }
+
+  private fail(entryPath: string, error: string): void {
+    this.failed.push({ path: entryPath, error: error.startsWith('refused ') || error.startsWith(`${entryPath}:`) ? error : `${entryPath}: ${error}` });
+  }
+
+  private progress(final = false): void {
+    if (!this.options.onProgress || (!final && Date.now() - this.lastProgress < 100)) return;
+    this.lastProgress = Date.now();
+    this.options.onProgress({ files: this.files, written: this.written, skipped: this.skipped, failed: this.failed.length, elapsedSeconds: (Date.now() - this.started) / 1000 });
+  }
+
+  private summary(): BucketSeedSummary {
+    const warnings = [...this.warnings];
+    if (this.skippedLinks.length > 0) warnings.push(`${this.skippedLinks.length} symlinks not written (an object cannot be a link; none was followed): ${this.skippedLinks.slice(0, 5).join(', ')}${this.skippedLinks.length > 5 ? ', ...' : ''}`);
+    if (this.kept.length > 0) warnings.push(`${this.kept.length} objects the source no longer has were kept: they changed since the seed wrote them (or the bucket is not versioned), so they are the application's: ${this.kept.slice(0, 5).join(', ')}${this.kept.length > 5 ? ', ...' : ''}`);
+    return {
+      files: this.files, bytes: this.bytes, written: this.written, writtenBytes: this.writtenBytes, copied: this.copied, skipped: this.skipped,
+      pruned: this.pruned, kept: this.kept, failed: this.failed, skippedLinks: this.skippedLinks, specialFiles: this.specialFiles,
+      directories: this.directories, complete: this.complete, seconds: (Date.now() - this.started) / 1000, requests: { ...this.counts.byKind },
+      warnings, seededFiles: this.options.listFiles ? this.seeded : undefined,
+    };
+  }
+}
+
+const versionOf = (versionId: string | undefined) => (versionId && versionId !== 'null' ? versionId : undefined);
+
+/**
+ * Deletes exactly these versions, 1,000 a request (DeleteObjects with a VersionId each: nothing else
+ * is removed and no delete marker is left). Returns S3's reason for each key it refused.
+ */
+export async function deleteVersions(client: S3Client, bucket: string, objects: ReadonlyArray<{ key: string; versionId: string }>): Promise<Map<string, string>> {
+  const refused = new Map<string, string>();
+  for (let i = 0; i < objects.length; i += 1000) {
+    const batch = objects.slice(i, i + 1000).map((o) => ({ Key: o.key, VersionId: o.versionId }));
+    try {
+      const answer = await new S3Attempts(`DELETE ${batch.length} versions in s3://${bucket}`).run(() => client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } })));
+      for (const e of answer.Errors ?? []) if (e.Key) refused.set(e.Key, `${e.Code ?? 'refused'}: ${e.Message ?? ''}`.trim());
+    } catch (err) {
+      for (const o of batch) refused.set(o.Key, (err as Error).message);
+    }
+  }
+  return refused;
+}
+
+/** Waits for room: `n` units of a bounded count (writes in flight, bytes in memory). */
+class Slots {
+  private used = 0;
+  private readonly waiting: Array<{ n: number; go: () => void }> = [];
+
+  constructor(private readonly size: number) {}
+
+  async take(n: number): Promise<void> {
+    if (this.used + n <= this.size || this.used === 0) {
+      this.used += n;
+      return;
+    }
+    await new Promise<void>((go) => this.waiting.push({ n, go }));
+  }
+
+  give(n: number): void {
+    this.used -= n;
+    while (this.waiting.length > 0 && (this.used + this.waiting[0].n <= this.size || this.used === 0)) {
+      const next = this.waiting.shift()!;
+      this.used += next.n;
+      next.go();
+    }
+  }
+}
