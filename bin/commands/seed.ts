@@ -11,7 +11,6 @@ import { DEFAULT_S3_TIMEOUT_MS, S3_TIMEOUT_ENV } from '../../lambda/seed/sources
 import { EXIT_BAD_INPUT, EXIT_ENTRIES_FAILED, EXIT_SOURCE_FAILED } from '../exit-codes';
 import { printable } from '../../lambda/shared/printable';
 import { terminalBar } from '../terminal-bar';
-import { runBucketSeed } from './seed-bucket';
 
 /** `cdk-efs-kit seed <source> <target>`: the copier the FileSystemSeed construct deploys, on any machine. */
 export function register(program: Command): void {
@@ -68,6 +67,8 @@ Exit codes:
       if (target.startsWith('s3://')) {
         const notForBuckets = [['workers', '--workers'], ['lockWait', '--lock-wait'], ['allowRoot', '--allow-root']].filter(([key]) => command.getOptionValueSource(key) === 'cli');
         if (notForBuckets.length > 0) throw new Error(`${notForBuckets.map(([, flag]) => flag).join(', ')} cannot be used with a bucket target (${target}): only directory targets take ${notForBuckets.length > 1 ? 'them' : 'it'}`);
+        // Loaded here, not at start: every `cdk-efs-kit` command would load the AWS SDK for it.
+        const { runBucketSeed } = await import('./seed-bucket');
         process.exitCode = await runBucketSeed(sourceSpec, target, {
           concurrency: opts.concurrency, prune: opts.prune, dryRun: opts.dryRun, json: opts.json,
           limits: { maxMemberBytes: opts.maxMemberSize, maxTotalBytes: opts.maxTotalSize, maxEntries: opts.maxEntries, maxCompressionRatio: opts.maxRatio },
