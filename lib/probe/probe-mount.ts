@@ -1,4 +1,3 @@
-import { Annotations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,7 +7,7 @@ import { CANARY_REQUEST, S3_FILES_CANARY_REQUEST } from './contract/canary-reque
 import { ProbeRequest } from './probe-request';
 import { PROBE_THREAD_POOL_SIZE } from './contract/limits';
 import { acknowledgeWildcard, nagResource } from '../core/nag';
-import { isImportedVpc, subnetsWithoutRoute } from '../core/service-route';
+import { requireRoute, RouteNeed } from '../core/service-route';
 import { ValidationError } from '../core/validation-error';
 import { propName } from '../core/contract/prop-name';
 import { AccessPointPreset } from '../file-system/access-point-preset';
@@ -17,6 +16,13 @@ import { isSharedFileSystemLike } from '../file-system/shared-file-system-brand'
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { S3FilesAccessPoint } from '../s3-files/s3-files-access-point';
 import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
+
+/** The probe's S3 Files scenarios call S3 from its subnets. */
+const S3_ROUTE: RouteNeed = {
+  service: 's3', name: 'S3', does: 'its S3 Files scenarios call S3', endpoint: 'an S3 endpoint on their route tables',
+  fix: 'add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint(\'S3\', { service: ec2.GatewayVpcEndpointAwsService.S3 })',
+  warningId: 'cdk-efs-kit:probeS3Route',
+};
 
 /** Where the probe's own access point roots it, and the key prefix that is on S3 Files. */
 const PROBE_ROOT = '/cdk-efs-kit-probe';
@@ -99,7 +105,10 @@ function s3FilesMount(probe: Construct, where: string, files: IS3FilesFileSystem
     mountOn: (fn, vpcSubnets) => {
       files.mountOnLambda(fn, accessPoint, MOUNT_OPTIONS);
       grantProbeObjects(fn, files, keyPrefix);
-      requireS3Route(probe, where, files.vpc, vpcSubnets);
+      requireRoute({
+        scope: probe, where, vpc: files.vpc, subnets: files.vpc.selectSubnets(vpcSubnets).subnets,
+        runsIn: 'the probe runs in its subnets', other: 'give the probe vpcSubnets with egress',
+      }, S3_ROUTE);
     },
   };
 }
@@ -113,24 +122,4 @@ function grantProbeObjects(fn: lambda.Function, files: IS3FilesFileSystem, keyPr
   }));
   files.bucket.encryptionKey?.grantEncryptDecrypt(fn);
   acknowledgeWildcard(fn, nagResource(fn, objects), 'The probe puts and deletes objects of its own, under its own key prefix of the file system\'s bucket.');
-}
-
-/**
- * The probe's S3 Files scenarios call S3 from its subnets: an app-defined VPC is checked once the
- * app is built (an S3 endpoint added after the probe counts); an imported one gets a warning.
- */
-function requireS3Route(probe: Construct, where: string, vpc: ec2.IVpc, vpcSubnets: ec2.SubnetSelection): void {
-  const fix = 'add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint(\'S3\', { service: ec2.GatewayVpcEndpointAwsService.S3 }), or give the probe vpcSubnets with egress';
-  const cut = () => subnetsWithoutRoute(vpc, vpc.selectSubnets(vpcSubnets).subnets, 's3');
-  if (isImportedVpc(vpc)) {
-    if (cut().length > 0) Annotations.of(probe).addWarningV2('cdk-efs-kit:probeS3Route', `${where}: the probe calls S3 from subnets with no egress: make sure the imported VPC has an S3 endpoint on their route tables, or ${fix}.`);
-    return;
-  }
-  probe.node.addValidation({
-    validate: () => {
-      const subnets = cut();
-      return subnets.length === 0 ? [] : [`${where}: the probe's S3 Files scenarios call S3, but ${subnets.map((s) => s.node.path).join(', ')} `
-        + `${subnets.length === 1 ? 'has' : 'have'} no route to S3 (no egress, no S3 endpoint): ${fix}.`];
-    },
-  });
 }

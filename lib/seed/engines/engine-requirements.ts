@@ -1,4 +1,4 @@
-import { Annotations, CfnResource, Size, Token } from 'aws-cdk-lib';
+import { CfnResource, Size, Token } from 'aws-cdk-lib';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { copyWorkersFor, SEED_WORKERS_ENV } from '../contract/copy-workers';
 import type { SeedFunctionSize } from './distributed-map-seed-run';
@@ -6,7 +6,7 @@ import type { SeedFunctionPlacement } from './seed-function-placement';
 import type { SeedWiringContext } from './seed-wiring';
 import { LAMBDA_MAX_MEMORY_MIB, LAMBDA_MAX_VCPUS, LAMBDA_MIB_PER_VCPU } from '../../core/contract/lambda-cpu';
 import { check } from '../../core/validate';
-import { isImportedVpc, RoutedService, subnetsWithoutRoute } from '../../core/service-route';
+import { requireRoute, RouteNeed } from '../../core/service-route';
 import { SeedSourceFormat } from '../seed-source';
 import { ValidationError } from '../../core/validation-error';
 import { propName } from '../../core/contract/prop-name';
@@ -14,20 +14,6 @@ import { propName } from '../../core/contract/prop-name';
 /** What more than one engine asks of the seed's props, its source and its network. */
 
 const DEFAULT_SEED_MEMORY_MIB = 2048;
-
-/** An AWS API the seed's functions call from their subnets, and what to do when they cannot reach it. */
-interface RouteNeed {
-  readonly service: RoutedService;
-  readonly name: string;
-  /** What the functions call it for. */
-  readonly does: string;
-  /** What an imported VPC must have. */
-  readonly endpoint: string;
-  readonly fix: string;
-  /** A way out besides the endpoint and subnets with egress. */
-  readonly otherwise?: string;
-  readonly warningId: string;
-}
 
 const S3_ROUTE: RouteNeed = {
   service: 's3', name: 'S3', does: 'read the source from S3', endpoint: 'an S3 endpoint on their route tables',
@@ -45,39 +31,20 @@ const CLOUDFORMATION_ROUTE: RouteNeed = {
 
 /** The seed's functions read their source from S3 (an asset is an S3 object too): their subnets must reach it. */
 export function requireS3Route(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement): void {
-  requireRoute(context, who, placement, S3_ROUTE);
+  requireSeedRoute(context, who, placement, S3_ROUTE);
 }
 
 /** A single-function seed's Delete, with removeOnDelete, asks CloudFormation which seeds of its stack are live. */
 export function requireCloudFormationRoute(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement): void {
-  requireRoute(context, who, placement, CLOUDFORMATION_ROUTE);
+  requireSeedRoute(context, who, placement, CLOUDFORMATION_ROUTE);
 }
 
-/**
- * An app-defined VPC is checked once the app is built, so an endpoint added after the seed counts;
- * for an imported VPC, whose routes and endpoints are not in the app, a warning.
- */
-function requireRoute(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement, need: RouteNeed): void {
-  const { seed, where } = context;
-  const vpc = context.props.fileSystem.vpc;
-  const subnets = placement.subnets;
-  const whose = placement.given ? 'the seed\'s vpcSubnets' : 'the file system\'s subnets';
-  if (isImportedVpc(vpc)) {
-    if (subnetsWithoutRoute(vpc, subnets, need.service).length > 0) {
-      Annotations.of(seed).addWarningV2(need.warningId, `${who} run in ${whose}, which have no egress, and ${need.does}: `
-        + `make sure the imported VPC has ${need.endpoint}, or ${need.fix}${need.otherwise ? `, or ${need.otherwise}` : ''}.`);
-    }
-    return;
-  }
-  const other = placement.given ? 'give the seed vpcSubnets with egress' : 'give the file system vpcSubnets with egress';
-  seed.node.addValidation({
-    validate: () => {
-      const cut = subnetsWithoutRoute(vpc, subnets, need.service);
-      if (cut.length === 0) return [];
-      return [`${where}: ${who} run in ${whose} and ${need.does}, but ${cut.map((s) => s.node.path).join(', ')} `
-        + `${cut.length === 1 ? 'has' : 'have'} no route to ${need.name} (no egress, no ${need.name} endpoint): ${need.fix}, ${need.otherwise ? `${other}, or ${need.otherwise}` : `or ${other}`}.`];
-    },
-  });
+function requireSeedRoute(context: SeedWiringContext, who: string, placement: SeedFunctionPlacement, need: RouteNeed): void {
+  requireRoute({
+    scope: context.seed, where: context.where, vpc: context.props.fileSystem.vpc, subnets: placement.subnets,
+    runsIn: `${who} run in ${placement.given ? 'the seed\'s vpcSubnets' : 'the file system\'s subnets'}`,
+    other: placement.given ? 'give the seed vpcSubnets with egress' : 'give the file system vpcSubnets with egress',
+  }, need);
 }
 
 /**
