@@ -1,5 +1,5 @@
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectsCommand, PutObjectCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand,
   S3Client, UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -9,10 +9,12 @@ import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/li
 import type { EntrySource, FileEntry } from '../seed/sources/entry';
 import { S3Attempts, describeS3Error } from '../seed/sources/s3-retry';
 import { BucketManifest, ObjectRecord, readManifest, writeManifest } from './bucket-manifest';
-import { CurrentObject, listCurrentObjects, mayDelete, stillAsWritten } from './bucket-state';
+import { CurrentObject, listCurrentObjects, stillAsWritten } from './bucket-state';
 import { BucketTarget, manifestKey, objectKey } from './bucket-target';
 import { INLINE_BYTES, objectBody } from './object-body';
 import { RequestCounts } from './request-counts';
+import { Slots } from './slots';
+import { deletableVersions, deleteVersions } from './version-deletion';
 
 /**
  * Seeds the bucket behind an S3 Files file system by writing its objects directly, with S3's
@@ -319,23 +321,14 @@ class BucketSeedRun {
 
   /** Deletes the exact versions the seed wrote of files the source no longer has, where nobody changed them since. */
   private async prune(): Promise<void> {
-    const doomed: Array<{ relative: string; key: string; versionId: string }> = [];
-    for (const [relative, record] of this.manifest.objects) {
-      if (this.seen.has(relative)) continue;
-      const now = this.current.get(relative);
-      if (!now) continue; // gone already: forgotten
-      if (mayDelete(record, now)) {
-        doomed.push({ relative, key: this.target.prefix + relative, versionId: record.versionId! });
-      } else {
-        // The application's now (rewritten since, or the bucket is not versioned): never deleted, and no longer recorded.
-        this.kept.push(relative);
-      }
-    }
+    const { doomed, kept } = deletableVersions(this.manifest.objects, this.current, this.target.prefix, (relative) => this.seen.has(relative));
+    // The application's now (rewritten since, or the bucket is not versioned): never deleted, and no longer recorded.
+    this.kept.push(...kept);
     if (this.options.dryRun) {
       this.pruned = doomed.length;
       return;
     }
-    const failedKeys = await deleteVersions(this.client, this.target.bucket, doomed.map((d) => ({ key: d.key, versionId: d.versionId })));
+    const failedKeys = await deleteVersions(this.client, this.target.bucket, doomed);
     for (const d of doomed) {
       const why = failedKeys.get(d.key);
       if (why !== undefined) {
@@ -419,46 +412,3 @@ class BucketSeedRun {
 }
 
 const versionOf = (versionId: string | undefined) => (versionId && versionId !== 'null' ? versionId : undefined);
-
-/**
- * Deletes exactly these versions, 1,000 a request (DeleteObjects with a VersionId each: nothing else
- * is removed and no delete marker is left). Returns S3's reason for each key it refused.
- */
-export async function deleteVersions(client: S3Client, bucket: string, objects: ReadonlyArray<{ key: string; versionId: string }>): Promise<Map<string, string>> {
-  const refused = new Map<string, string>();
-  for (let i = 0; i < objects.length; i += 1000) {
-    const batch = objects.slice(i, i + 1000).map((o) => ({ Key: o.key, VersionId: o.versionId }));
-    try {
-      const answer = await new S3Attempts(`DELETE ${batch.length} versions in s3://${bucket}`).run(() => client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } })));
-      for (const e of answer.Errors ?? []) if (e.Key) refused.set(e.Key, `${e.Code ?? 'refused'}: ${e.Message ?? ''}`.trim());
-    } catch (err) {
-      for (const o of batch) refused.set(o.Key, (err as Error).message);
-    }
-  }
-  return refused;
-}
-
-/** Waits for room: `n` units of a bounded count (writes in flight, bytes in memory). */
-class Slots {
-  private used = 0;
-  private readonly waiting: Array<{ n: number; go: () => void }> = [];
-
-  constructor(private readonly size: number) {}
-
-  async take(n: number): Promise<void> {
-    if (this.used + n <= this.size || this.used === 0) {
-      this.used += n;
-      return;
-    }
-    await new Promise<void>((go) => this.waiting.push({ n, go }));
-  }
-
-  give(n: number): void {
-    this.used -= n;
-    while (this.waiting.length > 0 && (this.used + this.waiting[0].n <= this.size || this.used === 0)) {
-      const next = this.waiting.shift()!;
-      this.used += next.n;
-      next.go();
-    }
-  }
-}
