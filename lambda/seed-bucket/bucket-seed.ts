@@ -12,82 +12,15 @@ import { BucketManifest, ObjectRecord, readManifest, writeManifest } from './buc
 import { CurrentObject, listCurrentObjects, stillAsWritten } from './bucket-state';
 import { BucketTarget, manifestKey, objectKey } from './bucket-target';
 import { INLINE_BYTES, objectBody } from './object-body';
+import type { BucketSeedOptions } from './bucket-seed-options';
+import type { BucketSeedFailure, BucketSeedSummary } from './bucket-seed-summary';
 import { RequestCounts } from './request-counts';
 import { Slots } from './slots';
 import { deletableVersions, deleteVersions } from './version-deletion';
 
-/**
- * Seeds the bucket behind an S3 Files file system by writing its objects directly, with S3's
- * parallelism, instead of writing files through the mount (which S3 Files exports about a minute
- * later, one object per file). Pure: everything comes in through the arguments (the client, the
- * source, the target), so a Lambda handler can call it as the CLI does.
- */
-export interface BucketSeedOptions {
-  /** Objects written at once. @default 64 */
-  readonly concurrency?: number;
-  /** Delete the objects an earlier seed wrote that the source no longer has, where they are still as written. @default false */
-  readonly prune?: boolean;
-  /** Report what would be written and pruned; write and delete nothing. @default false */
-  readonly dryRun?: boolean;
-  /** Epoch milliseconds after which no new write starts: the run ends incomplete, the manifest records what was done. */
-  readonly deadline?: number;
-  /** Called as files finish (at most every 100 ms, and at the end). */
-  readonly onProgress?: (progress: BucketSeedProgress) => void;
-  /** Return every file the seed covers (written or unchanged) with its size, for a visibility check through the mount. @default false */
-  readonly listFiles?: boolean;
-  /** S3 objects larger than this are copied in parts (UploadPartCopy) rather than by one CopyObject. @default 5 GiB, CopyObject's limit */
-  readonly multipartCopyAboveBytes?: number;
-  /** The parts of such a copy (at least 5 MiB; more where 10,000 parts would not hold the object). @default 512 MiB */
-  readonly copyPartBytes?: number;
-}
-
-export interface BucketSeedProgress {
-  readonly files: number;
-  readonly written: number;
-  readonly skipped: number;
-  readonly failed: number;
-  readonly elapsedSeconds: number;
-}
-
-export interface BucketSeedFailure {
-  readonly path: string;
-  readonly error: string;
-}
-
-export interface BucketSeedSummary {
-  /** Regular files in the source (that the run got to) and their bytes. */
-  readonly files: number;
-  readonly bytes: number;
-  /** Objects written (or that would be): PutObject or multipart uploads, and server-side copies. */
-  readonly written: number;
-  readonly writtenBytes: number;
-  /** Of `written`, those copied server-side from an S3 source (CopyObject, no download). */
-  readonly copied: number;
-  /** Files whose object is still the one the seed wrote from the same source content. */
-  readonly skipped: number;
-  /** Objects deleted by prune (exact versions). */
-  readonly pruned: number;
-  /** Objects the source no longer has that prune left because they changed since the seed wrote them (or the bucket is not versioned). */
-  readonly kept: string[];
-  readonly failed: BucketSeedFailure[];
-  /** Symlinks in the source: not followed, not written (an object cannot be a link), each named. */
-  readonly skippedLinks: string[];
-  /** FIFOs, sockets and devices: no content. */
-  readonly specialFiles: string[];
-  /** Directories in the source: S3 has none; only those that hold a file appear in the file system. */
-  readonly directories: number;
-  /** False when the deadline stopped the run (run again to go on) or the source failed part way. */
-  readonly complete: boolean;
-  readonly seconds: number;
-  /** S3 requests by kind, every request on the run's client (the source's reads too). */
-  readonly requests: Record<string, number>;
-  readonly warnings: string[];
-  /** With `listFiles`: every file the seed covers, written or unchanged. */
-  readonly seededFiles?: ReadonlyArray<{ readonly path: string; readonly size: number }>;
-}
-
-/** What S3 Files gives a file that arrives as an object (see docs/seed-s3-files.md), said in every summary. */
-export const NOT_PRESERVED = 'written as objects: POSIX owner, mode and modification time, symlinks and empty directories are not carried; the file system gives each file the attributes S3 Files gives an object it imports';
+export type { BucketSeedOptions } from './bucket-seed-options';
+export { NOT_PRESERVED } from './bucket-seed-summary';
+export type { BucketSeedFailure, BucketSeedProgress, BucketSeedSummary } from './bucket-seed-summary';
 
 /** Bytes of bodies in memory (files read whole, multipart parts) held at once, whatever the concurrency: 3 multipart uploads at a time. */
 const MEMORY_BUDGET_BYTES = 128 * 1024 * 1024;
@@ -99,6 +32,12 @@ const MAX_COPY_BYTES = 5 * 1024 ** 3;
 const COPY_PART_BYTES = 512 * 1024 * 1024;
 const MAX_PARTS = 10_000;
 
+/**
+ * Seeds the bucket behind an S3 Files file system by writing its objects directly, with S3's
+ * parallelism, instead of writing files through the mount (which S3 Files exports about a minute
+ * later, one object per file). Pure: everything comes in through the arguments (the client, the
+ * source, the target), so a Lambda handler can call it as the CLI does.
+ */
 export async function seedBucket(client: S3Client, source: EntrySource, target: BucketTarget, options: BucketSeedOptions = {}): Promise<BucketSeedSummary> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`);
