@@ -1,19 +1,16 @@
-import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, PutObjectCommand,
-  S3Client, UploadPartCopyCommand,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { S3Client } from '@aws-sdk/client-s3';
 import * as path from 'path';
 import { safeEntryPath, UnsafeEntryError } from '../../lib/seed/contract/entry-path';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../lib/seed/contract/limits';
 import type { EntrySource, FileEntry } from '../seed/sources/entry';
-import { S3Attempts, describeS3Error } from '../seed/sources/s3-retry';
+import { describeS3Error } from '../seed/sources/s3-retry';
 import { BucketManifest, ObjectRecord, readManifest, writeManifest } from './bucket-manifest';
 import { CurrentObject, listCurrentObjects, stillAsWritten } from './bucket-state';
 import { BucketTarget, manifestKey, objectKey } from './bucket-target';
-import { INLINE_BYTES, objectBody } from './object-body';
 import type { BucketSeedOptions } from './bucket-seed-options';
 import type { BucketSeedFailure, BucketSeedSummary } from './bucket-seed-summary';
+import { copyObject } from './object-copy';
+import { ObjectUploader } from './object-upload';
 import { RequestCounts } from './request-counts';
 import { Slots } from './slots';
 import { deletableVersions, deleteVersions } from './version-deletion';
@@ -21,16 +18,6 @@ import { deletableVersions, deleteVersions } from './version-deletion';
 export type { BucketSeedOptions } from './bucket-seed-options';
 export { NOT_PRESERVED } from './bucket-seed-summary';
 export type { BucketSeedFailure, BucketSeedProgress, BucketSeedSummary } from './bucket-seed-summary';
-
-/** Bytes of bodies in memory (files read whole, multipart parts) held at once, whatever the concurrency: 3 multipart uploads at a time. */
-const MEMORY_BUDGET_BYTES = 128 * 1024 * 1024;
-/** Multipart parts: lib-storage reads a stream in parts of this size, `PART_QUEUE` of them in flight. */
-const PART_BYTES = 8 * 1024 * 1024;
-const PART_QUEUE = 4;
-/** CopyObject copies at most 5 GiB; a larger object is copied in parts (UploadPartCopy), at most 10,000 of them. */
-const MAX_COPY_BYTES = 5 * 1024 ** 3;
-const COPY_PART_BYTES = 512 * 1024 * 1024;
-const MAX_PARTS = 10_000;
 
 /**
  * Seeds the bucket behind an S3 Files file system by writing its objects directly, with S3's
@@ -73,7 +60,7 @@ class BucketSeedRun {
   private complete = true;
   private lastProgress = 0;
   private readonly slots: Slots;
-  private readonly memory = new Slots(MEMORY_BUDGET_BYTES);
+  private readonly uploader: ObjectUploader;
 
   constructor(
     private readonly client: S3Client,
@@ -84,6 +71,7 @@ class BucketSeedRun {
     private readonly counts: RequestCounts,
   ) {
     this.slots = new Slots(concurrency);
+    this.uploader = new ObjectUploader(client, target.bucket);
   }
 
   async run(): Promise<BucketSeedSummary> {
@@ -176,7 +164,7 @@ class BucketSeedRun {
       return;
     }
     try {
-      const record = entry.remote ? await this.copy(key, entry) : await this.put(relative, key, entry);
+      const record = entry.remote ? await copyObject(this.client, this.target.bucket, key, entry, this.options) : await this.uploader.upload(relative, key, entry);
       this.records.set(relative, record);
       this.countWritten(entry.size, entry.remote !== undefined);
       this.seeded.push({ path: relative, size: entry.size });
@@ -185,76 +173,6 @@ class BucketSeedRun {
       // The object as it was (if the seed wrote it) stays recorded: a later prune may still take it.
       if (recorded && stillAsWritten(recorded, now)) this.records.set(relative, recorded);
       this.fail(relative, err instanceof Error && err.name === 'S3RequestError' ? err.message : `${relative}: ${describeS3Error(err)}`);
-    }
-  }
-
-  /** A server-side copy of the source object, as it was listed (CopySourceIfMatch: its ETag). */
-  private async copy(key: string, entry: FileEntry): Promise<ObjectRecord> {
-    const remote = entry.remote!;
-    const etag = entry.identity.startsWith('etag:') ? entry.identity.slice('etag:'.length) : undefined;
-    const copySource = `${remote.bucket}/${remote.key.split('/').map(encodeURIComponent).join('/')}`;
-    if (entry.size > (this.options.multipartCopyAboveBytes ?? MAX_COPY_BYTES)) return this.copyInParts(key, entry, copySource, etag);
-    const answer = await new S3Attempts(`COPY s3://${remote.bucket}/${remote.key} to s3://${this.target.bucket}/${key}`).run(() => this.client.send(new CopyObjectCommand({
-      Bucket: this.target.bucket, Key: key, CopySource: copySource, CopySourceIfMatch: etag || undefined,
-    })));
-    return { identity: entry.identity, etag: answer.CopyObjectResult?.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
-  }
-
-  /**
-   * A server-side copy in parts, for objects over CopyObject's 5 GiB: each part an UploadPartCopy of a
-   * byte range (retried on its own), every one conditional on the ETag listed; a copy that fails is
-   * aborted, so no parts are left to pay for.
-   */
-  private async copyInParts(key: string, entry: FileEntry, copySource: string, etag: string | undefined): Promise<ObjectRecord> {
-    const partBytes = Math.max(this.options.copyPartBytes ?? COPY_PART_BYTES, Math.ceil(entry.size / MAX_PARTS), 5 * 1024 * 1024);
-    const what = `COPY s3://${entry.remote!.bucket}/${entry.remote!.key} to s3://${this.target.bucket}/${key}`;
-    const created = await new S3Attempts(`${what}: starting the multipart copy`).run(() => this.client.send(new CreateMultipartUploadCommand({ Bucket: this.target.bucket, Key: key })));
-    const uploadId = created.UploadId!;
-    try {
-      const parts: Array<{ ETag?: string; PartNumber: number }> = [];
-      for (let start = 0, n = 1; start < entry.size; start += partBytes, n++) {
-        const range = `bytes=${start}-${Math.min(start + partBytes, entry.size) - 1}`;
-        const part = await new S3Attempts(`${what}: part ${n}`).run(() => this.client.send(new UploadPartCopyCommand({
-          Bucket: this.target.bucket, Key: key, UploadId: uploadId, PartNumber: n, CopySource: copySource, CopySourceRange: range, CopySourceIfMatch: etag || undefined,
-        })));
-        parts.push({ ETag: part.CopyPartResult?.ETag, PartNumber: n });
-      }
-      const done = await new S3Attempts(`${what}: completing the multipart copy`).run(() => this.client.send(new CompleteMultipartUploadCommand({
-        Bucket: this.target.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts },
-      })));
-      return { identity: entry.identity, etag: done.ETag ?? '', versionId: versionOf(done.VersionId), size: entry.size };
-    } catch (err) {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
-      throw err;
-    }
-  }
-
-  /** One PutObject for content in memory (retried), a multipart upload (lib-storage) for a stream. */
-  private async put(relative: string, key: string, entry: FileEntry): Promise<ObjectRecord> {
-    // A body read whole holds its size; a multipart upload up to its parts in flight and the one being filled.
-    const held = Math.min(entry.size <= INLINE_BYTES ? entry.size : PART_BYTES * (PART_QUEUE + 1), MEMORY_BUDGET_BYTES);
-    await this.memory.take(held);
-    try {
-      const body = await objectBody(relative, await entry.open(), entry.size);
-      if ('bytes' in body) {
-        if (body.bytes.length !== entry.size) throw new Error(`${relative}: ${body.bytes.length} bytes read, ${entry.size} listed; not written`);
-        const answer = await new S3Attempts(`PUT s3://${this.target.bucket}/${key}`).run(() => this.client.send(new PutObjectCommand({
-          Bucket: this.target.bucket, Key: key, Body: body.bytes, ContentLength: body.bytes.length,
-        })));
-        return { identity: entry.identity, etag: answer.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
-      }
-      let sent = 0;
-      body.stream.on('data', (chunk: Buffer) => { sent += chunk.length; });
-      // A stream cannot be replayed: an upload that fails fails the file alone (the next run writes it).
-      const upload = new Upload({
-        client: this.client, params: { Bucket: this.target.bucket, Key: key, Body: body.stream },
-        partSize: PART_BYTES, queueSize: PART_QUEUE, leavePartsOnError: false,
-      });
-      const answer = await upload.done().finally(() => body.stream.destroy());
-      if (sent !== entry.size) throw new Error(`${relative}: ${sent} bytes uploaded, ${entry.size} listed (the source changed)`);
-      return { identity: entry.identity, etag: answer.ETag ?? '', versionId: versionOf(answer.VersionId), size: entry.size };
-    } finally {
-      this.memory.give(held);
     }
   }
 
@@ -349,5 +267,3 @@ class BucketSeedRun {
     };
   }
 }
-
-const versionOf = (versionId: string | undefined) => (versionId && versionId !== 'null' ? versionId : undefined);
