@@ -1,7 +1,8 @@
 import { folderPrefix } from '../../lib/seed/contract/s3-prefix';
-import { NOT_PRESERVED, BucketSeedSummary, seedBucket } from '../../lambda/seed-bucket/bucket-seed';
+import { NOT_PRESERVED, BucketSeedProgress, BucketSeedSummary, seedBucket } from '../../lambda/seed-bucket/bucket-seed';
 import { overlaps, parseBucketTarget } from '../../lambda/seed-bucket/bucket-target';
 import { VisibilityResult, waitUntilVisible } from '../../lambda/seed-bucket/boundary/mount-visibility';
+import { firstFew } from '../../lambda/seed-bucket/seed-tally';
 import type { ArchiveLimits } from '../../lambda/seed/sources/archive-limits';
 import { openSource, parseSourceSpec } from '../../lambda/seed/sources/open-source';
 import { printable } from '../../lambda/shared/printable';
@@ -35,6 +36,7 @@ export async function runBucketSeed(sourceSpec: string, targetUrl: string, opts:
       throw new Error(`an S3 source is copied server-side (CopyObject), so it must be on the bucket's S3 endpoint: --endpoint ${opts.endpoint} and --s3-endpoint ${opts.s3Endpoint} differ`);
     }
     const sourcePlace = { bucket: location.bucket, prefix: location.format === 's3-objects' ? folderPrefix(location.key) : location.key };
+    // Objects under a prefix overlap the target where either prefix holds the other; an archive (one key) where the target's prefix holds it.
     if (location.format === 's3-objects' ? overlaps(sourcePlace, target) : sourcePlace.bucket === target.bucket && sourcePlace.prefix.startsWith(target.prefix)) {
       throw new Error(`the source s3://${sourcePlace.bucket}/${sourcePlace.prefix} and the target s3://${target.bucket}/${target.prefix} overlap: a seed would copy onto its own source`);
     }
@@ -75,13 +77,13 @@ export async function runBucketSeed(sourceSpec: string, targetUrl: string, opts:
 function lineProgress() {
   let last = Date.now();
   let printed = false;
-  const line = (p: { files: number; written: number; skipped: number; failed: number; elapsedSeconds: number }) => {
+  const line = (p: BucketSeedProgress) => {
     const done = p.written + p.skipped + p.failed;
     console.error(`seed: ${done}/${p.files} files, written ${p.written}, unchanged ${p.skipped}, failed ${p.failed}, ${(done / Math.max(p.elapsedSeconds, 0.001)).toFixed(0)} files/s`);
     printed = true;
   };
   return {
-    update: (p: Parameters<typeof line>[0]) => {
+    update: (p: BucketSeedProgress) => {
       if (Date.now() - last < 5000) return;
       last = Date.now();
       line(p);
@@ -103,7 +105,7 @@ function printSummary(s: BucketSeedSummary, dryRun: boolean, visibility: Visibil
     if (visibility.missing.length > 20) console.error(`  ... and ${visibility.missing.length - 20} more`);
   }
   console.error(`  note: ${NOT_PRESERVED}`);
-  if (s.specialFiles.length > 0) console.error(printable(`  skipped (FIFOs, sockets and devices have no content to copy): ${s.specialFiles.slice(0, 5).join(', ')}${s.specialFiles.length > 5 ? ', ...' : ''}`));
+  if (s.specialFiles.length > 0) console.error(printable(`  skipped (FIFOs, sockets and devices have no content to copy): ${firstFew(s.specialFiles)}`));
   for (const warning of s.warnings) console.error(printable(`  warning: ${warning}`));
   for (const f of s.failed.slice(0, 20)) console.error(printable(`  ${f.error}`));
   if (s.failed.length > 20) console.error(`  ... and ${s.failed.length - 20} more`);

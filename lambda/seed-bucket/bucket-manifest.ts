@@ -33,10 +33,8 @@ export interface BucketManifest {
 
 const VERSION = 1;
 /** A manifest larger than this is not read: a record takes about 150 bytes, so some 1.5 million files. */
-export const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
+const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 const MAX_STRING = 2048;
-
-export const emptyManifest = (): BucketManifest => ({ objects: new Map(), ignored: [] });
 
 /** The manifest under the target's prefix, or an empty one where there is none. Throws, naming it, if it cannot be read. */
 export async function readManifest(client: S3Client, target: BucketTarget): Promise<BucketManifest> {
@@ -57,7 +55,7 @@ export async function readManifest(client: S3Client, target: BucketTarget): Prom
     const e = err as Failure;
     const cause = e.cause ?? e;
     // Only a missing key means no manifest: a missing bucket (NoSuchBucket, also HTTP 404) is an error.
-    if (cause.name === 'NoSuchKey') return emptyManifest();
+    if (cause.name === 'NoSuchKey') return { objects: new Map(), ignored: [] };
     if (cause.tooLarge) {
       return { objects: new Map(), ignored: [`${key} is too large to be the seed's: ignored, every file is written again`] };
     }
@@ -67,7 +65,7 @@ export async function readManifest(client: S3Client, target: BucketTarget): Prom
 }
 
 /** The records of a stored manifest that have the expected shape; anything else is ignored and said. */
-export function parseManifest(text: string, key: string): BucketManifest {
+function parseManifest(text: string, key: string): BucketManifest {
   const objects = new Map<string, ObjectRecord>();
   const ignored: string[] = [];
   let parsed: unknown;
@@ -98,12 +96,11 @@ export function parseManifest(text: string, key: string): BucketManifest {
 
 const isShortString = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
 
-/** Writes the manifest (one PutObject); returns its version id. */
-export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>): Promise<string | undefined> {
+/** Writes the manifest (one PutObject). */
+export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>): Promise<void> {
   const key = manifestKey(target);
   const body = JSON.stringify({ version: VERSION, writer: 'cdk-efs-kit bucket seed', objects: Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) });
-  const answer = await new S3Attempts(`PUT s3://${target.bucket}/${key}`).run(() => client.send(new PutObjectCommand({
+  await new S3Attempts(`PUT s3://${target.bucket}/${key}`).run(() => client.send(new PutObjectCommand({
     Bucket: target.bucket, Key: key, Body: body, ContentType: 'application/json',
   })));
-  return answer.VersionId;
 }

@@ -1,9 +1,9 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { readManifest } from './bucket-manifest';
-import { deleteVersions } from './bucket-seed';
-import { listCurrentObjects, mayDelete } from './bucket-state';
+import { listCurrentObjects } from './bucket-state';
 import { BucketTarget, MANIFEST_NAME, manifestKey } from './bucket-target';
 import { RequestCounts } from './request-counts';
+import { deletableVersions, deleteVersions } from './version-deletion';
 
 export interface BucketRemovalSummary {
   /** Objects deleted: the exact versions the seed wrote. */
@@ -27,14 +27,7 @@ export async function removeBucketSeed(client: S3Client, target: BucketTarget): 
   try {
     const manifest = await readManifest(client, target);
     const current = await listCurrentObjects(client, target, { withManifest: true });
-    const doomed: Array<{ key: string; versionId: string }> = [];
-    const kept: string[] = [];
-    for (const [relative, record] of manifest.objects) {
-      const now = current.get(relative);
-      if (!now) continue;
-      if (mayDelete(record, now)) doomed.push({ key: target.prefix + relative, versionId: record.versionId! });
-      else kept.push(relative);
-    }
+    const { doomed, kept } = deletableVersions(manifest.objects, current, target.prefix);
     const refused = await deleteVersions(client, target.bucket, doomed);
     const failed = [...refused].map(([key, error]) => ({ path: key.slice(target.prefix.length), error: `${key.slice(target.prefix.length)}: not removed: ${error}` }));
     const manifestNow = current.get(MANIFEST_NAME);

@@ -11,6 +11,9 @@ export interface CurrentObject {
   readonly size: number;
 }
 
+/** A version id as the seed keeps it: undefined where the bucket is not versioned (S3 says 'null' there). */
+export const versionOf = (versionId: string | undefined) => (versionId && versionId !== 'null' ? versionId : undefined);
+
 /**
  * What the bucket holds under the prefix now: the current version of each key (by path relative to
  * the prefix), from ListObjectVersions (1,000 versions a page). A key whose latest version is a
@@ -28,7 +31,7 @@ export async function listCurrentObjects(client: S3Client, target: BucketTarget,
       if (!v.IsLatest || v.Key === undefined) continue;
       const relative = v.Key.slice(target.prefix.length);
       if (relative === MANIFEST_NAME && !options.withManifest) continue;
-      current.set(relative, { etag: v.ETag ?? '', versionId: v.VersionId && v.VersionId !== 'null' ? v.VersionId : undefined, size: v.Size ?? 0 });
+      current.set(relative, { etag: v.ETag ?? '', versionId: versionOf(v.VersionId), size: v.Size ?? 0 });
     }
     if (!page.IsTruncated) return current;
     keyMarker = page.NextKeyMarker;

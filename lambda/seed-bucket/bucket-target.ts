@@ -14,7 +14,7 @@ export interface BucketTarget {
 export const MANIFEST_NAME = '.cdk-efs-kit/bucket-manifest.json';
 
 /** S3 Files serves keys of at most 1,024 bytes (S3 Files quotas): a longer one would never appear in the file system. */
-export const MAX_KEY_BYTES = 1024;
+const MAX_KEY_BYTES = 1024;
 
 /** The directory S3 Files moves the file system's copy to when the bucket wins a conflict: never exported, so never seeded into. */
 const LOST_AND_FOUND = /^\.s3files-lost\+found-/;
@@ -31,7 +31,7 @@ export function parseBucketTarget(url: string): BucketTarget {
 }
 
 /** A prefix as the seed uses it: '' or a safe relative path ending in '/'. Throws naming the problem. */
-export function bucketPrefix(raw: string): string {
+function bucketPrefix(raw: string): string {
   const trimmed = raw.replace(/\/+$/, '');
   if (trimmed === '') return '';
   let relative: string;

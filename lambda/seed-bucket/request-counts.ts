@@ -20,10 +20,6 @@ export class RequestCounts {
     }, { step: 'build', name: this.name });
   }
 
-  get total(): number {
-    return Object.values(this.byKind).reduce((a, b) => a + b, 0);
-  }
-
   stop(): void {
     this.client.middlewareStack.remove(this.name);
   }

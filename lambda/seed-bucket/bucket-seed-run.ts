@@ -1,0 +1,136 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import type { EntrySource, FileEntry } from '../seed/sources/entry';
+import { describeS3Error } from '../seed/sources/s3-retry';
+import type { BucketSeedOptions } from './bucket-seed-options';
+import type { BucketSeedSummary } from './bucket-seed-summary';
+import { BucketTarget, manifestKey, objectKey } from './bucket-target';
+import { EntryPaths } from './entry-paths';
+import { copyObject } from './object-copy';
+import { ObjectUploader } from './object-upload';
+import type { RequestCounts } from './request-counts';
+import { SeedRecords } from './seed-records';
+import { SeedTally } from './seed-tally';
+import { Slots } from './slots';
+import { deletableVersions, deleteVersions } from './version-deletion';
+
+/** One bucket seed: the source's files written as they come, at most `concurrency` at once, then prune and the manifest. */
+export class BucketSeedRun {
+  private readonly tally: SeedTally;
+  private readonly paths: EntryPaths;
+  private readonly slots: Slots;
+  private readonly uploader: ObjectUploader;
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly source: EntrySource,
+    private readonly target: BucketTarget,
+    private readonly options: BucketSeedOptions,
+    concurrency: number,
+    private readonly counts: RequestCounts,
+  ) {
+    this.tally = new SeedTally(options.onProgress);
+    this.paths = new EntryPaths(target, this.tally);
+    this.slots = new Slots(concurrency);
+    this.uploader = new ObjectUploader(client, target.bucket);
+  }
+
+  async run(): Promise<BucketSeedSummary> {
+    const records = await SeedRecords.read(this.client, this.target);
+    this.tally.warnings.push(...records.stored.ignored);
+    const inFlight = new Set<Promise<void>>();
+    try {
+      for await (const entry of this.source.entries()) {
+        const admitted = this.paths.admit(entry);
+        if (!admitted) continue;
+        const { relative, file } = admitted;
+        if (this.options.deadline !== undefined && Date.now() >= this.options.deadline) {
+          file.discard?.();
+          this.tally.complete = false;
+          break;
+        }
+        this.paths.claim(relative);
+        this.tally.files++;
+        this.tally.bytes += file.size;
+        await this.slots.take(1);
+        const job = this.file(records, relative, file).finally(() => {
+          this.slots.give(1);
+          inFlight.delete(job);
+          this.tally.progress();
+        });
+        inFlight.add(job);
+      }
+    } catch (err) {
+      // The source itself failed (a listing past its retries, a broken archive): what was written is recorded.
+      await Promise.all(inFlight);
+      this.tally.complete = false;
+      await this.finishRecords(records);
+      throw err;
+    }
+    await Promise.all(inFlight);
+    if (this.tally.complete && this.options.prune) await this.prune(records);
+    await this.finishRecords(records);
+    this.tally.progress(true);
+    return this.tally.summary(this.counts.byKind, this.options.listFiles ?? false);
+  }
+
+  /** One file: left alone when unchanged, else copied server-side (an S3 source) or uploaded. */
+  private async file(records: SeedRecords, relative: string, entry: FileEntry): Promise<void> {
+    if (records.unchanged(relative, entry)) {
+      entry.discard?.();
+      this.tally.skipped++;
+      this.tally.seeded.push({ path: relative, size: entry.size });
+      return;
+    }
+    if (this.options.dryRun) {
+      entry.discard?.();
+      this.tally.countWritten(entry.size, entry.remote !== undefined);
+      return;
+    }
+    const key = objectKey(this.target, relative);
+    try {
+      const record = entry.remote ? await copyObject(this.client, this.target.bucket, key, entry, this.options) : await this.uploader.upload(relative, key, entry);
+      records.wrote(relative, record);
+      this.tally.countWritten(entry.size, entry.remote !== undefined);
+      this.tally.seeded.push({ path: relative, size: entry.size });
+    } catch (err) {
+      entry.discard?.();
+      // The object as it was (if the seed wrote it) stays recorded: a later prune may still take it.
+      records.keepIfStillAsWritten(relative);
+      this.tally.fail(relative, err instanceof Error && err.name === 'S3RequestError' ? err.message : `${relative}: ${describeS3Error(err)}`);
+    }
+  }
+
+  /** Deletes the exact versions the seed wrote of files the source no longer has, where nobody changed them since. */
+  private async prune(records: SeedRecords): Promise<void> {
+    const { doomed, kept } = deletableVersions(records.stored.objects, records.current, this.target.prefix, (relative) => this.paths.has(relative));
+    // The application's now (rewritten since, or the bucket is not versioned): never deleted, and no longer recorded.
+    this.tally.kept.push(...kept);
+    if (this.options.dryRun) {
+      this.tally.pruned = doomed.length;
+      return;
+    }
+    const refused = await deleteVersions(this.client, this.target.bucket, doomed);
+    for (const d of doomed) {
+      const why = refused.get(d.key);
+      if (why === undefined) {
+        this.tally.pruned++;
+      } else {
+        this.tally.fail(d.relative, `not pruned: ${why}`);
+        records.keepIfStillAsWritten(d.relative);
+      }
+    }
+  }
+
+  /** Carries the records over and saves the manifest, last, once every write it records is done. */
+  private async finishRecords(records: SeedRecords): Promise<void> {
+    // After a prune, what the source no longer has was deleted, is the application's, or failed (and kept its record).
+    const pruned = this.tally.complete && this.options.prune && !this.options.dryRun;
+    if (!pruned) records.carryOver((relative) => this.paths.has(relative));
+    if (this.options.dryRun) return;
+    try {
+      await records.save(this.client, this.target);
+    } catch (err) {
+      this.tally.fail(manifestKey(this.target), `the manifest could not be written (the next run writes every file again): ${(err as Error).message}`);
+    }
+  }
+}
