@@ -6,7 +6,7 @@ import { closeSourceFile, openSourceFile } from '../seed/sources/source-file';
 /** What a file's content is sent to S3 as: bytes in memory (one PutObject), or a stream (lib-storage's Upload, multipart when large). */
 export type ObjectBody = { readonly bytes: Buffer } | { readonly stream: Readable };
 
-/** Local files of up to this many bytes are read whole and sent in one PutObject (S3's own limit is 5 GiB). */
+/** Bodies of up to this many bytes (a local file, an archive member, an S3 object) are read whole and sent in one PutObject (S3's own limit is 5 GiB). */
 export const INLINE_BYTES = 8 * 1024 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
