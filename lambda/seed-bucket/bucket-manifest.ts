@@ -24,9 +24,21 @@ export interface ObjectRecord {
   readonly size: number;
 }
 
+/**
+ * The last request that changed the place (a custom resource's Create or Update): the sources it
+ * went from and to, and the paths it wrote that no earlier run had. A rollback (an Update back from
+ * `to` to `from`) removes those, so the place holds the old content again, prune or not.
+ */
+export interface RunRecord {
+  readonly from?: string;
+  readonly to: string;
+  readonly added: readonly string[];
+}
+
 export interface BucketManifest {
   /** By path relative to the prefix. */
   readonly objects: Map<string, ObjectRecord>;
+  readonly lastRun?: RunRecord;
   /** Entries of the stored manifest that were ignored, and why (reported as warnings). */
   readonly ignored: string[];
 }
@@ -74,7 +86,7 @@ function parseManifest(text: string, key: string): BucketManifest {
   } catch {
     return { objects, ignored: [`${key} is not JSON: ignored, every file is written again and nothing is pruned`] };
   }
-  const doc = parsed as { version?: unknown; objects?: unknown };
+  const doc = parsed as { version?: unknown; objects?: unknown; lastRun?: unknown };
   if (typeof doc !== 'object' || doc === null || doc.version !== VERSION || typeof doc.objects !== 'object' || doc.objects === null || Array.isArray(doc.objects)) {
     return { objects, ignored: [`${key} is not a version ${VERSION} bucket seed manifest: ignored, every file is written again and nothing is pruned`] };
   }
@@ -91,15 +103,24 @@ function parseManifest(text: string, key: string): BucketManifest {
     objects.set(relative, { identity: r.identity as string, etag: r.etag as string, versionId: r.versionId as string | undefined, size: r.size as number });
   }
   if (bad > 0) ignored.push(`${key}: ${bad} entries that are not normal paths or records of the seed's shape were ignored (nothing is deleted for them)`);
-  return { objects, ignored };
+  return { objects, ignored, lastRun: parseRunRecord(doc.lastRun, objects) };
+}
+
+/** The last run's record, where it has the expected shape; its added paths only where the manifest records them (so only the seed's objects). */
+function parseRunRecord(value: unknown, objects: ReadonlyMap<string, ObjectRecord>): RunRecord | undefined {
+  const r = value as { from?: unknown; to?: unknown; added?: unknown } | undefined;
+  if (typeof r !== 'object' || r === null || !isShortString(r.to) || (r.from !== undefined && !isShortString(r.from)) || !Array.isArray(r.added)) return undefined;
+  const added = r.added.filter((path): path is string => typeof path === 'string' && objects.has(path));
+  return { from: r.from as string | undefined, to: r.to as string, added };
 }
 
 const isShortString = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
 
 /** Writes the manifest (one PutObject). */
-export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>): Promise<void> {
+export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>, lastRun?: RunRecord): Promise<void> {
   const key = manifestKey(target);
-  const body = JSON.stringify({ version: VERSION, writer: 'cdk-efs-kit bucket seed', objects: Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) });
+  const sorted = Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const body = JSON.stringify({ version: VERSION, writer: 'cdk-efs-kit bucket seed', objects: sorted, ...lastRun ? { lastRun } : {} });
   await new S3Attempts(`PUT s3://${target.bucket}/${key}`).run(() => client.send(new PutObjectCommand({
     Bucket: target.bucket, Key: key, Body: body, ContentType: 'application/json',
   })));

@@ -1,0 +1,204 @@
+import { Duration, Token } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { CustomResource } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { archiveLimitProperties } from './archive-limit-properties';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
+import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
+import { targetSubPathProblem } from './contract/resource-properties';
+import {
+  MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
+} from './contract/s3-files-seed-properties';
+import { s3FilesSeedFunctions, S3_FILES_SEED_MOUNT_PATH } from './engines/s3-files-seed-functions';
+import type { SeedArchiveLimits } from './file-system-seed';
+import { claimS3FilesSeedPlace, startS3FilesClientsAfter } from './s3-files-seed-places';
+import { SeedEngine } from './seed-engine';
+import { SeedEngineKind } from './seed-engine-options';
+import { enterSeedLane } from './seed-lanes';
+import { SeedSource } from './seed-source';
+import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
+import { brand, hasBrand } from '../core/type-brand';
+import { check } from '../core/validate';
+import { ValidationError } from '../core/validation-error';
+import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
+
+/** What to seed onto an S3 Files file system, and how: [S3FilesFileSystem.addSeed](#cdk-efs-kit.S3FilesFileSystemBase.addSeed) takes these. */
+export interface S3FilesSeedOptions {
+  /** What to copy: the EFS seed's sources (a local directory or archive as an asset, an S3 prefix, an S3 archive). */
+  readonly source: SeedSource;
+  /**
+   * Directory of the file system to fill, from its root: the seed writes the objects
+   * `<file system prefix><targetPath>/<file>` in its bucket.
+   * @default '/' - the root of the file system
+   */
+  readonly targetPath?: string;
+  /**
+   * The engine that copies: only `SeedEngine.singleFunction()` on S3 Files (its `memorySize`, `vcpus`
+   * and `timeout` apply).
+   * @default SeedEngine.singleFunction()
+   */
+  readonly engine?: SeedEngine;
+  /**
+   * Objects written at once, 1 to 1,024: S3 takes thousands of requests per second per prefix.
+   * @default 64
+   */
+  readonly concurrency?: number;
+  /**
+   * Delete the objects an earlier seed wrote that the source no longer has, where they are still as
+   * the seed wrote them (the same version). An object the application wrote, or rewrote, is never deleted.
+   * @default false
+   */
+  readonly prune?: boolean;
+  /**
+   * Remove what the seed wrote when this resource is deleted from the stack: the objects it wrote
+   * that nobody changed since (by their versions), then its manifest. Objects the application wrote
+   * or rewrote are kept.
+   * @default false - the objects stay in the bucket
+   */
+  readonly removeOnDelete?: boolean;
+  /**
+   * Limits on what an archive source may expand to (archive sources, local directories included).
+   * @default - 8 GiB per member, 64 GiB in all, 1,000,000 members, a compression ratio of 100
+   */
+  readonly archiveLimits?: SeedArchiveLimits;
+  /**
+   * How long the seed waits, once its objects are written, for every seeded file to show through
+   * the file system's mount with the source's size, before it fails naming those that did not. S3
+   * Files imports a directory's entries when it is first looked up, and shows a change in a
+   * directory it imported about 30 s later. 1 to 50 minutes.
+   * @default Duration.minutes(5)
+   */
+  readonly visibilityTimeout?: Duration;
+  /**
+   * Subnets of the file system's VPC for the seed's functions, in zones with a mount target, with a
+   * route to S3 (the seed writes the bucket and reads its source there). Seeds share their functions
+   * only when they run in the same subnets.
+   * @default - the file system's mount target subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+}
+
+/** Properties of an [S3FilesSeed](#cdk-efs-kit.S3FilesSeed). */
+export interface S3FilesSeedProps extends S3FilesSeedOptions {
+  /** The file system to fill. */
+  readonly fileSystem: IS3FilesFileSystem;
+}
+
+const DEFAULT_VISIBILITY_TIMEOUT = Duration.minutes(5);
+
+/**
+ * Fills an S3 Files file system at deploy time by writing its bucket: each file of the source
+ * becomes an object under the file system's prefix (copied server-side from an S3 source, uploaded
+ * from an asset or archive), with S3's parallelism and none of the mount's per-file round trips,
+ * 32 KiB write minimums or export delay. Incremental (an unchanged object is not written again),
+ * prune and removal only of the objects the seed wrote and nobody changed since (by version), and
+ * the resource completes once every seeded file shows through the mount, so clients mounted with
+ * the file system's mountOn* helpers start after it. POSIX owner, mode and times are not carried
+ * (objects have none): see docs/seed-s3-files.md.
+ *
+ * @example
+ * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+ * s3Files.addSeed('Site', { source: SeedSource.asset('./site'), targetPath: '/www', prune: true });
+ */
+export class S3FilesSeed extends Construct {
+  /** Whether `x` is an S3FilesSeed, made by any copy of this package. */
+  public static isS3FilesSeed(x: any): x is S3FilesSeed {
+    return hasBrand(x, 'S3FilesSeed');
+  }
+
+  /** The seed function, shared by the stack's S3 Files seeds on the same file system with the same size and subnets. */
+  public readonly function: lambda.Function;
+  /** The custom resource whose completion means the content is in the bucket and shows through the mount. */
+  public readonly resource: CustomResource;
+  /** The key prefix of the file system's bucket that the seed fills (`''` for the whole bucket, else ending in '/'). */
+  public readonly keyPrefix: string;
+
+  private readonly metricsName: string;
+
+  constructor(scope: Construct, id: string, props: S3FilesSeedProps) {
+    super(scope, id);
+    brand(this, 'S3FilesSeed');
+    const where = `S3FilesSeed(${this.node.path})`;
+    const engine = props.engine ?? SeedEngine.singleFunction();
+    if (engine.kind !== SeedEngineKind.SINGLE_FUNCTION) {
+      throw new ValidationError(`${where}: engine ${engine} does not serve S3 Files yet; use SeedEngine.singleFunction() (it writes the bucket, with S3's parallelism), got ${engine}.`, this);
+    }
+    const targetPath = props.targetPath ?? '/';
+    const subPath = targetPath.replace(/^\/+|\/+$/g, '');
+    check(targetPath.startsWith('/') && targetSubPathProblem(subPath) === undefined, where, 'targetPath', targetPath,
+      "must be an absolute path of the file system, without empty, '.' or '..' parts or names starting with .cdk-efs-kit", this);
+    const concurrency = props.concurrency ?? DEFAULT_CONCURRENCY;
+    check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`, this);
+    const visibility = (props.visibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT).toSeconds();
+    check(visibility >= MIN_VISIBILITY_TIMEOUT_SECONDS && visibility <= MAX_VISIBILITY_TIMEOUT_SECONDS, where, 'visibilityTimeout', `${visibility} s`,
+      `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} to ${MAX_VISIBILITY_TIMEOUT_SECONDS / 60} minutes`, this);
+
+    const files = props.fileSystem;
+    this.keyPrefix = `${files.prefix}${subPath === '' ? '' : `${subPath}/`}`;
+    this.metricsName = this.node.path;
+    const source = props.source.bind(this);
+    const settings: S3FilesSeedResourceProperties = {
+      Bucket: source.bucket.bucketName,
+      Key: source.key,
+      Format: source.format,
+      Fingerprint: source.fingerprint,
+      TargetBucket: files.bucket.bucketName,
+      TargetPrefix: this.keyPrefix,
+      MountPath: S3_FILES_SEED_MOUNT_PATH,
+      VisiblePath: subPath,
+      VisibilityTimeoutSeconds: String(visibility),
+      Concurrency: String(concurrency),
+      Prune: String(props.prune ?? false),
+      RemoveOnDelete: String(props.removeOnDelete ?? false),
+      MetricsName: this.metricsName,
+      ...archiveLimitProperties(this, where, props.archiveLimits, source.format),
+    };
+    const problems = s3FilesSeedPropertyProblems(settings, (value) => Token.isUnresolved(value));
+    if (problems.length > 0) throw new ValidationError(`${where}: ${problems.join('; ')}.`, this);
+    claimS3FilesSeedPlace(this, where, files, subPath);
+
+    const wired = s3FilesSeedFunctions(this, where, props, engine, source, settings);
+    this.function = wired.function;
+    this.resource = wired.resource;
+    enterSeedLane(this.resource);
+    startS3FilesClientsAfter(this, files);
+  }
+
+  /** Objects written per period (Sum of `SeedFilesWritten`). */
+  public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
+  }
+
+  /** Files that could not be written, per period (Sum of `SeedFilesFailed`). */
+  public metricFilesFailed(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.seedMetric(SEED_METRIC.failed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
+  }
+
+  /** Failures of this seed per period: failed files and failed requests (the time limit and files that did not show through the mount included). */
+  public metricFailures(options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    return new cloudwatch.MathExpression({
+      expression: 'FILL(files_failed, 0) + FILL(runs_failed, 0)',
+      usingMetrics: {
+        files_failed: this.metricFilesFailed(),
+        runs_failed: this.seedMetric(SEED_METRIC.runsFailed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM),
+      },
+      label: 'Seed failures',
+      period: DEFAULT_METRIC_PERIOD,
+      ...options,
+    });
+  }
+
+  private seedMetric(metricName: string, unit: cloudwatch.Unit, statistic: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: SEED_METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
+      unit,
+      statistic,
+      period: DEFAULT_METRIC_PERIOD,
+      ...options,
+    });
+  }
+}
