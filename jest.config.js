@@ -15,7 +15,7 @@ const INTEGRATION = [
   'lambda/seed/batch-worker', 'lambda/seed/containment', 'lambda/seed/copy-workers', 'lambda/seed/efs-sim', 'lambda/seed/handler',
   'lambda/seed/hostile', 'lambda/seed/hostile-archives', 'lambda/seed/lifecycle', 'lambda/seed/moved-directory', 'lambda/seed/native-seed', 'lambda/seed/own-names', 'lambda/seed/s3', 'lambda/seed/s3-faults',
   'lambda/seed/source-boundary', 'lambda/seed/trust-boundary',
-  'lambda/seed-bucket/', 'lambda/seed-distributed-map-run/', 'lambda/shared/mount-checks', 'lib/seed/s3-grants', 'tools/efs-sim', 'tools/efs-sim-s3files',
+  'lambda/seed-bucket/', 'lambda/seed-s3-files/', 'lambda/seed-distributed-map-run/', 'lambda/shared/mount-checks', 'lib/seed/s3-grants', 'tools/efs-sim', 'tools/efs-sim-s3files',
 ];
 const PACKAGE = ['package/'];
 

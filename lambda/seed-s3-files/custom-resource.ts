@@ -140,28 +140,30 @@ async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourcePrope
 /**
  * Releases the place's claim where this resource holds it and, with RemoveOnDelete, removes what the
  * seed wrote: never where another resource holds the place (it took the place over, and serves it).
- * Read leniently: a Delete of a resource whose properties no longer pass must not stick.
+ * Read leniently: a Delete of a resource whose properties no longer pass must not stick. It is done
+ * within onEvent (its isComplete answers at once).
  */
-async function onDelete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps): Promise<{ PhysicalResourceId: string }> {
-  const physicalId = event.PhysicalResourceId ?? '';
+async function onDelete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps): Promise<{ PhysicalResourceId: string; Data: Data }> {
+  const done = { PhysicalResourceId: event.PhysicalResourceId ?? '', Data: { Complete: 'true' } };
+  const physicalId = done.PhysicalResourceId;
   let props: S3FilesSeedResourceProperties;
   try {
     props = checkS3FilesSeedProperties(event.ResourceProperties);
   } catch (err) {
     console.warn(JSON.stringify({ message: 'Delete with properties that do not pass: nothing removed', error: (err as Error).message }));
-    return { PhysicalResourceId: physicalId };
+    return done;
   }
   // A Delete of another place than the properties name (the old resource after a move) has the old properties: the physical id is what it concerns.
   if (physicalId !== placeIdOf(props)) {
     console.warn(JSON.stringify({ message: 'Delete of a place its properties do not name: nothing removed', physicalId }));
-    return { PhysicalResourceId: physicalId };
+    return done;
   }
   const claim = new PlaceClaim(deps.s3, targetOf(props));
   const identity = identityOf(event, physicalId);
   const holder = await claim.read();
   if (holder && !holder.released && !sameResource(holder.resource, identity)) {
     console.log(JSON.stringify({ message: 'the place is another resource\'s now: left as it is', holder: holder.resource }));
-    return { PhysicalResourceId: physicalId };
+    return done;
   }
   if (props.RemoveOnDelete === 'true') {
     const removal = await removeBucketSeed(deps.s3, targetOf(props));
@@ -170,10 +172,10 @@ async function onDelete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps): Promise
       throw new Error(`seed: removing what the seed wrote in ${physicalId} failed for ${removal.failed.length} objects: ${printable(removal.failed.slice(0, 5).map((f) => f.error).join('; '))}; deleting again resumes.`);
     }
     await claim.remove();
-    return { PhysicalResourceId: physicalId };
+    return done;
   }
   await claim.write({ request: requestOf(event), resource: identity, released: true, ...holder?.previous ? { previous: holder.previous } : {} });
-  return { PhysicalResourceId: physicalId };
+  return done;
 }
 
 const placeIdOf = (props: S3FilesSeedResourceProperties) => `seed:${s3FilesSeedPlace(props)}`;

@@ -107,7 +107,7 @@ describe('refused at synth, naming the problem', () => {
     expect(() => files.addSeed('Own', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/.cdk-efs-kit' })).toThrow(/targetPath/);
     expect(() => files.addSeed('Short', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/s', visibilityTimeout: Duration.seconds(10) })).toThrow(/visibilityTimeout \(visibility_timeout\) must be from 1 to 50 minutes, got "10 s"/);
     expect(() => files.addSeed('Wide', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/w', concurrency: 0 })).toThrow(/concurrency must be an integer from 1 to 1024/);
-    expect(() => files.addSeed('Limits', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/l', archiveLimits: { maxEntries: 5 } })).toThrow(/archiveLimits applies to archive sources/);
+    expect(() => files.addSeed('Limits', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/l', archiveLimits: { maxEntries: 5 } })).toThrow(/archiveLimits \(archive_limits\) applies to archive sources/);
   });
 
   test('no route to S3 from the seed\'s subnets', () => {
