@@ -23,6 +23,8 @@ export interface BucketSeedOptions {
    * request took the place over), with `superseded` in the summary.
    */
   readonly stillCurrent?: () => Promise<boolean>;
+  /** How often, at most, the manifest is saved while the run goes on, once something was written since. @default 30000 */
+  readonly checkpointEveryMs?: number;
   /** Called as files finish (at most every 100 ms, and at the end). */
   readonly onProgress?: (progress: BucketSeedProgress) => void;
   /** Return every file the seed covers (written or unchanged) with its size, for a visibility check through the mount. @default false */

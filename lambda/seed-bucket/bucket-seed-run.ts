@@ -13,6 +13,9 @@ import { firstFew, SeedTally } from './seed-tally';
 import { Slots } from './slots';
 import { deletableVersions, deleteVersions, DoomedVersion } from './version-deletion';
 
+/** How often, at most, a run saves its manifest before its end. */
+const CHECKPOINT_EVERY_MS = 30_000;
+
 /** How often a run asks whether its request is still the place's. */
 const CURRENT_EVERY_MS = 10_000;
 
@@ -23,6 +26,12 @@ export class BucketSeedRun {
   private readonly slots: Slots;
   private readonly uploader: ObjectUploader;
   private currentAskedAt = 0;
+  private checkpointing: Promise<void> = Promise.resolve();
+  private checkpointBusy = false;
+  private checkpointedAt = Date.now();
+  private checkpointTimer?: NodeJS.Timeout;
+  private finishing = false;
+  private writtenAtCheckpoint = 0;
   /** The seed's own versions this run wrote over: deleted once the run's writes are done. */
   private readonly replaced: DoomedVersion[] = [];
 
@@ -62,18 +71,21 @@ export class BucketSeedRun {
           this.slots.give(1);
           inFlight.delete(job);
           this.tally.progress();
+          this.checkpoint(records);
         });
         inFlight.add(job);
       }
     } catch (err) {
       // The source itself failed (a listing past its retries, a broken archive): what was written is recorded.
       await Promise.all(inFlight);
+      await this.endCheckpoints();
       this.tally.complete = false;
       await this.deleteReplaced();
       await this.finishRecords(records, undefined);
       throw err;
     }
     await Promise.all(inFlight);
+    await this.endCheckpoints();
     await this.deleteReplaced();
     const pruning = this.pruning(records);
     if (pruning) await this.prune(records, pruning);
@@ -108,6 +120,40 @@ export class BucketSeedRun {
       records.keepIfStillAsWritten(relative);
       this.tally.fail(relative, err instanceof Error && err.name === 'S3RequestError' ? err.message : `${relative}: ${describeS3Error(err)}`);
     }
+  }
+
+  /**
+   * Saves the records so far, one save at a time, at most every `checkpointEveryMs`, when something
+   * was written since the last: a write that finishes meanwhile gets a save of its own once the
+   * interval is over, even if nothing else finishes after it.
+   */
+  private checkpoint(records: SeedRecords): void {
+    if (this.options.dryRun || this.finishing || this.tally.written === this.writtenAtCheckpoint || this.checkpointBusy || this.checkpointTimer) return;
+    const wait = this.checkpointedAt + (this.options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS) - Date.now();
+    if (wait > 0) {
+      this.checkpointTimer = setTimeout(() => {
+        this.checkpointTimer = undefined;
+        this.checkpoint(records);
+      }, wait);
+      return;
+    }
+    this.checkpointBusy = true;
+    this.writtenAtCheckpoint = this.tally.written;
+    this.checkpointing = records.checkpoint(this.client, this.target, this.options.run)
+      .catch((err) => { this.tally.warnings.push(`a checkpoint of the manifest failed (the run's end saves it): ${(err as Error).message}`); })
+      .finally(() => {
+        this.checkpointedAt = Date.now();
+        this.checkpointBusy = false;
+        this.checkpoint(records);
+      });
+  }
+
+  /** No checkpoint starts from here on; the one under way, if any, is done. */
+  private async endCheckpoints(): Promise<void> {
+    this.finishing = true;
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
+    await this.checkpointing;
   }
 
   /** The seed's own older versions of what it wrote again: noncurrent, so nobody sees them go; one that stays only costs storage. */

@@ -79,6 +79,16 @@ export class SeedRecords {
     if (this.changed(lastRun)) await writeManifest(client, target, this.next, lastRun);
   }
 
+  /**
+   * A checkpoint while the run goes on: what the stored manifest recorded, with what this run wrote
+   * so far over it, so that a run killed before its end (a crash, not its deadline) leaves the
+   * objects it wrote recorded as the seed's, for the next run to recognise, prune and remove.
+   */
+  async checkpoint(client: S3Client, target: BucketTarget, run: SeedRun | undefined): Promise<void> {
+    const lastRun = this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run);
+    await writeManifest(client, target, new Map([...this.stored.objects, ...this.next]), lastRun);
+  }
+
   private lastRunAfter(run: SeedRun | undefined): RunRecord | undefined {
     const last = this.stored.lastRun;
     if (!run) return last;
