@@ -1,4 +1,4 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -38,7 +38,7 @@ export function mountOnLambda(files: IS3FilesFileSystem, fn: lambda.Function, ac
   const directS3Read = options.directS3Read ?? DirectS3Read.AUTO;
   // The L1 property (aws-cdk-lib 2.269.0, this library's floor); aws-cdk's L2 DirectS3Read came in 2.270.0.
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath, s3FilesConfig: { directS3Read } }];
-  fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
+  fn.addEnvironment('UV_THREADPOOL_SIZE', Tokenization.stringifyNumber(threadPoolSize));
   allowNfsFrom(files, fn, where);
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, levelOf(options.readOnly), accessPoint);

@@ -1,17 +1,19 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { CfnResource, Duration, Token } from 'aws-cdk-lib';
+import * as s3files from 'aws-cdk-lib/aws-s3files';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { CustomResource } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { archiveLimitProperties } from './archive-limit-properties';
+import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
-import { targetSubPathProblem } from './contract/resource-properties';
+import { SeedResourceProperties, seedPropertyProblems, targetSubPathProblem } from './contract/resource-properties';
 import {
   MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
 } from './contract/s3-files-seed-properties';
-import { s3FilesSeedFunctions, S3_FILES_SEED_MOUNT_PATH } from './engines/s3-files-seed-functions';
+import { bucketPath, mountPath, s3FilesSeedFunctions, S3_FILES_SEED_MOUNT_PATH } from './engines/s3-files-seed-functions';
 import type { SeedArchiveLimits } from './file-system-seed';
 import { claimS3FilesSeedPlace, startS3FilesClientsAfter } from './s3-files-seed-places';
 import { SeedEngine } from './seed-engine';
@@ -22,18 +24,48 @@ import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
+import type { IS3FilesAccessPoint } from '../s3-files/s3-files-access-point';
 import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
+import { propName } from '../core/contract/prop-name';
+
+/** Which way an [S3FilesSeed](#cdk-efs-kit.S3FilesSeed) writes. */
+export enum SeedThrough {
+  /**
+   * Objects written to the file system's bucket (server-side copies from an S3 source): S3's
+   * parallelism, no NFS round trip or 32 KiB write minimum per file, nothing on the
+   * high-performance tier until a client reads it; the resource completes once the files show
+   * through the mount. Files carry no POSIX owner or mode of the seed's.
+   */
+  BUCKET = 'bucket',
+  /**
+   * Files written through the mount by the EFS seed's copier, as the access point's POSIX user and
+   * with the source's modes; S3 Files exports them to the bucket about a minute later. Each write
+   * is metered as 32 KiB at least and lands on the high-performance tier.
+   */
+  MOUNT = 'mount',
+}
 
 /** What to seed onto an S3 Files file system, and how: [S3FilesFileSystem.addSeed](#cdk-efs-kit.S3FilesFileSystemBase.addSeed) takes these. */
 export interface S3FilesSeedOptions {
   /** What to copy: the EFS seed's sources (a local directory or archive as an asset, an S3 prefix, an S3 archive). */
   readonly source: SeedSource;
   /**
-   * Directory of the file system to fill, from its root: the seed writes the objects
-   * `<file system prefix><targetPath>/<file>` in its bucket.
-   * @default '/' - the root of the file system
+   * Directory to fill: from the file system's root (the objects `<file system prefix><targetPath>/<file>`
+   * of its bucket), or under the access point's root with `SeedThrough.MOUNT`.
+   * @default '/'
    */
   readonly targetPath?: string;
+  /**
+   * Which way the seed writes: the bucket, or the mount where POSIX owners and modes matter.
+   * @default SeedThrough.BUCKET
+   */
+  readonly through?: SeedThrough;
+  /**
+   * The access point a `SeedThrough.MOUNT` seed writes through: files get its POSIX user, and
+   * nothing outside its root can be touched. Required with MOUNT; not for BUCKET.
+   * @default - none
+   */
+  readonly accessPoint?: IS3FilesAccessPoint;
   /**
    * The engine that copies: only `SeedEngine.singleFunction()` on S3 Files (its `memorySize`, `vcpus`
    * and `timeout` apply).
@@ -67,7 +99,8 @@ export interface S3FilesSeedOptions {
    * How long the seed waits, once its objects are written, for every seeded file to show through
    * the file system's mount with the source's size, before it fails naming those that did not. S3
    * Files imports a directory's entries when it is first looked up, and shows a change in a
-   * directory it imported about 30 s later. 1 to 50 minutes.
+   * directory it imported about 30 s later. 1 to 50 minutes. `SeedThrough.BUCKET` only: through the
+   * mount the files are there once written.
    * @default Duration.minutes(5)
    */
   readonly visibilityTimeout?: Duration;
@@ -88,15 +121,32 @@ export interface S3FilesSeedProps extends S3FilesSeedOptions {
 
 const DEFAULT_VISIBILITY_TIMEOUT = Duration.minutes(5);
 
+/** What both paths' resource properties hold. */
+type CommonProperties = Pick<SeedResourceProperties, 'Bucket' | 'Key' | 'Format' | 'Fingerprint' | 'MountPath' | 'Concurrency' | 'Prune' | 'RemoveOnDelete' | 'MetricsName'>;
+
+const join = (...parts: string[]) => parts.filter((p) => p !== '').join('/');
+
+/** The access point's root directory, from the file system's root ('' for it), as its template says; it must be known at synth. */
+function accessPointRoot(seed: Construct, where: string, props: S3FilesSeedProps): string {
+  const cfn = props.accessPoint?.node.defaultChild as s3files.CfnAccessPoint | undefined;
+  const root = cfn && CfnResource.isCfnResource(cfn) ? cfn.rootDirectory : undefined;
+  const rootPath = Token.isUnresolved(root) ? undefined : (root as s3files.CfnAccessPoint.RootDirectoryProperty | undefined)?.path ?? '/';
+  if (rootPath === undefined || Token.isUnresolved(rootPath)) {
+    throw new ValidationError(`${where}: the root directory of ${propName('accessPoint')} ${props.accessPoint?.node.path} is not known at synth; a SeedThrough.MOUNT seed needs it to know its place in the bucket: give an access point made with fileSystem.addAccessPoint.`, seed);
+  }
+  return rootPath.replace(/^\/+|\/+$/g, '');
+}
+
 /**
- * Fills an S3 Files file system at deploy time by writing its bucket: each file of the source
- * becomes an object under the file system's prefix (copied server-side from an S3 source, uploaded
- * from an asset or archive), with S3's parallelism and none of the mount's per-file round trips,
- * 32 KiB write minimums or export delay. Incremental (an unchanged object is not written again),
- * prune and removal only of the objects the seed wrote and nobody changed since (by version), and
- * the resource completes once every seeded file shows through the mount, so clients mounted with
- * the file system's mountOn* helpers start after it. POSIX owner, mode and times are not carried
- * (objects have none): see docs/seed-s3-files.md.
+ * Fills an S3 Files file system at deploy time. By default it writes its bucket: each file of the
+ * source becomes an object under the file system's prefix (copied server-side from an S3 source,
+ * uploaded from an asset or archive), with S3's parallelism and none of the mount's per-file round
+ * trips, 32 KiB write minimums or export delay; incremental (an unchanged object is not written
+ * again), prune and removal only of the objects the seed wrote and nobody changed since (by
+ * version), and the resource completes once every seeded file shows through the mount. POSIX owner,
+ * mode and times are not carried (objects have none). Where they matter, `SeedThrough.MOUNT` writes
+ * through an access point with the EFS seed's copier instead. Clients mounted with the file
+ * system's mountOn* helpers start after its seeds. See docs/seed-s3-files.md.
  *
  * @example
  * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
@@ -125,45 +175,78 @@ export class S3FilesSeed extends Construct {
     if (engine.kind !== SeedEngineKind.SINGLE_FUNCTION) {
       throw new ValidationError(`${where}: engine ${engine} does not serve S3 Files yet; use SeedEngine.singleFunction() (it writes the bucket, with S3's parallelism), got ${engine}.`, this);
     }
+    const through = props.through ?? SeedThrough.BUCKET;
     const targetPath = props.targetPath ?? '/';
     const subPath = targetPath.replace(/^\/+|\/+$/g, '');
     check(targetPath.startsWith('/') && targetSubPathProblem(subPath) === undefined, where, 'targetPath', targetPath,
-      "must be an absolute path of the file system, without empty, '.' or '..' parts or names starting with .cdk-efs-kit", this);
+      `must be an absolute path ${through === SeedThrough.MOUNT ? 'under the access point\'s root' : 'of the file system'}, without empty, '.' or '..' parts or names starting with .cdk-efs-kit`, this);
     const concurrency = props.concurrency ?? DEFAULT_CONCURRENCY;
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`, this);
-    const visibility = (props.visibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT).toSeconds();
-    check(visibility >= MIN_VISIBILITY_TIMEOUT_SECONDS && visibility <= MAX_VISIBILITY_TIMEOUT_SECONDS, where, 'visibilityTimeout', `${visibility} s`,
-      `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} to ${MAX_VISIBILITY_TIMEOUT_SECONDS / 60} minutes`, this);
 
     const files = props.fileSystem;
-    this.keyPrefix = `${files.prefix}${subPath === '' ? '' : `${subPath}/`}`;
+    // The directory the seed fills, from the file system's root (through the mount: under the access point's root).
+    const placePath = through === SeedThrough.MOUNT ? join(accessPointRoot(this, where, props), subPath) : subPath;
+    this.keyPrefix = `${files.prefix}${placePath === '' ? '' : `${placePath}/`}`;
     this.metricsName = this.node.path;
     const source = props.source.bind(this);
-    const settings: S3FilesSeedResourceProperties = {
+    const common = {
       Bucket: source.bucket.bucketName,
       Key: source.key,
       Format: source.format,
       Fingerprint: source.fingerprint,
-      TargetBucket: files.bucket.bucketName,
-      TargetPrefix: this.keyPrefix,
       MountPath: S3_FILES_SEED_MOUNT_PATH,
-      VisiblePath: subPath,
-      VisibilityTimeoutSeconds: String(visibility),
       Concurrency: String(concurrency),
       Prune: String(props.prune ?? false),
       RemoveOnDelete: String(props.removeOnDelete ?? false),
       MetricsName: this.metricsName,
       ...archiveLimitProperties(this, where, props.archiveLimits, source.format),
     };
-    const problems = s3FilesSeedPropertyProblems(settings, (value) => Token.isUnresolved(value));
-    if (problems.length > 0) throw new ValidationError(`${where}: ${problems.join('; ')}.`, this);
-    claimS3FilesSeedPlace(this, where, files, subPath);
+    const path = through === SeedThrough.MOUNT
+      ? this.throughMount(where, props, common, subPath)
+      : this.throughBucket(where, props, common, subPath);
+    claimS3FilesSeedPlace(this, where, files, placePath);
 
-    const wired = s3FilesSeedFunctions(this, where, props, engine, source, settings);
+    const wired = s3FilesSeedFunctions(this, where, props, engine, source, path);
     this.function = wired.function;
     this.resource = wired.resource;
+    if (through === SeedThrough.MOUNT) {
+      // As on EFS: which place the resource seeds, for another seed resource's Delete to read.
+      (this.resource.node.defaultChild as CfnResource).addMetadata(SEED_PLACE_METADATA, placeId(files.fileSystemId, props.accessPoint!.accessPointId, subPath));
+    }
     enterSeedLane(this.resource);
     startS3FilesClientsAfter(this, files);
+  }
+
+  /** Objects written to the bucket, complete once they show through the mount. */
+  private throughBucket(where: string, props: S3FilesSeedProps, common: CommonProperties, subPath: string) {
+    if (props.accessPoint) {
+      throw new ValidationError(`${where}: ${propName('accessPoint')} applies to ${propName('through')} SeedThrough.MOUNT only: through the bucket the seed writes objects, which no access point's user owns; leave it out, or write through the mount.`, this);
+    }
+    const visibility = (props.visibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT).toSeconds();
+    check(visibility >= MIN_VISIBILITY_TIMEOUT_SECONDS && visibility <= MAX_VISIBILITY_TIMEOUT_SECONDS, where, 'visibilityTimeout', `${visibility} s`,
+      `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} to ${MAX_VISIBILITY_TIMEOUT_SECONDS / 60} minutes`, this);
+    const settings: S3FilesSeedResourceProperties = {
+      ...common, TargetBucket: props.fileSystem.bucket.bucketName, TargetPrefix: this.keyPrefix, VisiblePath: subPath, VisibilityTimeoutSeconds: String(visibility),
+    };
+    const problems = s3FilesSeedPropertyProblems(settings, (value) => Token.isUnresolved(value));
+    if (problems.length > 0) throw new ValidationError(`${where}: ${problems.join('; ')}.`, this);
+    return bucketPath(props.fileSystem, this.keyPrefix, { ...settings });
+  }
+
+  /** The EFS seed's copier through the access point: POSIX owner and modes, exported to the bucket by S3 Files. */
+  private throughMount(where: string, props: S3FilesSeedProps, common: CommonProperties, subPath: string) {
+    if (!props.accessPoint) {
+      throw new ValidationError(`${where}: ${propName('accessPoint')} is required with ${propName('through')} SeedThrough.MOUNT: the seed writes through it, as its POSIX user; give one of the file system's access points (fileSystem.addAccessPoint), got undefined.`, this);
+    }
+    if (props.visibilityTimeout !== undefined) {
+      throw new ValidationError(`${where}: ${propName('visibilityTimeout')} applies to SeedThrough.BUCKET only: through the mount the files are in the file system once written; leave it out, got ${props.visibilityTimeout.toHumanString()}.`, this);
+    }
+    const settings: SeedResourceProperties = {
+      ...common, FileSystemId: props.fileSystem.fileSystemId, AccessPointId: props.accessPoint.accessPointId, TargetSubPath: subPath,
+    };
+    const problems = seedPropertyProblems(settings, (value) => Token.isUnresolved(value));
+    if (problems.length > 0) throw new ValidationError(`${where}: ${problems.join('; ')}.`, this);
+    return mountPath(props.fileSystem, props.accessPoint, { ...settings });
   }
 
   /** Objects written per period (Sum of `SeedFilesWritten`). */

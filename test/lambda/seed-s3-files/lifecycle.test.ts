@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { S3FilesFileSystem, SeedSource } from '../../../lib';
+import { AccessPointPreset, S3FilesFileSystem, SeedSource, SeedThrough } from '../../../lib';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
 import { lambdaMountOf, removeLambdaMounts } from '../../helpers/lambda-mount';
 import { CfnRequest, CfnResponse, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
@@ -267,6 +267,30 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     expect(await cfn.remove(before, oldId)).toMatchObject({ Status: 'SUCCESS' });
     expect(await everyVersion(before)).toEqual([]);
     expect(await placeContent(after)).toEqual(sourceContent(SOURCES.v1));
+  });
+
+  test('through the mount (SeedThrough.MOUNT), the EFS seed\'s handler writes the files on the access point\'s root; S3 Files exports them to the bucket', async () => {
+    const stack = new Stack(new App(), 'Test');
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc: new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 }), bucket: s3.Bucket.fromBucketName(stack, 'FilesBucket', filesBucket) });
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/viamount'));
+    files.addSeed('Content', { source: SeedSource.archive(new s3.Bucket(stack, 'Assets'), 'v1.zip', { version: 'v1' }), through: SeedThrough.MOUNT, accessPoint: web, targetPath: '/www' });
+    const [seed] = Object.values<any>(Template.fromStack(stack).findResources('Custom::CdkEfsKitSeed'));
+    const properties = resolveTokens(seed.Properties, (id) => (id.startsWith('Assets') ? 'assets' : id.startsWith('FilesWeb') ? 'fsap-0123456789abcdef0' : 'fs-0123456789abcdef0'));
+    // Lambda mounts the access point's root (/viamount) at /mnt/seed.
+    fs.mkdirSync(path.join(sim.mount, 'viamount'), { recursive: true });
+    const mount = lambdaMountOf(path.join(sim.mount, 'viamount'), 'cdk-efs-kit-s3files-viamount');
+    const efsSeed = require(path.join(__dirname, '..', '..', '..', 'dist', 'handlers', 'seed', 'index.js'));
+    const context = { getRemainingTimeInMillis: () => 900_000 };
+    const framework = new ProviderFramework({ onEvent: (e) => efsSeed.onEvent(e, context), isComplete: (e) => efsSeed.isComplete(e, context) }, 'Content', testStack());
+    const response = await framework.deliver({ RequestType: 'Create', RequestId: randomUUID(), ResourceProperties: { ...properties, MountPath: mount } }, () => new Promise((r) => setTimeout(r, 500)));
+    expect(response).toMatchObject({ Status: 'SUCCESS' });
+    expect(sourceContent(path.join(sim.mount, 'viamount', 'www'))).toMatchObject(sourceContent(SOURCES.v1));
+    // The export window is 2 s here (about 60 s in S3 Files): the files reach the bucket as objects.
+    const deploy: Deploy = { targetPath: '/viamount/www' };
+    const exported = async () => JSON.stringify(await placeContent(deploy)) === JSON.stringify(sourceContent(SOURCES.v1));
+    for (let i = 0; i < 60 && !await exported(); i++) await new Promise((r) => setTimeout(r, 1000));
+    // Exactly the source's files: the copier's staging names and temporary files never reach the bucket as objects that stay.
+    expect(await placeContent(deploy)).toEqual(sourceContent(SOURCES.v1));
   });
 
   test('files that never show through the mount fail the request once the wait is over, named', async () => {

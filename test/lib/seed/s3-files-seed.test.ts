@@ -3,7 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { S3FilesFileSystem, S3FilesSeed, SeedEngine, SeedSource } from '../../../lib';
+import { AccessPointPreset, S3FilesFileSystem, S3FilesSeed, SeedEngine, SeedSource, SeedThrough } from '../../../lib';
+import { seedPropertyProblems } from '../../../lib/seed/contract/resource-properties';
 import { s3FilesSeedPropertyProblems } from '../../../lib/seed/contract/s3-files-seed-properties';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 
@@ -56,6 +57,8 @@ test('its grants on the file system\'s bucket reach its key prefix only', () => 
   const listing = onBucket.find((s: any) => JSON.stringify(s.Action).includes('s3:ListBucketVersions'));
   expect(listing.Condition).toEqual({ StringLike: { 's3:prefix': ['data/www/*'] } });
   expect(onBucket.every((s: any) => !JSON.stringify(s.Action).includes('*'))).toBe(true);
+  // Its mount only looks files up: no direct reads, so no read of the file system's other objects.
+  expect(JSON.stringify(onBucket)).not.toContain('s3:GetObjectVersion');
 });
 
 test('seeds on one file system share their functions; each keeps its own resource and settings', () => {
@@ -91,6 +94,41 @@ test('an app of seeds is clean for cdk-nag and cfn-lint', () => {
   // The test's own VPC and source bucket aside.
   expect(nagErrors(stack).filter((f) => !/ at Test\/(Vpc|Source)\//.test(f))).toEqual([]);
   expect(cfnLintErrors(template().toJSON())).toEqual([]);
+});
+
+describe('through the mount (SeedThrough.MOUNT)', () => {
+  test('runs the EFS seed\'s copier on the access point, read and write, as its POSIX user; its place is under the access point\'s root', () => {
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    const seed = files.addSeed('Site', { source: SeedSource.s3(sourceBucket, 'site/'), through: SeedThrough.MOUNT, accessPoint: web, targetPath: '/html', removeOnDelete: true });
+    expect(seed.keyPrefix).toBe('data/web/html/');
+    const [resource] = Object.values(template().findResources('Custom::CdkEfsKitSeed')) as any[];
+    expect(resource.Properties).toMatchObject({ MountPath: '/mnt/seed', TargetSubPath: 'html', Prune: 'false', RemoveOnDelete: 'true', Concurrency: '64' });
+    expect(seedPropertyProblems(resource.Properties, (v) => typeof v !== 'string')).toEqual([]);
+    expect(resource.Metadata['cdk-efs-kit:seedPlace']).toBeDefined();
+    const fn = Object.values(template().findResources('AWS::Lambda::Function')).find((f: any) => /seed handler for the seeds through Test\/Files\/Web/.test(f.Properties.Description)) as any;
+    expect(fn.Properties.FileSystemConfigs[0].LocalMountPath).toBe('/mnt/seed');
+    expect(statements().some((st) => JSON.stringify(st.Action).includes('s3files:ClientWrite'))).toBe(true);
+    // Nothing of the bucket: S3 Files exports what it writes.
+    const seedPolicies = Object.entries(template().findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('CdkEfsKitSeedS3FilesMount'));
+    expect(JSON.stringify(seedPolicies)).not.toContain('FilesBucket');
+    expect(JSON.stringify(seedPolicies)).toContain('cloudformation:DescribeStackResource');
+  });
+
+  test('a seed through the bucket and one through the mount on overlapping places are refused', () => {
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    files.addSeed('Objects', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/web/img' });
+    expect(() => files.addSeed('Files', { source: SeedSource.s3(sourceBucket, 'b/'), through: SeedThrough.MOUNT, accessPoint: web })).toThrow(/one place inside the other/);
+  });
+
+  test('options of the other path are refused, named', () => {
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    expect(() => files.addSeed('NoAp', { source: SeedSource.s3(sourceBucket, 'a/'), through: SeedThrough.MOUNT }))
+      .toThrow(/accessPoint \(access_point\) is required with through SeedThrough.MOUNT/);
+    expect(() => files.addSeed('Wait', { source: SeedSource.s3(sourceBucket, 'a/'), through: SeedThrough.MOUNT, accessPoint: web, visibilityTimeout: Duration.minutes(2) }))
+      .toThrow(/visibilityTimeout \(visibility_timeout\) applies to SeedThrough.BUCKET only/);
+    expect(() => files.addSeed('Ap', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/x', accessPoint: web }))
+      .toThrow(/accessPoint \(access_point\) applies to through SeedThrough.MOUNT only/);
+  });
 });
 
 describe('refused at synth, naming the problem', () => {
