@@ -39,6 +39,8 @@ export interface BucketManifest {
   /** By path relative to the prefix. */
   readonly objects: Map<string, ObjectRecord>;
   readonly lastRun?: RunRecord;
+  /** The stored manifest's ETag, or undefined where there is none: the next save is conditional on it. */
+  readonly etag?: string;
   /** Entries of the stored manifest that were ignored, and why (reported as warnings). */
   readonly ignored: string[];
 }
@@ -53,9 +55,11 @@ export async function readManifest(client: S3Client, target: BucketTarget): Prom
   const key = manifestKey(target);
   const what = `GET s3://${target.bucket}/${key}`;
   let text: string;
+  let etag: string | undefined;
   try {
     text = await new S3Attempts(what).run(async () => {
       const answer = await client.send(new GetObjectCommand({ Bucket: target.bucket, Key: key }));
+      etag = answer.ETag;
       if ((answer.ContentLength ?? 0) > MAX_MANIFEST_BYTES) {
         answer.Body && (answer.Body as { destroy?: () => void }).destroy?.();
         throw Object.assign(new Error(`${key} is ${answer.ContentLength} bytes, more than the ${MAX_MANIFEST_BYTES} a seed reads`), { tooLarge: true });
@@ -69,11 +73,11 @@ export async function readManifest(client: S3Client, target: BucketTarget): Prom
     // Only a missing key means no manifest: a missing bucket (NoSuchBucket, also HTTP 404) is an error.
     if (cause.name === 'NoSuchKey') return { objects: new Map(), ignored: [] };
     if (cause.tooLarge) {
-      return { objects: new Map(), ignored: [`${key} is too large to be the seed's: ignored, every file is written again`] };
+      return { objects: new Map(), etag, ignored: [`${key} is too large to be the seed's: ignored, every file is written again`] };
     }
     throw err;
   }
-  return parseManifest(text, key);
+  return { ...parseManifest(text, key), etag };
 }
 
 /** The records of a stored manifest that have the expected shape; anything else is ignored and said. */
@@ -116,12 +120,33 @@ function parseRunRecord(value: unknown, objects: ReadonlyMap<string, ObjectRecor
 
 const isShortString = (value: unknown) => typeof value === 'string' && value.length > 0 && value.length <= MAX_STRING;
 
-/** Writes the manifest (one PutObject). */
-export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>, lastRun?: RunRecord): Promise<void> {
+/** Another run wrote the manifest since this one read (or last wrote) it: this one's save is refused. */
+export class ManifestChangedError extends Error {
+  constructor(key: string) {
+    super(`${key} changed while this run went on (another run of the place wrote it): this run's records are not saved, and the next run goes on from the other's`);
+    this.name = 'ManifestChangedError';
+  }
+}
+
+/**
+ * Writes the manifest (one PutObject), only if it is still the one this run knows: the version with
+ * `etag`, or none at all (S3's conditional writes, If-Match and If-None-Match). Two runs on one
+ * place (a rollback while the forward run finishes its last writes) then never save over each
+ * other's records. Returns the new ETag.
+ */
+export async function writeManifest(client: S3Client, target: BucketTarget, objects: ReadonlyMap<string, ObjectRecord>, lastRun: RunRecord | undefined, etag: string | undefined): Promise<string | undefined> {
   const key = manifestKey(target);
   const sorted = Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const body = JSON.stringify({ version: VERSION, writer: 'cdk-efs-kit bucket seed', objects: sorted, ...lastRun ? { lastRun } : {} });
-  await new S3Attempts(`PUT s3://${target.bucket}/${key}`).run(() => client.send(new PutObjectCommand({
-    Bucket: target.bucket, Key: key, Body: body, ContentType: 'application/json',
-  })));
+  try {
+    const answer = await new S3Attempts(`PUT s3://${target.bucket}/${key}`).run(() => client.send(new PutObjectCommand({
+      Bucket: target.bucket, Key: key, Body: body, ContentType: 'application/json', ...etag ? { IfMatch: etag } : { IfNoneMatch: '*' },
+    })));
+    return answer.ETag;
+  } catch (err) {
+    const e = err as { cause?: { name?: string; $metadata?: { httpStatusCode?: number } } };
+    // 412: the condition failed; 409: another conditional write to the key was under way (S3's ConditionalRequestConflict).
+    if ([409, 412].includes(e.cause?.$metadata?.httpStatusCode ?? 0)) throw new ManifestChangedError(key);
+    throw err;
+  }
 }

@@ -8,6 +8,7 @@ import { EntryPaths } from './entry-paths';
 import { copyObject } from './object-copy';
 import { ObjectUploader } from './object-upload';
 import type { RequestCounts } from './request-counts';
+import { ManifestChangedError } from './bucket-manifest';
 import { SeedRecords } from './seed-records';
 import { firstFew, SeedTally } from './seed-tally';
 import { Slots } from './slots';
@@ -31,6 +32,8 @@ export class BucketSeedRun {
   private checkpointedAt = Date.now();
   private checkpointTimer?: NodeJS.Timeout;
   private finishing = false;
+  /** Set once a save found the manifest written by another run: no save of this run's is tried again. */
+  private manifestChanged?: ManifestChangedError;
   private writtenAtCheckpoint = 0;
   /** The seed's own versions this run wrote over: deleted once the run's writes are done. */
   private readonly replaced: DoomedVersion[] = [];
@@ -128,7 +131,7 @@ export class BucketSeedRun {
    * interval is over, even if nothing else finishes after it.
    */
   private checkpoint(records: SeedRecords): void {
-    if (this.options.dryRun || this.finishing || this.tally.written === this.writtenAtCheckpoint || this.checkpointBusy || this.checkpointTimer) return;
+    if (this.options.dryRun || this.finishing || this.manifestChanged || this.tally.written === this.writtenAtCheckpoint || this.checkpointBusy || this.checkpointTimer) return;
     const wait = this.checkpointedAt + (this.options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS) - Date.now();
     if (wait > 0) {
       this.checkpointTimer = setTimeout(() => {
@@ -140,7 +143,10 @@ export class BucketSeedRun {
     this.checkpointBusy = true;
     this.writtenAtCheckpoint = this.tally.written;
     this.checkpointing = records.checkpoint(this.client, this.target, this.options.run)
-      .catch((err) => { this.tally.warnings.push(`a checkpoint of the manifest failed (the run's end saves it): ${(err as Error).message}`); })
+      .catch((err) => {
+        if (err instanceof ManifestChangedError) this.manifestChanged = err;
+        else this.tally.warnings.push(`a checkpoint of the manifest failed (the run's end saves it): ${(err as Error).message}`);
+      })
       .finally(() => {
         this.checkpointedAt = Date.now();
         this.checkpointBusy = false;
@@ -212,8 +218,15 @@ export class BucketSeedRun {
     records.carryOver((relative) => this.paths.has(relative) || handled(relative));
     if (this.options.dryRun) return;
     try {
+      if (this.manifestChanged) throw this.manifestChanged;
       await records.save(this.client, this.target, this.options.run, this.tally.complete);
     } catch (err) {
+      if (err instanceof ManifestChangedError) {
+        // Not a failure of this run's files: the place has another run's records, and this run is not complete.
+        this.tally.complete = false;
+        this.tally.warnings.push(err.message);
+        return;
+      }
       this.tally.fail(manifestKey(this.target), `the manifest could not be written (the next run writes every file again): ${(err as Error).message}`);
     }
   }

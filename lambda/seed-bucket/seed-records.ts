@@ -17,8 +17,12 @@ export class SeedRecords {
   private readonly next = new Map<string, ObjectRecord>();
   /** Paths this run wrote that the stored manifest did not record. */
   private readonly added = new Set<string>();
+  /** The manifest's ETag as this run last read or wrote it: every save is conditional on it. */
+  private etag?: string;
 
-  private constructor(readonly stored: BucketManifest, readonly current: ReadonlyMap<string, CurrentObject>) {}
+  private constructor(readonly stored: BucketManifest, readonly current: ReadonlyMap<string, CurrentObject>) {
+    this.etag = stored.etag;
+  }
 
   /**
    * The paths to remove because this run undoes the last one (a rollback: back from the source the
@@ -76,7 +80,7 @@ export class SeedRecords {
    */
   async save(client: S3Client, target: BucketTarget, run: SeedRun | undefined, complete: boolean): Promise<void> {
     const lastRun = !complete && this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run);
-    if (this.changed(lastRun)) await writeManifest(client, target, this.next, lastRun);
+    if (this.changed(lastRun)) this.etag = await writeManifest(client, target, this.next, lastRun, this.etag);
   }
 
   /**
@@ -86,7 +90,7 @@ export class SeedRecords {
    */
   async checkpoint(client: S3Client, target: BucketTarget, run: SeedRun | undefined): Promise<void> {
     const lastRun = this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run);
-    await writeManifest(client, target, new Map([...this.stored.objects, ...this.next]), lastRun);
+    this.etag = await writeManifest(client, target, new Map([...this.stored.objects, ...this.next]), lastRun, this.etag);
   }
 
   private lastRunAfter(run: SeedRun | undefined): RunRecord | undefined {

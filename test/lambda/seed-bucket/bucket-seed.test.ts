@@ -284,6 +284,51 @@ test('a run records what it wrote before its end (a checkpoint), so a run killed
   }
 });
 
+test('a run whose request is no longer the place\'s (stillCurrent says so) stops before its next write, superseded', async () => {
+  const bucket = await newBucket();
+  const dir = tree({ 'a.txt': 'a', 'b.txt': 'b' });
+  let asked = 0;
+  const summary = await run(parseSourceSpec(dir), { bucket, prefix: '' }, { stillCurrent: async () => { asked++; return false; } });
+  expect(summary).toMatchObject({ superseded: true, complete: false, written: 0 });
+  expect(asked).toBe(1);
+  expect(await keys(bucket)).toEqual([]);
+});
+
+test('two runs on one place never save over each other\'s records: the later save is refused (a conditional write), and its run is not complete', async () => {
+  const bucket = await newBucket();
+  const target = { bucket, prefix: 'two/' };
+  const older = tree(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.txt`, `older ${i}`])));
+  const newer = tree({ 'f0.txt': 'newer 0' });
+  const opened = await openSource(parseSourceSpec(older));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  // The older run has read the manifest and stalls; meanwhile the newer run (a rollback, another deploy) completes.
+  const stalling: EntrySource = {
+    description: opened.source.description,
+    async *entries(): AsyncIterable<SeedEntry> {
+      let files = 0;
+      for await (const entry of opened.source.entries()) {
+        if (entry.type === 'file' && files++ === 3) await gate;
+        yield entry;
+      }
+    },
+  };
+  try {
+    const olderRun = seedBucket(s3, stalling, target);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await run(parseSourceSpec(newer), target)).toMatchObject({ complete: true, written: 1 });
+    const newerManifest = (await body(bucket, `two/${MANIFEST_NAME}`)).toString();
+    release();
+    const summary = await olderRun;
+    expect(summary).toMatchObject({ complete: false, failed: [] });
+    expect(summary.warnings.join(' ')).toMatch(/changed while this run went on \(another run of the place wrote it\)/);
+    expect((await body(bucket, `two/${MANIFEST_NAME}`)).toString()).toBe(newerManifest);
+  } finally {
+    release();
+    await opened.close();
+  }
+});
+
 test('a file written again leaves one version of the seed\'s: the one it replaced is deleted, so removal brings back what was there before the seed', async () => {
   const bucket = await newBucket();
   await put(bucket, 'w/a.txt', 'the application\'s, before the seed');
