@@ -1,7 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { isNormalEntryPath } from '../../lib/seed/contract/entry-path';
 import { S3Attempts } from '../seed/sources/s3-retry';
-import { BucketTarget, manifestKey } from './bucket-target';
+import { BucketTarget, MANIFEST_NAME, manifestKey } from './bucket-target';
 
 /**
  * What a bucket seed wrote, kept in the bucket at `<prefix>.cdk-efs-kit/bucket-manifest.json`: for
@@ -50,8 +50,18 @@ const VERSION = 1;
 const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 const MAX_STRING = 2048;
 
+/**
+ * The manifest, where the listing of the prefix (`current`, the manifest included) has it, else an
+ * empty one without a request. Asking S3 for a key that may be missing would need s3:ListBucket on
+ * the whole bucket to be answered 404 rather than 403, and the seed's is conditioned on its prefix
+ * (a GET carries no s3:prefix): the listing, which it may make, says whether the key is there.
+ */
+export async function readListedManifest(client: S3Client, target: BucketTarget, current: ReadonlyMap<string, unknown>): Promise<BucketManifest> {
+  return current.has(MANIFEST_NAME) ? readManifest(client, target) : { objects: new Map(), ignored: [] };
+}
+
 /** The manifest under the target's prefix, or an empty one where there is none. Throws, naming it, if it cannot be read. */
-export async function readManifest(client: S3Client, target: BucketTarget): Promise<BucketManifest> {
+async function readManifest(client: S3Client, target: BucketTarget): Promise<BucketManifest> {
   const key = manifestKey(target);
   const what = `GET s3://${target.bucket}/${key}`;
   let text: string;

@@ -1,5 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { readManifest } from './bucket-manifest';
+import { readListedManifest } from './bucket-manifest';
 import { listCurrentObjects } from './bucket-state';
 import { BucketTarget, MANIFEST_NAME, manifestKey } from './bucket-target';
 import { RequestCounts } from './request-counts';
@@ -26,8 +26,8 @@ export interface BucketRemovalSummary {
 export async function removeBucketSeed(client: S3Client, target: BucketTarget): Promise<BucketRemovalSummary> {
   const counts = new RequestCounts(client);
   try {
-    const manifest = await readManifest(client, target);
     const current = await listCurrentObjects(client, target, { withManifest: true });
+    const manifest = await readListedManifest(client, target, current);
     const { doomed, kept } = deletableVersions(manifest.objects, current, target.prefix);
     const refused = await deleteVersions(client, target.bucket, doomed);
     const failed = [...refused].map(([key, error]) => ({ path: key.slice(target.prefix.length), error: `${key.slice(target.prefix.length)}: not removed: ${error}` }));

@@ -83,16 +83,15 @@ export class BucketSeedRun {
       await Promise.all(inFlight);
       await this.endCheckpoints();
       this.tally.complete = false;
-      await this.deleteReplaced();
-      await this.finishRecords(records, undefined);
+      if (await this.finishRecords(records, undefined)) await this.deleteReplaced();
       throw err;
     }
     await Promise.all(inFlight);
     await this.endCheckpoints();
-    await this.deleteReplaced();
     const pruning = this.pruning(records);
     if (pruning) await this.prune(records, pruning);
-    await this.finishRecords(records, pruning);
+    // The versions this run wrote over go once its records are saved, and not by a run another request took over.
+    if (await this.finishRecords(records, pruning) && !this.tally.superseded) await this.deleteReplaced();
     this.tally.progress(true);
     return this.tally.summary(this.counts.byKind, this.options.listFiles ?? false);
   }
@@ -169,9 +168,10 @@ export class BucketSeedRun {
     if (refused.size > 0) this.tally.warnings.push(`${refused.size} older versions the seed wrote could not be deleted (they stay as noncurrent versions): ${firstFew([...refused.keys()])}`);
   }
 
-  /** The deadline passed, or a newer request took the place over (asked at most every 10 s). */
+  /** The deadline passed, another run saved the place's records, or a newer request took the place over (asked at most every 10 s). */
   private async mustStop(): Promise<boolean> {
     if (this.options.deadline !== undefined && Date.now() >= this.options.deadline) return true;
+    if (this.manifestChanged) return true;
     if (!this.options.stillCurrent || Date.now() - this.currentAskedAt < CURRENT_EVERY_MS) return false;
     this.currentAskedAt = Date.now();
     if (await this.options.stillCurrent()) return false;
@@ -211,23 +211,25 @@ export class BucketSeedRun {
     }
   }
 
-  /** Carries the records over and saves the manifest, last, once every write it records is done. */
-  private async finishRecords(records: SeedRecords, pruned: ((relative: string) => boolean) | undefined): Promise<void> {
+  /** Carries the records over and saves the manifest, last, once every write it records is done; whether they are saved. */
+  private async finishRecords(records: SeedRecords, pruned: ((relative: string) => boolean) | undefined): Promise<boolean> {
     // What a prune went through was deleted, is the application's, or failed (and kept its record).
     const handled = pruned && !this.options.dryRun ? pruned : () => false;
     records.carryOver((relative) => this.paths.has(relative) || handled(relative));
-    if (this.options.dryRun) return;
+    if (this.options.dryRun) return false;
     try {
       if (this.manifestChanged) throw this.manifestChanged;
       await records.save(this.client, this.target, this.options.run, this.tally.complete);
+      return true;
     } catch (err) {
       if (err instanceof ManifestChangedError) {
         // Not a failure of this run's files: the place has another run's records, and this run is not complete.
         this.tally.complete = false;
         this.tally.warnings.push(err.message);
-        return;
+        return false;
       }
       this.tally.fail(manifestKey(this.target), `the manifest could not be written (the next run writes every file again): ${(err as Error).message}`);
+      return false;
     }
   }
 }

@@ -1,8 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { FileEntry } from '../seed/sources/entry';
-import { BucketManifest, ObjectRecord, readManifest, RunRecord, writeManifest } from './bucket-manifest';
+import { BucketManifest, ObjectRecord, readListedManifest, RunRecord, writeManifest } from './bucket-manifest';
 import { CurrentObject, listCurrentObjects, mayDelete, stillAsWritten } from './bucket-state';
-import type { BucketTarget } from './bucket-target';
+import { BucketTarget, MANIFEST_NAME } from './bucket-target';
 
 /**
  * What a run knows of each path under the prefix: what the stored manifest recorded, what the bucket
@@ -10,8 +10,10 @@ import type { BucketTarget } from './bucket-target';
  */
 export class SeedRecords {
   static async read(client: S3Client, target: BucketTarget): Promise<SeedRecords> {
-    const stored = await readManifest(client, target);
-    return new SeedRecords(stored, await listCurrentObjects(client, target));
+    const current = await listCurrentObjects(client, target, { withManifest: true });
+    const stored = await readListedManifest(client, target, current);
+    current.delete(MANIFEST_NAME);
+    return new SeedRecords(stored, current);
   }
 
   private readonly next = new Map<string, ObjectRecord>();
@@ -79,7 +81,7 @@ export class SeedRecords {
    * this one still knows what to undo.
    */
   async save(client: S3Client, target: BucketTarget, run: SeedRun | undefined, complete: boolean): Promise<void> {
-    const lastRun = !complete && this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run);
+    const lastRun = !complete && this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run, this.next);
     if (this.changed(lastRun)) this.etag = await writeManifest(client, target, this.next, lastRun, this.etag);
   }
 
@@ -89,15 +91,17 @@ export class SeedRecords {
    * objects it wrote recorded as the seed's, for the next run to recognise, prune and remove.
    */
   async checkpoint(client: S3Client, target: BucketTarget, run: SeedRun | undefined): Promise<void> {
-    const lastRun = this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run);
-    this.etag = await writeManifest(client, target, new Map([...this.stored.objects, ...this.next]), lastRun, this.etag);
+    const records = new Map([...this.stored.objects, ...this.next]);
+    const lastRun = this.undoneBy(run) ? this.stored.lastRun : this.lastRunAfter(run, records);
+    this.etag = await writeManifest(client, target, records, lastRun, this.etag);
   }
 
-  private lastRunAfter(run: SeedRun | undefined): RunRecord | undefined {
+  /** The run's record as a manifest of `records` holds it: the paths it added (over every slice) that `records` still has. */
+  private lastRunAfter(run: SeedRun | undefined, records: ReadonlyMap<string, ObjectRecord>): RunRecord | undefined {
     const last = this.stored.lastRun;
     if (!run) return last;
     const resumed = last && last.to === run.to && last.from === run.from;
-    const added = new Set([...resumed ? last.added : [], ...this.added].filter((path) => this.next.has(path)));
+    const added = new Set([...resumed ? last.added : [], ...this.added].filter((path) => records.has(path)));
     return { ...run.from === undefined ? {} : { from: run.from }, to: run.to, added: [...added].sort() };
   }
 

@@ -48,8 +48,8 @@ export interface S3FilesSeedDeps {
 type Data = Record<string, string | number>;
 
 export async function onEvent(event: S3FilesSeedEvent, deps: S3FilesSeedDeps): Promise<{ PhysicalResourceId: string; Data?: Data }> {
-  const runDeadline = Date.now() + limitSecondsOf(event) * 1000;
   if (event.RequestType === 'Delete') return onDelete(event, deps);
+  const runDeadline = Date.now() + limitSecondsOf(event) * 1000;
   const props = checkS3FilesSeedProperties(event.ResourceProperties);
   const physicalId = placeIdOf(props);
   if (event.RequestType === 'Update' && event.OldResourceProperties && !needsRun(event.OldResourceProperties, props)) {
@@ -94,13 +94,18 @@ export async function isComplete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps)
  * take the place over (a renamed construct), and anyone may once the holder released it.
  */
 async function claimPlace(claim: PlaceClaim, request: string, identity: string, physicalId: string): Promise<void> {
-  const holder = await claim.read();
-  if (holder && !holder.released && ofAnotherStack(holder.resource, identity)) {
-    throw new Error(`seed: ${physicalId} is the place of ${printable(describeResource(holder.resource))}, so ${describeResource(identity)} cannot seed it too: `
-      + 'each would delete what the other serves. Give this seed a place of its own (another targetPath), or delete the other seed first.');
+  // The write is conditional on the claim read: of two requests claiming at once (twin stacks), one reads the other's claim.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { claim: holder, etag } = await claim.read();
+    if (holder && !holder.released && ofAnotherStack(holder.resource, identity)) {
+      throw new Error(`seed: ${physicalId} is the place of ${printable(describeResource(holder.resource))}, so ${describeResource(identity)} cannot seed it too: `
+        + 'each would delete what the other serves. Give this seed a place of its own (another targetPath), or delete the other seed first.');
+    }
+    // Taken over from another resource of this stack (a renamed construct) that may come back on a rollback: remembered.
+    const previous = holder && !holder.released && !sameResource(holder.resource, identity) ? holder.resource : holder?.previous;
+    if (await claim.write({ request, resource: identity, ...previous ? { previous } : {} }, etag)) return;
   }
-  const previous = holder && !holder.released && !sameResource(holder.resource, identity) ? holder.resource : holder?.previous;
-  await claim.write({ request, resource: identity, ...previous ? { previous } : {} });
+  throw new Error(`seed: the claim of ${physicalId} kept changing while this request claimed it (another request for the same place at the same time); deploy again.`);
 }
 
 async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourceProperties, claim: PlaceClaim, deps: S3FilesSeedDeps, deadline: number): Promise<BucketSeedSummary> {
@@ -158,24 +163,45 @@ async function onDelete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps): Promise
     console.warn(JSON.stringify({ message: 'Delete of a place its properties do not name: nothing removed', physicalId }));
     return done;
   }
-  const claim = new PlaceClaim(deps.s3, targetOf(props));
-  const identity = identityOf(event, physicalId);
-  const holder = await claim.read();
+  try {
+    await leaveOrRemove(event, props, deps.s3, identityOf(event, physicalId));
+  } catch (err) {
+    console.warn(JSON.stringify({ message: 'the seed\'s Delete could not do all it would: what is left stays', physicalId, error: (err as Error).message }));
+  }
+  return done;
+}
+
+/** What a Delete does to the place: leaves it to the resource that holds it now, hands it back, releases it, or removes what the seed wrote. */
+async function leaveOrRemove(event: S3FilesSeedEvent, props: S3FilesSeedResourceProperties, s3: S3Client, identity: string): Promise<void> {
+  const claim = new PlaceClaim(s3, targetOf(props));
+  const { claim: holder, etag } = await claim.read();
   if (holder && !holder.released && !sameResource(holder.resource, identity)) {
     console.log(JSON.stringify({ message: 'the place is another resource\'s now: left as it is', holder: holder.resource }));
-    return done;
+    // The resource that took the place over from this one (a renamed construct) now holds it alone.
+    if (holder.previous && sameResource(holder.previous, identity)) await claim.write({ request: holder.request, resource: holder.resource }, etag);
+    return;
+  }
+  if (holder?.previous && !holder.released) {
+    // A rename rolled back: this, the new resource, goes; the one it took the place over from stays, with the place's content.
+    console.log(JSON.stringify({ message: 'handing the place back to the resource this one took it over from', to: holder.previous }));
+    await claim.write({ request: requestOf(event), resource: holder.previous }, etag);
+    return;
   }
   if (props.RemoveOnDelete === 'true') {
-    const removal = await removeBucketSeed(deps.s3, targetOf(props));
+    // Claimed for the Delete first: a run of this resource that goes on stops at its next look.
+    await claim.write({ request: requestOf(event), resource: identity }, null);
+    const removal = await removeBucketSeed(s3, targetOf(props));
     console.log(JSON.stringify({ message: 'removed what the seed wrote', removed: removal.removed, kept: removal.kept.slice(0, 20), failed: removal.failed.slice(0, 20) }));
     if (removal.failed.length > 0) {
-      throw new Error(`seed: removing what the seed wrote in ${physicalId} failed for ${removal.failed.length} objects: ${printable(removal.failed.slice(0, 5).map((f) => f.error).join('; '))}; deleting again resumes.`);
+      // Never sticks: what could not be removed stays, released to whoever seeds the place next.
+      console.warn(JSON.stringify({ message: 'some of what the seed wrote could not be removed: it stays', failed: removal.failed.slice(0, 20) }));
+      await claim.write({ request: requestOf(event), resource: identity, released: true }, null);
+      return;
     }
     await claim.remove();
-    return done;
+    return;
   }
-  await claim.write({ request: requestOf(event), resource: identity, released: true, ...holder?.previous ? { previous: holder.previous } : {} });
-  return done;
+  if (holder) await claim.write({ request: requestOf(event), resource: identity, released: true }, null);
 }
 
 const placeIdOf = (props: S3FilesSeedResourceProperties) => `seed:${s3FilesSeedPlace(props)}`;

@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Attempts } from '../seed/sources/s3-retry';
 import type { BucketTarget } from '../seed-bucket/bucket-target';
 import { deleteEveryVersion } from '../seed-bucket/version-deletion';
@@ -31,36 +31,52 @@ export class PlaceClaim {
     return this.target.prefix + CLAIM_NAME;
   }
 
-  /** The claim, or undefined where there is none or it is not of the expected shape (anyone may have written it). */
-  async read(): Promise<Claim | undefined> {
+  /**
+   * The claim, or undefined where there is none or it is not of the expected shape (anyone may have
+   * written it), with the ETag a conditional write of the next claim names. Listed before it is
+   * read: a GET of a missing key is answered 403, not 404, without s3:ListBucket on the whole bucket.
+   */
+  async read(): Promise<{ claim?: Claim; etag?: string }> {
+    const listing = await new S3Attempts(`listing s3://${this.target.bucket}/${this.key}`).run(() => this.client.send(new ListObjectsV2Command({
+      Bucket: this.target.bucket, Prefix: this.key, MaxKeys: 1,
+    })));
+    if (listing.Contents?.[0]?.Key !== this.key) return {};
     let text: string;
+    let etag: string | undefined;
     try {
       text = await new S3Attempts(`GET s3://${this.target.bucket}/${this.key}`).run(async () => {
         const answer = await this.client.send(new GetObjectCommand({ Bucket: this.target.bucket, Key: this.key, Range: `bytes=0-${MAX_CLAIM_BYTES - 1}` }));
+        etag = answer.ETag;
         return answer.Body!.transformToString();
       });
     } catch (err) {
       const e = err as { name?: string; cause?: { name?: string } };
-      if ((e.cause ?? e).name === 'NoSuchKey') return undefined;
+      if ((e.cause ?? e).name === 'NoSuchKey') return {};
       throw err;
     }
-    try {
-      const c = JSON.parse(text) as Partial<Record<keyof Claim, unknown>>;
-      if (typeof c.request !== 'string' || typeof c.resource !== 'string') return undefined;
-      return {
-        request: c.request, resource: c.resource,
-        ...c.released === true ? { released: true } : {},
-        ...typeof c.previous === 'string' ? { previous: c.previous } : {},
-      };
-    } catch {
-      return undefined;
-    }
+    return { claim: parseClaim(text), etag };
   }
 
-  async write(claim: Claim): Promise<void> {
-    await new S3Attempts(`PUT s3://${this.target.bucket}/${this.key}`).run(() => this.client.send(new PutObjectCommand({
-      Bucket: this.target.bucket, Key: this.key, Body: JSON.stringify(claim), ContentType: 'application/json',
-    })));
+  /** The claim, if the place has one. */
+  async current(): Promise<Claim | undefined> {
+    return (await this.read()).claim;
+  }
+
+  /**
+   * Writes the claim; with `etag` (from `read`, undefined where there was no claim), only if the
+   * claim is still the one read: false when another request wrote it meanwhile.
+   */
+  async write(claim: Claim, etag?: string | null): Promise<boolean> {
+    const condition = etag === null ? {} : etag ? { IfMatch: etag } : { IfNoneMatch: '*' };
+    try {
+      await new S3Attempts(`PUT s3://${this.target.bucket}/${this.key}`).run(() => this.client.send(new PutObjectCommand({
+        Bucket: this.target.bucket, Key: this.key, Body: JSON.stringify(claim), ContentType: 'application/json', ...condition,
+      })));
+      return true;
+    } catch (err) {
+      if ([409, 412].includes((err as { cause?: { $metadata?: { httpStatusCode?: number } } }).cause?.$metadata?.httpStatusCode ?? 0)) return false;
+      throw err;
+    }
   }
 
   /** Deletes every version of the claim (after removeOnDelete removed what the seed wrote: nothing of the seed's is left). */
@@ -71,7 +87,21 @@ export class PlaceClaim {
 
   /** Whether the place is still claimed for `request` (a released claim is nobody's). */
   async heldFor(request: string): Promise<boolean> {
-    const claim = await this.read();
+    const claim = await this.current();
     return claim !== undefined && !claim.released && claim.request === request;
+  }
+}
+
+function parseClaim(text: string): Claim | undefined {
+  try {
+    const c = JSON.parse(text) as Partial<Record<keyof Claim, unknown>>;
+    if (typeof c.request !== 'string' || typeof c.resource !== 'string') return undefined;
+    return {
+      request: c.request, resource: c.resource,
+      ...c.released === true ? { released: true } : {},
+      ...typeof c.previous === 'string' ? { previous: c.previous } : {},
+    };
+  } catch {
+    return undefined;
   }
 }

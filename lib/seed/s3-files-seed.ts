@@ -9,7 +9,7 @@ import { archiveLimitProperties } from './archive-limit-properties';
 import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
-import { SeedResourceProperties, seedPropertyProblems, targetSubPathProblem } from './contract/resource-properties';
+import { MAX_INVOCATION_TIMEOUT_SECONDS, SeedResourceProperties, seedPropertyProblems, targetSubPathProblem } from './contract/resource-properties';
 import {
   MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
 } from './contract/s3-files-seed-properties';
@@ -99,8 +99,9 @@ export interface S3FilesSeedOptions {
    * How long the seed waits, once its objects are written, for every seeded file to show through
    * the file system's mount with the source's size, before it fails naming those that did not. S3
    * Files imports a directory's entries when it is first looked up, and shows a change in a
-   * directory it imported about 30 s later. 1 to 50 minutes. `SeedThrough.BUCKET` only: through the
-   * mount the files are there once written.
+   * directory it imported about 30 s later. From 1 minute to 2 minutes less than the engine's
+   * `timeout` (the wait runs inside one invocation). Files are compared by type and size, not
+   * content. `SeedThrough.BUCKET` only: through the mount the files are there once written.
    * @default Duration.minutes(5)
    */
   readonly visibilityTimeout?: Duration;
@@ -184,6 +185,9 @@ export class S3FilesSeed extends Construct {
     check(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY, where, 'concurrency', concurrency, `must be an integer from 1 to ${MAX_CONCURRENCY}`, this);
 
     const files = props.fileSystem;
+    // An imported file system's prefix is not checked on import: 'data' would put the objects beside what it serves.
+    check(Token.isUnresolved(files.prefix) || files.prefix === '' || (files.prefix.endsWith('/') && !files.prefix.startsWith('/')), where, 'fileSystem.prefix', files.prefix,
+      "must be '' or a key prefix ending in '/' (e.g. 'data/'), as S3 Files serves it", this);
     // The directory the seed fills, from the file system's root (through the mount: under the access point's root).
     const placePath = through === SeedThrough.MOUNT ? join(accessPointRoot(this, where, props), subPath) : subPath;
     this.keyPrefix = `${files.prefix}${placePath === '' ? '' : `${placePath}/`}`;
@@ -223,8 +227,11 @@ export class S3FilesSeed extends Construct {
       throw new ValidationError(`${where}: ${propName('accessPoint')} applies to ${propName('through')} SeedThrough.MOUNT only: through the bucket the seed writes objects, which no access point's user owns; leave it out, or write through the mount.`, this);
     }
     const visibility = (props.visibilityTimeout ?? DEFAULT_VISIBILITY_TIMEOUT).toSeconds();
-    check(visibility >= MIN_VISIBILITY_TIMEOUT_SECONDS && visibility <= MAX_VISIBILITY_TIMEOUT_SECONDS, where, 'visibilityTimeout', `${visibility} s`,
-      `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} to ${MAX_VISIBILITY_TIMEOUT_SECONDS / 60} minutes`, this);
+    // The wait runs inside one invocation, after the writes and before its last minute: a longer one could never end in its own message.
+    const invocation = (props.engine?.singleFunctionOptions?.timeout ?? Duration.minutes(15)).toSeconds();
+    const most = invocation - (MAX_INVOCATION_TIMEOUT_SECONDS - MAX_VISIBILITY_TIMEOUT_SECONDS);
+    check(visibility >= MIN_VISIBILITY_TIMEOUT_SECONDS && visibility <= most, where, 'visibilityTimeout', `${visibility} s`,
+      `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} minute to 2 minutes less than the engine's timeout (${invocation / 60} minutes): the wait runs inside one invocation`, this);
     const settings: S3FilesSeedResourceProperties = {
       ...common, TargetBucket: props.fileSystem.bucket.bucketName, TargetPrefix: this.keyPrefix, VisiblePath: subPath, VisibilityTimeoutSeconds: String(visibility),
     };

@@ -32,9 +32,13 @@ export interface S3FilesSeedResourceProperties {
   readonly MaxCompressionRatio?: string;
 }
 
-/** A visibility wait is at least a minute (S3 Files shows a change in a directory it imported about 30 s later) and at most the deploy's limit. */
+/**
+ * A visibility wait is at least a minute (S3 Files shows a change in a directory it imported about
+ * 30 s later) and runs inside one invocation, before its last minute and after the writes: at most
+ * the longest invocation less 2 minutes (less still for a shorter `timeout`, checked at synth).
+ */
 export const MIN_VISIBILITY_TIMEOUT_SECONDS = 60;
-export const MAX_VISIBILITY_TIMEOUT_SECONDS = 3000;
+export const MAX_VISIBILITY_TIMEOUT_SECONDS = MAX_INVOCATION_TIMEOUT_SECONDS - 120;
 
 const isFlag = (value: unknown) => value === 'true' || value === 'false';
 const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;

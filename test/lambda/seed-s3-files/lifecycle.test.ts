@@ -170,8 +170,9 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     expect(await placeContent(deploy)).toEqual(sourceContent(SOURCES.v1));
     // Through the mount, byte for byte, as the stack's clients will read it.
     expect(sourceContent(path.join(sim.mount, 'create', 'www'))).toMatchObject(sourceContent(SOURCES.v1));
+    const versionsBefore = await everyVersion(deploy);
     expect(await cfn.update(deploy, deploy)).toMatchObject({ Status: 'SUCCESS', Data: { Complete: 'true' } });
-    expect(cfn.framework.invocations.isComplete).toBeGreaterThan(0);
+    expect(await everyVersion(deploy)).toEqual(versionsBefore);
   });
 
   test('Update to a new source rewrites what changed; prune then removes what the source dropped, never the application\'s objects', async () => {
@@ -254,6 +255,20 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     expect(await renamed.create(deploy)).toMatchObject({ Status: 'SUCCESS' });
     expect(await first.remove(deploy)).toMatchObject({ Status: 'SUCCESS' });
     expect(await placeContent(deploy)).toEqual(sourceContent(SOURCES.v1));
+  });
+
+  test('a rename rolled back: the new resource\'s Delete hands the place back, and its content stays for the old one, whose own Delete removes it', async () => {
+    const deploy: Deploy = { targetPath: '/renamed-back', removeOnDelete: true };
+    const first = new Stackish('Content');
+    await first.create(deploy);
+    const renamed = new Stackish('Renamed', first.stackId);
+    expect(await renamed.create(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    // Another resource failed: CloudFormation deletes the new logical id, and the old one stays in the stack.
+    expect(await renamed.remove(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await placeContent(deploy)).toEqual(sourceContent(SOURCES.v1));
+    // The old resource holds the place again: its Delete removes what the seed wrote, and the claim.
+    expect(await first.remove(deploy)).toMatchObject({ Status: 'SUCCESS' });
+    expect(await everyVersion(deploy)).toEqual([]);
   });
 
   test('a new targetPath is a new place: the Update seeds it, and the old place\'s Delete removes only its own', async () => {

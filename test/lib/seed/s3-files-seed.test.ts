@@ -143,7 +143,13 @@ describe('refused at synth, naming the problem', () => {
     expect(() => files.addSeed('Dm', { source: SeedSource.s3(sourceBucket, 'a/'), engine: SeedEngine.distributedMap() })).toThrow(/engine SeedEngine.distributedMap\(\) does not serve S3 Files yet/);
     expect(() => files.addSeed('Dots', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/a/../b' })).toThrow(/targetPath \(target_path\) must be an absolute path of the file system/);
     expect(() => files.addSeed('Own', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/.cdk-efs-kit' })).toThrow(/targetPath/);
-    expect(() => files.addSeed('Short', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/s', visibilityTimeout: Duration.seconds(10) })).toThrow(/visibilityTimeout \(visibility_timeout\) must be from 1 to 50 minutes, got "10 s"/);
+    expect(() => files.addSeed('Short', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/s', visibilityTimeout: Duration.seconds(10) })).toThrow(/visibilityTimeout \(visibility_timeout\) must be from 1 minute to 2 minutes less than the engine's timeout \(15 minutes\).*got "10 s"/);
+    expect(() => files.addSeed('Long', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/long', engine: SeedEngine.singleFunction({ timeout: Duration.minutes(5) }), visibilityTimeout: Duration.minutes(4) }))
+      .toThrow(/2 minutes less than the engine's timeout \(5 minutes\).*got "240 s"/);
+    const imported = S3FilesFileSystem.fromFileSystemAttributes(stack, 'Imported', {
+      fileSystemId: 'fs-0123456789abcdef0', bucket: sourceBucket, vpc, prefix: 'data', securityGroup: ec2.SecurityGroup.fromSecurityGroupId(stack, 'Sg', 'sg-0123456789abcdef0'),
+    });
+    expect(() => imported.addSeed('Prefix', { source: SeedSource.s3(sourceBucket, 'a/') })).toThrow(/fileSystem.prefix .* must be '' or a key prefix ending in '\/'/);
     expect(() => files.addSeed('Wide', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/w', concurrency: 0 })).toThrow(/concurrency must be an integer from 1 to 1024/);
     expect(() => files.addSeed('Limits', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/l', archiveLimits: { maxEntries: 5 } })).toThrow(/archiveLimits \(archive_limits\) applies to archive sources/);
   });
