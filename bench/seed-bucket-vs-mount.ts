@@ -69,7 +69,7 @@ function meteredThroughMount(stats: EfsSimStats) {
   return { operations, io };
 }
 
-const usd = (n: number) => (n >= 0.01 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`);
+const usd = (n: number) => `$${n.toFixed(4)}`;
 const kinds = (r: Readonly<Record<string, number>>) => Object.entries(r).filter(([, n]) => n > 0).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
 const sumRequests = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => {
   const out: Record<string, number> = { ...a };
