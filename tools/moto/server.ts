@@ -54,7 +54,13 @@ export async function startMoto(): Promise<Moto> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   const child = spawn(MOTO_SERVER, ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  await waitUntilAnswering(endpoint, child);
+  try {
+    await waitUntilAnswering(endpoint, child);
+  } catch (err) {
+    // A server that never answered is not left running behind the error.
+    child.kill('SIGKILL');
+    throw err;
+  }
   return {
     endpoint,
     clientConfig: { endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
