@@ -135,9 +135,9 @@ export class S3FilesMonitoring extends Construct {
   private addSeedRow(seed: S3FilesSeed, key: string, alarmed: boolean): void {
     const failures = seed.metricFailures();
     this.dashboard.addWidgets(
-      note(`**Seed ${seed.node.path}** (through the bucket, \`${seed.keyPrefix}\`). Objects written per period; `
+      note(`**Seed ${seed.node.path}** (through the ${seed.through}, \`${seed.keyPrefix}\`). Files written per period; `
         + 'failures above zero mean content is missing, or did not show through the mount in time.'),
-      graph('Seed objects written', [seed.metricFilesWritten()], { label: 'objects' }),
+      graph('Seed files written', [seed.metricFilesWritten()], { label: 'files' }),
       graph('Seed failures', [failures], { label: 'failures' }),
     );
     if (alarmed) this.alarms[`seedFailures${key}`] = anyFailureAlarm(this, `SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to write files or failed a run.`);

@@ -159,8 +159,14 @@ export class S3FilesSeed extends Construct {
     return hasBrand(x, 'S3FilesSeed');
   }
 
-  /** The seed function, shared by the stack's S3 Files seeds on the same file system with the same size and subnets. */
+  /**
+   * The seed's onEvent function, shared by the stack's S3 Files seeds of the same path on the same
+   * file system (and access point) with the same size and subnets; the copy itself runs in the
+   * resume function beside it, which the Provider framework calls until the copy is done.
+   */
   public readonly function: lambda.Function;
+  /** Which way the seed writes. */
+  public readonly through: SeedThrough;
   /** The custom resource whose completion means the content is in the bucket and shows through the mount. */
   public readonly resource: CustomResource;
   /** The key prefix of the file system's bucket that the seed fills (`''` for the whole bucket, else ending in '/'). */
@@ -177,6 +183,7 @@ export class S3FilesSeed extends Construct {
       throw new ValidationError(`${where}: engine ${engine} does not serve S3 Files yet; use SeedEngine.singleFunction() (it writes the bucket, with S3's parallelism), got ${engine}.`, this);
     }
     const through = props.through ?? SeedThrough.BUCKET;
+    this.through = through;
     const targetPath = props.targetPath ?? '/';
     const subPath = targetPath.replace(/^\/+|\/+$/g, '');
     check(targetPath.startsWith('/') && targetSubPathProblem(subPath) === undefined, where, 'targetPath', targetPath,

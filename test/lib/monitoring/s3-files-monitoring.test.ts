@@ -303,7 +303,7 @@ describe('seeds', () => {
     const seed = files.addSeed('Site', { source: SeedSource.s3(new s3.Bucket(stack, 'Source'), 'site/'), targetPath: '/www' });
     new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: files, seeds: [seed] });
     const template = Template.fromStack(stack);
-    expect(widgets(template).filter((w) => /^Seed/.test(w.properties.title ?? '')).map((w) => w.properties.title)).toEqual(['Seed objects written', 'Seed failures']);
+    expect(widgets(template).filter((w) => /^Seed/.test(w.properties.title ?? '')).map((w) => w.properties.title)).toEqual(['Seed files written', 'Seed failures']);
     const failures = alarmNamed(template, /^Seed Test\/Files\/Site failed/);
     expect(alarmFires(failures, { 'SeedFilesFailed:Sum': [1], 'SeedRunsFailed:Sum': [NaN] })).toBe(true);
     expect(alarmFires(failures, { 'SeedFilesFailed:Sum': [NaN], 'SeedRunsFailed:Sum': [1] })).toBe(true);
