@@ -11,11 +11,11 @@
 // test/ mirrors the source: test/lib/<capability>, test/lambda/<handler>, test/bin, and test/package
 // for the packed package (all of it in the package project).
 const INTEGRATION = [
-  'bin/commands/advise', 'bin/commands/doctor', 'bin/commands/doctor-s3-files', 'examples/demo', 'examples/synth-meets-handlers', 'lambda/mount-readiness/readiness', 'lambda/mount-readiness/s3-files', 'lambda/probe/efs-sim', 'lambda/probe/s3-files-scenarios',
+  'bin/commands/advise', 'bin/commands/doctor', 'bin/commands/doctor-s3-files', 'examples/demo', 'examples/demo-s3-files', 'examples/synth-meets-handlers', 'lambda/mount-readiness/readiness', 'lambda/mount-readiness/s3-files', 'lambda/probe/efs-sim', 'lambda/probe/s3-files-scenarios',
   'lambda/seed/batch-worker', 'lambda/seed/containment', 'lambda/seed/copy-workers', 'lambda/seed/efs-sim', 'lambda/seed/handler',
   'lambda/seed/hostile', 'lambda/seed/hostile-archives', 'lambda/seed/lifecycle', 'lambda/seed/moved-directory', 'lambda/seed/native-seed', 'lambda/seed/own-names', 'lambda/seed/s3', 'lambda/seed/s3-faults',
   'lambda/seed/source-boundary', 'lambda/seed/trust-boundary',
-  'lambda/seed-bucket/', 'lambda/seed-distributed-map-run/', 'lambda/shared/mount-checks', 'lib/seed/s3-grants', 'tools/efs-sim', 'tools/efs-sim-s3files',
+  'lambda/seed-bucket/', 'lambda/seed-s3-files/', 'lambda/seed-distributed-map-run/', 'lambda/shared/mount-checks', 'lib/seed/s3-grants', 'tools/efs-sim', 'tools/efs-sim-s3files',
 ];
 const PACKAGE = ['package/'];
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark, one after another on an otherwise idle machine, and writes bench/RESULTS.md:
 # efs-sim's calibration, the copy tools against the seeder, CPU per file, the seeder's memory, the
-# probe's accuracy. Needs root, /dev/fuse and the tools tools/setup.sh installs; about 15 minutes on 2 cores.
+# probe's accuracy, seeding S3 Files through its bucket and through its mount (with shorter sync windows
+# than S3 Files': 10 s and 5 s). Needs root, /dev/fuse and the tools tools/setup.sh installs; about 20 minutes on 2 cores.
 #
 #   sudo bash bench/run-all.sh            # or: npm run bench
 #   SEED_BASELINE=<other build>/dist/bin/cdk-efs-kit.js npm run bench   # CPU per file of another build beside
@@ -30,6 +31,10 @@ out=bench/RESULTS.md
   echo '## Probe accuracy (`npx tsx bench/probe-accuracy.ts`)'
   echo
   UV_THREADPOOL_SIZE=64 npx tsx bench/probe-accuracy.ts
+  echo
+  # S3 Files exports about every 60 s and imports bucket changes in about 30 s; 10 s and 5 s keep
+  # this section to about 5 minutes, and the table's header says so.
+  npx tsx bench/seed-bucket-vs-mount.ts --workload both --export-window 10 --import-delay 5
 } >"$out.tmp" 2> >(grep -v 'nodedir\|NodeVersionSupportWarning' >&2)
 mv "$out.tmp" "$out"
 echo "wrote $out"

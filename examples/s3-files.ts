@@ -2,7 +2,8 @@
  * S3 Files: a versioned bucket served as a file system, shared through one access point by a Lambda
  * function (reading the bucket directly for large files) and a Fargate service. Files written on
  * the mount appear in the bucket about a minute later; objects put in the bucket appear on the mount.
- * S3FilesMonitoring watches the sync, the traffic and the lost+found files.
+ * A seed writes examples/site into the bucket at deploy time, and the function starts once it shows
+ * on the mount. S3FilesMonitoring watches the sync, the traffic, the lost+found files and the seed.
  *
  *   npx cdk synth --strict --app 'npx tsx examples/s3-files.ts'
  *   npx cdk deploy         --app 'npx tsx examples/s3-files.ts'
@@ -12,6 +13,7 @@
  * after its file system is gone (BucketHasS3FileSystemAttached). Empty and delete it afterwards:
  *   aws s3 rb s3://<bucket> --force   # once versions are deleted too, e.g. with a lifecycle rule or the console
  */
+import * as path from 'path';
 import { App, Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
@@ -19,7 +21,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { AccessPointPreset, DirectS3Read, S3FilesFileSystem, S3FilesMonitoring } from '../lib';
+import { AccessPointPreset, DirectS3Read, S3FilesFileSystem, S3FilesMonitoring, SeedSource } from '../lib';
 
 export class S3FilesStack extends Stack {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
@@ -42,11 +44,13 @@ export class S3FilesStack extends Stack {
 
     const files = new S3FilesFileSystem(this, 'Files', { vpc, bucket, prefix: 'shared/' });
     const shared = files.addAccessPoint('Shared', AccessPointPreset.applicationUser('/shared'));
+    // Written to the bucket (objects shared/shared/site/...), seen through the access point at /site.
+    const site = files.addSeed('Site', { source: SeedSource.asset(path.join(__dirname, 'site')), targetPath: '/shared/site', prune: true });
 
     const fn = new lambda.Function(this, 'Reader', {
       runtime: lambda.Runtime.NODEJS_22_X,
       handler: 'index.handler',
-      code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/shared');"),
+      code: lambda.Code.fromInline("exports.handler = async () => require('fs').readdirSync('/mnt/shared/site');"),
       memorySize: 1024, // direct S3 reads under DirectS3Read.AUTO need 512 MB or more
       vpc,
     });
@@ -65,7 +69,7 @@ export class S3FilesStack extends Stack {
     files.mountOnEcsService(service, shared, { containerPath: '/data' });
 
     // A dashboard of the sync with the bucket, traffic, lost+found files and clients, with an alarm on each failure mode.
-    new S3FilesMonitoring(this, 'Monitoring', { fileSystem: files });
+    new S3FilesMonitoring(this, 'Monitoring', { fileSystem: files, seeds: [site] });
 
     acknowledgeExampleFindings(this, fn, task);
   }

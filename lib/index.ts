@@ -7,6 +7,7 @@ export * from './file-system/storage-lifecycle';
 export * from './file-system/access-point-preset';
 export * from './file-system/nfs-mount-options';
 export * from './seed/file-system-seed';
+export * from './seed/s3-files-seed';
 export * from './seed/seed-source';
 export * from './seed/seed-engine';
 export * from './seed/seed-engine-options';

@@ -4,12 +4,10 @@
  * On a machine where efs-sim cannot run (and, as root, cannot be installed), it seeds onto a local
  * directory and says in one line what it left out and the command that brings it back.
  */
-import { spawnSync } from 'child_process';
-import * as path from 'path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createApp } from '../examples/quickstart';
-import { efsSimBlocker, EfsSimBlocker } from '../tools/efs-sim/mount';
+import { efsSimRemedy, prepareEfsSim } from './demo-efs-sim';
 import { runProbeDemo } from './demo-probe';
 import { runSeedDemo } from './demo-seed';
 
@@ -46,26 +44,11 @@ function summarizeQuickstart(): void {
   }
 }
 
-/** The command (or machine) that lets efs-sim run, by what stops it. */
-const REMEDY: Record<EfsSimBlocker['kind'], string> = {
-  'no-fuse': 'use a machine with FUSE (in Docker: --device /dev/fuse --cap-add SYS_ADMIN)',
-  'not-root': 'run it as root: sudo npm run demo',
-  'build': 'install what efs-sim builds with, as root, and run it again: bash tools/setup.sh efs-sim && npm run demo',
-};
-
-/**
- * Whether efs-sim runs here. Where the packages it builds with are what is missing, they are
- * installed as `npm test` installs them (tools/setup.sh, as root: the only case that reaches the
- * build); otherwise one line says what the demo leaves out and the command that brings it back.
- */
-function prepareEfsSim(): boolean {
-  let blocker = efsSimBlocker();
-  if (blocker?.kind === 'build') {
-    const setup = spawnSync('bash', [path.join(__dirname, '..', 'tools', 'setup.sh'), 'efs-sim'], { stdio: 'inherit' });
-    if (setup.status === 0) blocker = efsSimBlocker();
-  }
+/** Whether efs-sim runs here; if not, one line says what the demo leaves out and the command that brings it back. */
+function efsSimRuns(): boolean {
+  const blocker = prepareEfsSim();
   if (blocker) {
-    console.log(`\nefs-sim skipped (${blocker.reason}): the seed runs on a local directory, without EFS latency, and the probe is left out; to run both on emulated EFS, ${REMEDY[blocker.kind]}`);
+    console.log(`\nefs-sim skipped (${blocker.reason}): the seed runs on a local directory, without EFS latency, and the probe is left out; to run both on emulated EFS, ${efsSimRemedy(blocker, 'demo')}`);
   }
   return blocker === undefined;
 }
@@ -73,7 +56,7 @@ function prepareEfsSim(): boolean {
 function main(): void {
   console.log('cdk-efs-kit demo');
   summarizeQuickstart();
-  const efsSim = prepareEfsSim();
+  const efsSim = efsSimRuns();
   runSeedDemo(efsSim);
   if (efsSim) runProbeDemo();
 }

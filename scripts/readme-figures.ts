@@ -27,6 +27,15 @@ function rerunSeconds(results: string, workload: string): string {
   return rerun[1];
 }
 
+/** Seeding S3 Files through the bucket against through the mount, by workload: the ratios bench/seed-bucket-vs-mount.ts prints under its tables. */
+export function bucketVsMount(results: string): Map<string, { faster: string; cost: string }> {
+  const ratios = new Map<string, { faster: string; cost: string }>();
+  for (const [, workload, faster, times, way] of results.matchAll(/^([\w-]+): through the bucket, ([\d.]+) times the files\/s of through the mount to in the bucket and visible, at ([\d.]+) times (less|more) for the seed once\.$/gm)) {
+    ratios.set(workload, { faster, cost: `${times} times ${way === 'less' ? 'cheaper' : 'dearer'}` });
+  }
+  return ratios;
+}
+
 /** The README's figure blocks, by name. */
 export function readmeFigures(results: string): Record<string, string> {
   const seconds = copySeconds(results);
@@ -52,9 +61,22 @@ seed, ${tar} s with \`tar -xzf\`** (${ratio} times faster; on efs-sim, [below](#
       row('500 files of 1 MiB in one directory', '1MiB-files-500'),
       `| 11,000 files (98 MB) from a \`.tar.gz\` | **${tarSeed} s** | | | | | | ${tar} s |`,
       '',
-      `An unchanged re-run of the 2,000 files takes ${rerunSeconds(results, 'small-files-2000')} s.`,
+      `An unchanged re-run of the 2,000 files takes ${rerunSeconds(results, 'small-files-2000')} s. ${s3Files(results)}`,
     ].join('\n'),
   };
+}
+
+/** One sentence: seeding S3 Files through its bucket against through its mount, both workloads, from the same run. */
+function s3Files(results: string): string {
+  const ratios = bucketVsMount(results);
+  const get = (workload: string) => {
+    const r = ratios.get(workload);
+    if (!r) throw new Error(`bench/RESULTS.md has no bucket-against-mount ratio for ${workload}`);
+    return r;
+  };
+  const small = get('small-files-2000');
+  const owncloud = get('owncloud-11000');
+  return `Onto S3 Files (efs-sim, shorter sync windows), [seeding through the bucket](docs/seed-s3-files.md) had everything in the bucket and visible ${small.faster} times as fast as through the mount, ${small.cost} (ownCloud's 11,000 files: ${owncloud.faster} times, ${owncloud.cost}).`;
 }
 
 const block = (name: string) => new RegExp(`(<!-- figures:${name} -->\\n)(?:[\\s\\S]*?\\n)?(<!-- /figures:${name} -->)`);

@@ -12,13 +12,15 @@
 #
 #   bash tools/setup.sh           everything above (npm test runs it first)
 #   bash tools/setup.sh efs-sim   only the Debian packages efs-sim builds with (npm run demo runs it as root)
+#   bash tools/setup.sh moto      only the .venv with moto's server (npm run demo:s3-files runs it where it is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 EFS_SIM_PACKAGES=(fuse3 libfuse3-dev pkg-config gcc libc6-dev)
 APT_PACKAGES=("${EFS_SIM_PACKAGES[@]}" acl gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user strace rsync parallel fpart cpio rclone chromium zip bc maven openjdk-17-jdk-headless)
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/cdk-efs-kit"
-PIP_PACKAGES=(cfn-lint==1.58.0 'moto[server]==5.2.5')
+MOTO_PACKAGE='moto[server]==5.2.5'
+PIP_PACKAGES=(cfn-lint==1.58.0 "$MOTO_PACKAGE")
 
 install_debian_packages() {
   local missing=() p
@@ -38,6 +40,15 @@ install_debian_packages() {
 
 if [ "${1:-}" = efs-sim ]; then
   install_debian_packages "${EFS_SIM_PACKAGES[@]}"
+  exit 0
+fi
+# No root needed: a project-local venv, which the full setup below completes with cfn-lint.
+if [ "${1:-}" = moto ]; then
+  if [ ! -x .venv/bin/moto_server ]; then
+    echo "setup: creating .venv with $MOTO_PACKAGE"
+    python3 -m venv .venv
+    .venv/bin/pip install -q --disable-pip-version-check "$MOTO_PACKAGE"
+  fi
   exit 0
 fi
 install_debian_packages "${APT_PACKAGES[@]}"

@@ -66,7 +66,8 @@ export async function runBucketSeed(sourceSpec: string, targetUrl: string, opts:
     } else {
       printSummary(summary, opts.dryRun, visibility, opts.mount);
     }
-    return summary.failed.length > 0 || (visibility?.missing.length ?? 0) > 0 ? EXIT_ENTRIES_FAILED : 0;
+    // Incomplete (another run of the place saved its records first): not done, so not 0.
+    return summary.failed.length > 0 || !summary.complete || (visibility?.missing.length ?? 0) > 0 ? EXIT_ENTRIES_FAILED : 0;
   } finally {
     await opened.close();
     client.destroy();

@@ -36,6 +36,8 @@ export interface BucketSeedSummary {
   readonly directories: number;
   /** False when the deadline stopped the run (run again to go on) or the source failed part way. */
   readonly complete: boolean;
+  /** The run stopped because `stillCurrent` said a newer request took the place over. */
+  readonly superseded: boolean;
   readonly seconds: number;
   /** S3 requests by kind, every request on the run's client (the source's reads too). */
   readonly requests: Record<string, number>;

@@ -14,6 +14,8 @@ export class SeedTally {
   pruned = 0;
   directories = 0;
   complete = true;
+  /** A newer request took the place over: the run stopped. */
+  superseded = false;
   readonly failed: BucketSeedFailure[] = [];
   readonly skippedLinks: string[] = [];
   readonly specialFiles: string[] = [];
@@ -49,7 +51,7 @@ export class SeedTally {
     return {
       files: this.files, bytes: this.bytes, written: this.written, writtenBytes: this.writtenBytes, copied: this.copied, skipped: this.skipped,
       pruned: this.pruned, kept: this.kept, failed: this.failed, skippedLinks: this.skippedLinks, specialFiles: this.specialFiles,
-      directories: this.directories, complete: this.complete, seconds: this.seconds, requests: { ...requests },
+      directories: this.directories, complete: this.complete, superseded: this.superseded, seconds: this.seconds, requests: { ...requests },
       warnings, seededFiles: listFiles ? this.seeded : undefined,
     };
   }

@@ -1,4 +1,4 @@
-import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectVersionsCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Attempts } from '../seed/sources/s3-retry';
 import type { ObjectRecord } from './bucket-manifest';
 import { CurrentObject, mayDelete } from './bucket-state';
@@ -46,4 +46,25 @@ export async function deleteVersions(client: S3Client, bucket: string, objects: 
     }
   }
   return refused;
+}
+
+/**
+ * Deletes every version (and delete marker) of one of the seed's own keys (its manifest, its claim):
+ * deleting only the current one would make the one before it current again.
+ */
+export async function deleteEveryVersion(client: S3Client, bucket: string, key: string): Promise<Map<string, string>> {
+  const versions: Array<{ key: string; versionId: string }> = [];
+  let keyMarker: string | undefined;
+  let versionIdMarker: string | undefined;
+  for (;;) {
+    const input = { Bucket: bucket, Prefix: key, KeyMarker: keyMarker, VersionIdMarker: versionIdMarker };
+    const page = await new S3Attempts(`listing the versions of s3://${bucket}/${key}`).run(() => client.send(new ListObjectVersionsCommand(input)));
+    for (const v of [...page.Versions ?? [], ...page.DeleteMarkers ?? []]) {
+      if (v.Key === key && v.VersionId) versions.push({ key, versionId: v.VersionId });
+    }
+    if (!page.IsTruncated) break;
+    keyMarker = page.NextKeyMarker;
+    versionIdMarker = page.NextVersionIdMarker;
+  }
+  return deleteVersions(client, bucket, versions);
 }

@@ -29,8 +29,9 @@ export interface MountOnLambdaOptions {
   readonly threadPoolSize?: number;
   /**
    * Start the function only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
-   * through this access point, or through one whose root directory overlaps theirs), whether they
-   * are added before or after this call. False starts it at once: for a client that does not read
+   * through this access point, or through one whose root directory overlaps theirs; on S3 Files,
+   * every [S3FilesSeed](#cdk-efs-kit.S3FilesSeed) of the file system), whether they are added
+   * before or after this call. False starts it at once: for a client that does not read
    * the seeded content, or one the seed's source depends on (waiting would make a cycle).
    * @default true
    */
@@ -58,8 +59,9 @@ export interface MountOnEcsOptions {
   readonly volumeName?: string;
   /**
    * Start the task definition (and the service, with mountOnEcsService) only after the seeds that fill what it mounts ([FileSystemSeed](#cdk-efs-kit.FileSystemSeed)s
-   * through this access point, or through one whose root directory overlaps theirs), whether they
-   * are added before or after this call. False starts it at once: for a client that does not read
+   * through this access point, or through one whose root directory overlaps theirs; on S3 Files,
+   * every [S3FilesSeed](#cdk-efs-kit.S3FilesSeed) of the file system), whether they are added
+   * before or after this call. False starts it at once: for a client that does not read
    * the seeded content, or one the seed's source depends on (waiting would make a cycle).
    * @default true
    */

@@ -5,7 +5,6 @@ import { AccessLevel } from './access-level';
 import { MountTargetIpAddressType } from './mount-targets-ready';
 import type { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import type { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
-import type { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
 
 /** Which service serves a mountable file system: what its IAM actions, DNS names and mount type are. */
 export enum FileSystemKind {
@@ -51,8 +50,6 @@ export interface IMountableFileSystem extends ec2.IConnectable, IConstruct {
    * of the kind's IAM service), through the access point of `accessPointArn` only when one is given.
    */
   grantClientAccess(grantee: iam.IGrantable, level: AccessLevel, accessPointArn?: string): iam.Grant;
-  /** Fill the file system at deploy time (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)). */
-  addSeed(id: string, options: SeedOptions): FileSystemSeed;
   /** A Lambda function that measures latency and throughput (see [BenchmarkProbe](#cdk-efs-kit.BenchmarkProbe)). */
   addProbe(id: string, options?: ProbeOptions): BenchmarkProbe;
   /** A dashboard and alarms (see [FileSystemMonitoring](#cdk-efs-kit.FileSystemMonitoring)). */

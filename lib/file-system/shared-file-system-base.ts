@@ -33,6 +33,8 @@ export interface ISharedFileSystem extends efs.IFileSystem, IMountableFileSystem
   addAccessPoint(id: string, preset?: AccessPointPreset): efs.AccessPoint;
   /** Add an access point from aws-efs's `efs.AccessPointOptions` (see [SharedFileSystem.addAccessPointWithOptions](#cdk-efs-kit.SharedFileSystem.addAccessPointWithOptions)). */
   addAccessPointWithOptions(id: string, options?: efs.AccessPointOptions): efs.AccessPoint;
+  /** Fill the file system at deploy time (see [FileSystemSeed](#cdk-efs-kit.FileSystemSeed)). */
+  addSeed(id: string, options: SeedOptions): FileSystemSeed;
   /** Grant access, through `accessPoint` only when one is given, and only through mount targets. */
   grantAccess(grantee: iam.IGrantable, level: AccessLevel, accessPoint?: efs.IAccessPoint): iam.Grant;
   /** Mount an access point on a Lambda function in the VPC. */

@@ -60,6 +60,12 @@ export interface S3FilesAlarmOptions {
    */
   readonly probeFailures?: boolean;
   /**
+   * Alarm when a seed (passed in `seeds`) fails: a file it could not write, or a run that failed,
+   * timed out or whose files did not show through the mount in time.
+   * @default true
+   */
+  readonly seedFailures?: boolean;
+  /**
    * Alarm when the projected daily spend is above this budget in 2 of the last 3 hours, as
    * `AlarmThreshold.usd(n)`: the last hour's data access 24 times (each operation at the least it is
    * metered as) and a day of the high-performance storage, at the monitoring's `pricing`. A spend

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import { AlarmThreshold } from './alarm-threshold';
 import { anyOfAlarms } from './composite-alarm';
 import { graph, note, WIDTH } from './dashboard-widgets';
-import { addProbeRows, ProbeAlarmSettings } from './probe-rows';
+import { addProbeRows, alarmKeyOf, anyFailureAlarm, ProbeAlarmSettings } from './probe-rows';
 import { S3FilesAlarmOptions } from './s3-files-alarm-options';
 import { addS3FilesSpendRow, S3FilesSpendModel } from './s3-files-spend';
 import { S3FilesPricing } from '../cost/s3-files-pricing';
@@ -14,6 +14,7 @@ import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import type { BenchmarkProbe } from '../probe/benchmark-probe';
 import type { IS3FilesFileSystem } from '../s3-files/s3-files-file-system-base';
+import type { S3FilesSeed } from '../seed/s3-files-seed';
 
 /** The namespace S3 Files publishes its file systems' metrics in, by `FileSystemId`. */
 const NAMESPACE = 'AWS/S3/Files';
@@ -66,6 +67,12 @@ export interface S3FilesMonitoringProps {
    * @default - none
    */
   readonly probes?: BenchmarkProbe[];
+  /**
+   * Seeds of this file system (`fileSystem.addSeed`): the objects each writes and its failures get a
+   * row, and the failures an alarm in the composite (`alarms.seedFailures`).
+   * @default - none
+   */
+  readonly seeds?: S3FilesSeed[];
 }
 
 /**
@@ -114,12 +121,26 @@ export class S3FilesMonitoring extends Construct {
     this.addTrafficRow();
     this.addFootprintRow(settings);
     this.addClientsRow();
+    const seeds = props.seeds ?? [];
+    seeds.forEach((seed) => this.addSeedRow(seed, alarmKeyOf(seed, seeds), settings.seedFailures));
     addProbeRows(this, this.dashboard, props.probes ?? [], settings, this.alarms);
     const health = Object.values(this.alarms);
     const spend = addS3FilesSpendRow(this, this.dashboard, this.spendModel(where, props, settings.dailySpendLimitUsd), settings);
     Object.assign(this.alarms, spend);
     this.unhealthyAlarm = anyOfAlarms(this, 'Unhealthy', `S3 Files ${title}: one of its alarms is in ALARM.`, health, props.alarmTopic);
     this.spendAlarm = anyOfAlarms(this, 'Spend', `S3 Files ${title}: a spend alarm (${Object.keys(spend).join(', ')}) is in ALARM.`, Object.values(spend), props.alarmTopic);
+  }
+
+  /** A seed's objects written and failures, with an alarm on the failures (a file not written, or a run that failed or timed out). */
+  private addSeedRow(seed: S3FilesSeed, key: string, alarmed: boolean): void {
+    const failures = seed.metricFailures();
+    this.dashboard.addWidgets(
+      note(`**Seed ${seed.node.path}** (through the ${seed.through}, \`${seed.keyPrefix}\`). Files written per period; `
+        + 'failures above zero mean content is missing, or did not show through the mount in time.'),
+      graph('Seed files written', [seed.metricFilesWritten()], { label: 'files' }),
+      graph('Seed failures', [failures], { label: 'failures' }),
+    );
+    if (alarmed) this.alarms[`seedFailures${key}`] = anyFailureAlarm(this, `SeedFailures${key}`, failures, `Seed ${seed.node.path} failed to write files or failed a run.`);
   }
 
   /** One of the file system's metrics, by FileSystemId, over 5 minutes unless said. */
@@ -276,6 +297,7 @@ export class S3FilesMonitoring extends Construct {
 }
 
 interface Settings extends ProbeAlarmSettings {
+  readonly seedFailures: boolean;
   readonly lostAndFoundFiles?: number;
   readonly importFailures?: number;
   readonly exportFailures?: number;
@@ -311,6 +333,7 @@ function alarmSettings(scope: Construct, where: string, o: S3FilesAlarmOptions):
     minimumClientConnections: count('minimumClientConnections', o.minimumClientConnections ?? AlarmThreshold.off()),
     probeLatencyP99: (o.probeLatencyP99 ?? AlarmThreshold.duration(Duration.millis(50)))._duration(where, prop('probeLatencyP99')),
     probeFailures: o.probeFailures ?? true,
+    seedFailures: o.seedFailures ?? true,
     dailySpendLimitUsd: spendLimit,
     averageWriteBytes: averageWrite?.toBytes({ rounding: SizeRoundingBehavior.NONE }),
   };

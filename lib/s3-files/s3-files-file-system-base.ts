@@ -18,7 +18,7 @@ import { MountTargetIpAddressType } from '../file-system/mount-targets-ready';
 import { ValidationError } from '../core/validation-error';
 import { FileSystemMonitoring, MonitoringOptions } from '../monitoring/file-system-monitoring';
 import { BenchmarkProbe, ProbeOptions } from '../probe/benchmark-probe';
-import { FileSystemSeed, SeedOptions } from '../seed/file-system-seed';
+import { S3FilesSeed, S3FilesSeedOptions } from '../seed/s3-files-seed';
 import * as efs from 'aws-cdk-lib/aws-efs';
 
 /**
@@ -48,6 +48,8 @@ export interface IS3FilesFileSystem extends IMountableFileSystem {
   mountOnEcsService(service: ecs.BaseService, accessPoint: IS3FilesAccessPoint, options: S3FilesMountOnEcsOptions): string;
   /** Mount the file system on an EC2 instance or Auto Scaling group at boot. */
   mountOnEc2(host: IEc2Host, options?: S3FilesMountOnEc2Options): void;
+  /** Fill the file system at deploy time through its bucket (see [S3FilesSeed](#cdk-efs-kit.S3FilesSeed)). */
+  addSeed(id: string, options: S3FilesSeedOptions): S3FilesSeed;
 }
 
 /** What a made and an imported S3 Files file system share: access points, grants, mounts, names, and the helpers' refusals. */
@@ -140,9 +142,16 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
     mountOnEc2(this, host, options);
   }
 
-  /** Refused: seeding an S3 Files file system is not built yet; write the content to the bucket under the prefix. */
-  public addSeed(id: string, _options: SeedOptions): FileSystemSeed {
-    throw this.notYet(`addSeed('${id}')`, 'deploy-time seeding (FileSystemSeed) of S3 Files', 'put the content in the bucket under the prefix (e.g. aws-s3-deployment\'s BucketDeployment): S3 Files imports it');
+  /**
+   * An [S3FilesSeed](#cdk-efs-kit.S3FilesSeed) of this file system: the source's files written to
+   * its bucket at deploy time, complete once they show through the mount.
+   *
+   * @example
+   * const s3Files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+   * s3Files.addSeed('Site', { source: SeedSource.asset('./site'), targetPath: '/www' });
+   */
+  public addSeed(id: string, options: S3FilesSeedOptions): S3FilesSeed {
+    return new S3FilesSeed(this, id, { ...options, fileSystem: this });
   }
 
   /**
@@ -163,9 +172,5 @@ export abstract class S3FilesFileSystemBase extends Resource implements IS3Files
   public addMonitoring(id: string, _options?: MonitoringOptions): FileSystemMonitoring {
     throw new ValidationError(`S3FilesFileSystem(${this.node.path}).addMonitoring('${id}'): FileSystemMonitoring watches EFS's metrics (AWS/EFS) and its options `
       + `(seeds, probes, EFS pricing) do not apply to S3 Files; use new S3FilesMonitoring(scope, '${id}', { fileSystem }) for the AWS/S3/Files metrics and alarms.`, this);
-  }
-
-  private notYet(call: string, capability: string, instead: string): ValidationError {
-    return new ValidationError(`S3FilesFileSystem(${this.node.path}).${call}: not supported for S3 Files yet: ${capability}; ${instead}.`, this);
   }
 }

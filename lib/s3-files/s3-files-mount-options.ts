@@ -49,4 +49,10 @@ export interface S3FilesMountOnEc2Options {
    * @default false
    */
   readonly readOnly?: boolean;
+  /**
+   * Start the instance only after the file system's [S3FilesSeed](#cdk-efs-kit.S3FilesSeed)s, whether
+   * they are added before or after this call. False starts it at once.
+   * @default true
+   */
+  readonly waitForSeeds?: boolean;
 }

@@ -1,4 +1,4 @@
-import { Stack, Token } from 'aws-cdk-lib';
+import { Stack, Token, Tokenization } from 'aws-cdk-lib';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -15,6 +15,7 @@ import { dependOnRulesBetween } from '../core/security-group-rules';
 import { check, isCleanAbsolutePath } from '../core/validate';
 import { ValidationError } from '../core/validation-error';
 import { propName } from '../core/contract/prop-name';
+import { startAfterS3FilesSeeds } from '../seed/s3-files-seed-places';
 
 /*
  * The bodies of S3FilesFileSystem's mountOn* helpers: the same wiring as SharedFileSystem's (port
@@ -37,7 +38,7 @@ export function mountOnLambda(files: IS3FilesFileSystem, fn: lambda.Function, ac
   const directS3Read = options.directS3Read ?? DirectS3Read.AUTO;
   // The L1 property (aws-cdk-lib 2.269.0, this library's floor); aws-cdk's L2 DirectS3Read came in 2.270.0.
   cfn.fileSystemConfigs = [{ arn: accessPoint.accessPointArn, localMountPath: mountPath, s3FilesConfig: { directS3Read } }];
-  fn.addEnvironment('UV_THREADPOOL_SIZE', String(threadPoolSize));
+  fn.addEnvironment('UV_THREADPOOL_SIZE', Tokenization.stringifyNumber(threadPoolSize));
   allowNfsFrom(files, fn, where);
   dependOnRulesBetween(cfn, fn, files);
   files.grantAccess(fn, levelOf(options.readOnly), accessPoint);
@@ -46,6 +47,7 @@ export function mountOnLambda(files: IS3FilesFileSystem, fn: lambda.Function, ac
   fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3files:ClientMount'], resources: [accessPoint.accessPointArn] }));
   if (directReadsCanHappen(directS3Read, cfn)) grantDirectReads(files, fn);
   fn.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterS3FilesSeeds(files, fn);
 }
 
 /** ENABLED, or AUTO on a function with enough memory (or memory not known at synth). */
@@ -91,6 +93,7 @@ export function mountOnEcsTask(files: IS3FilesFileSystem, taskDefinition: ecs.Ta
   container.addMountPoints({ sourceVolume: volumeName, containerPath: options.containerPath, readOnly: options.readOnly ?? false });
   files.grantAccess(taskDefinition.taskRole, levelOf(options.readOnly, options.rootAccess), accessPoint);
   taskDefinition.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterS3FilesSeeds(files, taskDefinition);
   return volumeName;
 }
 
@@ -99,6 +102,7 @@ export function mountOnEcsService(files: IS3FilesFileSystem, service: ecs.BaseSe
   const volumeName = mountOnEcsTask(files, service.taskDefinition, accessPoint, options);
   allowNfsFrom(files, service, `${nameOf(files)}.mountOnEcsService(${service.node.path})`);
   service.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterS3FilesSeeds(files, service);
   return volumeName;
 }
 
@@ -117,6 +121,7 @@ export function mountOnEc2(files: IS3FilesFileSystem, host: IEc2Host, options: S
   allowNfsFrom(files, host, where);
   files.grantAccess(host, levelOf(options.readOnly), options.accessPoint);
   host.node.addDependency(files.mountTargetsReady);
+  if (options.waitForSeeds ?? true) startAfterS3FilesSeeds(files, host);
 }
 
 /** Refuses an access point of another S3 Files file system of the same stack. */

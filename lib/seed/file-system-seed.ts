@@ -15,11 +15,12 @@ import { brand, hasBrand } from '../core/type-brand';
 import { check } from '../core/validate';
 import { SeedEngine } from './seed-engine';
 import { SeedEngineKind } from './seed-engine-options';
-import { SeedSource, SeedSourceFormat } from './seed-source';
+import { SeedSource } from './seed-source';
 import type { ISharedFileSystem } from '../file-system/shared-file-system-base';
 import { ValidationError } from '../core/validation-error';
 import { DEFAULT_METRIC_PERIOD } from '../core/metric-period';
 import { propName } from '../core/contract/prop-name';
+import { archiveLimitProperties } from './archive-limit-properties';
 
 /**
  * Bounds on what an archive may expand to, so that a hostile or broken archive (a zip or gzip bomb)
@@ -207,7 +208,7 @@ export class FileSystemSeed extends Construct {
       Prune: String(props.prune ?? false),
       RemoveOnDelete: String(props.removeOnDelete ?? false),
       MetricsName: this.metricsName,
-      ...this.archiveLimitProperties(props.archiveLimits, source.format),
+      ...archiveLimitProperties(this, this.where, props.archiveLimits, source.format),
     };
     // The handler checks these again on every request (it is the trust boundary), with the same function.
     const problems = seedPropertyProblems(settings, (value) => Token.isUnresolved(value));
@@ -299,31 +300,5 @@ export class FileSystemSeed extends Construct {
       const instead = engine.kind === SeedEngineKind.SINGLE_FUNCTION ? 'leave it out' : 'leave it out or use SeedEngine.singleFunction()';
       throw new ValidationError(`${this.where}: ${propName(option)} is not supported by ${engine}: ${why}; ${instead}, got ${given}.`, this);
     }
-  }
-
-  /** The archive limits as resource properties (only those given: the handler defaults the rest). */
-  private archiveLimitProperties(limits: SeedArchiveLimits | undefined, format: SeedSourceFormat): Partial<SeedResourceProperties> {
-    if (!limits) return {};
-    if (format === SeedSourceFormat.S3_OBJECTS) {
-      throw new ValidationError(`${this.where}: ${propName('archiveLimits')} applies to archive sources (SeedSource.asset, SeedSource.archive), not to the S3 objects of SeedSource.s3.`, this);
-    }
-    const bytes = (name: string, size?: Size) => {
-      if (size === undefined) return undefined;
-      const value = size.toBytes();
-      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be at least 1 byte', this);
-      return String(value);
-    };
-    const count = (name: string, value?: number) => {
-      if (value === undefined) return undefined;
-      check(Number.isSafeInteger(value) && value >= 1, this.where, `archiveLimits.${name}`, value, 'must be a positive integer', this);
-      return String(value);
-    };
-    const properties = {
-      MaxMemberBytes: bytes('maxMemberSize', limits.maxMemberSize),
-      MaxTotalBytes: bytes('maxTotalSize', limits.maxTotalSize),
-      MaxEntries: count('maxEntries', limits.maxEntries),
-      MaxCompressionRatio: count('maxCompressionRatio', limits.maxCompressionRatio),
-    };
-    return Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== undefined));
   }
 }

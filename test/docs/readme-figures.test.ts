@@ -30,3 +30,7 @@ test('outside its figure blocks, the README states no timing', () => {
 test('the generator refuses a RESULTS.md without a figure it needs', () => {
   expect(() => readmeFigures(results.replace(/^\| owncloud-11000 \| tar -xzf .*$/m, ''))).toThrow('bench/RESULTS.md has no "tar -xzf" row for owncloud-11000');
 });
+
+test('the generator refuses a RESULTS.md without the bucket-against-mount ratio of a workload', () => {
+  expect(() => readmeFigures(results.replace(/^owncloud-11000: through the bucket, .*$/m, ''))).toThrow('bench/RESULTS.md has no bucket-against-mount ratio for owncloud-11000');
+});

@@ -36,7 +36,7 @@ import { makeTree, tempDir, treeDigest } from '../helpers/seed-fixtures';
 
 const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 /** The custom resource types this suite runs; any other in an app fails the suite until it is run or listed with a reason. */
-const RUN = ['Custom::CdkEfsKitSeed', 'Custom::CdkEfsKitMountTargetsReady'];
+const RUN = ['Custom::CdkEfsKitSeed', 'Custom::CdkEfsKitS3FilesSeed', 'Custom::CdkEfsKitMountTargetsReady'];
 const NOT_RUN: Record<string, string> = {
   'Custom::CdkEfsKitDataSyncSeed': 'DataSync cannot run here (moto has no CreateLocationEfs)',
 };
@@ -274,10 +274,43 @@ describe.each(examples)('examples/%s, deployed as far as its custom resources an
         // The examples seed examples/site.
         expect(content(placeOf(deploy, root, id))).toEqual(treeDigest(path.join(EXAMPLES, 'site')));
       }
+      await runS3FilesSeeds(deploy);
       await runCanaries(deploy, root);
     }
   });
 });
+
+/**
+ * Creates every S3 Files seed of the stack on efs-sim's s3files profile over its bucket in moto,
+ * the file system's prefix as the mount's root: the handler writes the bucket and waits until the
+ * files show through the mount, where they must hold examples/site byte for byte.
+ */
+async function runS3FilesSeeds(deploy: DeployStandIn): Promise<void> {
+  const ids = deploy.logicalIdsOf('Custom::CdkEfsKitS3FilesSeed');
+  if (ids.length === 0) return;
+  if (!efsSimUsable()) {
+    console.warn(`${ids.join(', ')}: S3 Files seeds are not run here: efs-sim needs FUSE (bash tools/setup.sh installs it)`);
+    return;
+  }
+  for (const id of ids) {
+    const props = deploy.resolve(deploy.resource(id).Properties);
+    const filesPrefix = props.TargetPrefix.slice(0, props.TargetPrefix.length - (props.VisiblePath === '' ? 0 : props.VisiblePath.length + 1));
+    const sim = await startEfsSim({ profile: 's3files', flags: ['--latency-any=0', '--export-window=2', '--import-delay=1', `--s3-endpoint=${moto.endpoint}`, `--bucket=${props.TargetBucket}`, `--prefix=${filesPrefix}`] });
+    try {
+      expect(outcome(await deploy.create(id, () => lambdaMountOf(sim.mount, 'cdk-efs-kit-harness-s3files')))).toBe('SUCCESS');
+      const seen = path.join(sim.mount, ...props.VisiblePath.split('/'));
+      // The examples seed examples/site.
+      expect(fileBytes(seen)).toEqual(fileBytes(path.join(EXAMPLES, 'site')));
+    } finally {
+      await sim.stop();
+    }
+  }
+}
+
+/** Every regular file under `dir` (the seed's own state aside), relative, with its bytes. */
+const fileBytes = (dir: string) => Object.fromEntries((fs.readdirSync(dir, { recursive: true }) as string[])
+  .filter((name) => !name.startsWith('.cdk-efs-kit') && fs.lstatSync(path.join(dir, name)).isFile()).sort()
+  .map((name) => [name, fs.readFileSync(path.join(dir, name)).toString('base64')]));
 
 test('the README\'s quick start: its gate passes, its seed puts ./site in place and its canary runs', async () => {
   const dir = path.join(work, 'quick-start');

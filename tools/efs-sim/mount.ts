@@ -109,7 +109,13 @@ function run(...args: string[]): string {
 
 function mountNew(options: EfsSimOptions): { mount: string; backing: string; s3files?: EfsSimS3Files; stop: () => void } {
   const mount = fs.mkdtempSync(path.join(os.tmpdir(), 'efs-sim-'));
-  run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
+  try {
+    run('start', mount, '--profile', options.profile ?? 'efs-gp', ...(options.flags ?? []));
+  } catch (err) {
+    // efs-sim undid its own part (the daemon, the sync agent, the backing store); the directory is ours.
+    fs.rmSync(mount, { recursive: true, force: true });
+    throw err;
+  }
   return {
     mount,
     backing: run('backing', mount).trim(),

@@ -1,10 +1,9 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { SeedEvent } from './seed-event';
 import type { SeedSummary } from '../copy/seed-summary';
 import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from '../../../lib/seed/contract/metric-names';
 
 /** Publishes one invocation's work as EMF (printed to stdout, turned into metrics by CloudWatch Logs). */
-export function publishSeedMetrics(seedName: string, summary: SeedSummary): void {
+export function publishSeedMetrics(seedName: string, summary: Pick<SeedSummary, 'files' | 'bytes' | 'written' | 'skipped' | 'seconds'> & { readonly failed: readonly unknown[] }): void {
   const metrics = new Metrics({ namespace: SEED_METRICS_NAMESPACE, serviceName: SEED_METRICS_SERVICE });
   metrics.addDimension('Seed', seedName);
   metrics.addMetric(SEED_METRIC.files, MetricUnit.Count, summary.files);
@@ -23,7 +22,7 @@ export function publishSeedMetrics(seedName: string, summary: SeedSummary): void
  * before the error goes on to the framework: the seed's functions serve every seed on their access
  * point, so their Errors metric cannot say whose request it was.
  */
-export async function countingFailedRuns<T>(event: SeedEvent, run: () => Promise<T>): Promise<T> {
+export async function countingFailedRuns<T>(event: SeedNamed, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
@@ -36,7 +35,10 @@ export async function countingFailedRuns<T>(event: SeedEvent, run: () => Promise
 }
 
 /** The `Seed` dimension of the resource's metrics, as runSlice names it: a property a hand-edited template may leave out. */
-function seedNameOf(event: SeedEvent): string {
+function seedNameOf(event: SeedNamed): string {
   const name = (event.ResourceProperties as { MetricsName?: unknown } | undefined)?.MetricsName;
   return typeof name === 'string' && name !== '' ? name : event.LogicalResourceId ?? 'unknown';
 }
+
+/** What names a request's seed: its resource's MetricsName, else its logical id. */
+type SeedNamed = { readonly ResourceProperties?: unknown; readonly LogicalResourceId?: string };

@@ -104,7 +104,7 @@ function definedOnly(limits: ArchiveLimits): ArchiveLimits {
 }
 
 /** The archive limits the properties set (the rest default). */
-export function archiveLimitsOf(props: SeedResourceProperties): ArchiveLimits {
+export function archiveLimitsOf(props: Pick<SeedResourceProperties, 'MaxMemberBytes' | 'MaxTotalBytes' | 'MaxEntries' | 'MaxCompressionRatio'>): ArchiveLimits {
   const number = (value?: string) => (value === undefined ? undefined : Number(value));
   return {
     maxMemberBytes: number(props.MaxMemberBytes),

@@ -80,7 +80,7 @@ export function requireObjects(context: SeedWiringContext): void {
  * A seed function's memory (as given, or sized for `vcpus`: Lambda allots a vCPU per 1,769 MB, 6 at
  * most), and the copy workers it runs for its vCPUs, told through its environment.
  */
-export function functionSize(context: SeedWiringContext, options: { readonly memorySize?: Size; readonly vcpus?: number }): SeedFunctionSize {
+export function functionSize(context: Pick<SeedWiringContext, 'seed' | 'where' | 'engine'>, options: { readonly memorySize?: Size; readonly vcpus?: number }): SeedFunctionSize {
   const { where, engine } = context;
   let memorySize = (options.memorySize ?? Size.mebibytes(DEFAULT_SEED_MEMORY_MIB)).toMebibytes();
   if (options.vcpus !== undefined) {

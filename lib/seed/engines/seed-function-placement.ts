@@ -6,6 +6,10 @@ import type { SeedWiringContext } from './seed-wiring';
 import { checkIpv6Placement } from '../../file-system/function-placement';
 import { checkGateSubnets } from '../../file-system/gate-subnets';
 import { MountTargetIpAddressType } from '../../file-system/mount-targets-ready';
+import type { IMountableFileSystem } from '../../file-system/mountable-file-system';
+
+/** What a seed's placement is read from: the seed, and its file system and subnets (an EFS seed's props, or an S3 Files seed's). */
+export type PlacedSeed = Pick<SeedWiringContext, 'seed' | 'where'> & { readonly props: { readonly fileSystem: IMountableFileSystem; readonly vpcSubnets?: ec2.SubnetSelection } };
 
 /** Where a seed's functions in the VPC (the seed function, the Distributed Map's workers) run. */
 export interface SeedFunctionPlacement {
@@ -27,7 +31,7 @@ export interface SeedFunctionPlacement {
  * The seed's placement, checked: Lambda cannot run in IPv6-only subnets, so IPV6_ONLY mount targets
  * need the seed's `vpcSubnets` (dual-stack ones), and the subnets must be in zones with a mount target.
  */
-export function seedFunctionPlacement(context: SeedWiringContext): SeedFunctionPlacement {
+export function seedFunctionPlacement(context: PlacedSeed): SeedFunctionPlacement {
   const { seed, where, props } = context;
   const files = props.fileSystem;
   const reachesIpv6 = files.mountTargetIpAddressType !== MountTargetIpAddressType.IPV4_ONLY;

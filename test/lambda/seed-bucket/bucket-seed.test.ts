@@ -248,6 +248,106 @@ test('a deadline stops new writes; the next run goes on from what the manifest r
   expect(await run(parseSourceSpec(dir), target)).toMatchObject({ written: 0, skipped: 30 });
 });
 
+test('a run records what it wrote before its end (a checkpoint), so a run killed midway leaves its objects recorded as the seed\'s', async () => {
+  const bucket = await newBucket();
+  const dir = tree(Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `${i}`])));
+  const opened = await openSource(parseSourceSpec(dir));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  // The source stalls after its first 10 files, as a run that is killed there would never go on.
+  const stalling: EntrySource = {
+    description: opened.source.description,
+    async *entries(): AsyncIterable<SeedEntry> {
+      let files = 0;
+      for await (const entry of opened.source.entries()) {
+        if (entry.type === 'file' && files++ === 10) await gate;
+        yield entry;
+      }
+    },
+  };
+  try {
+    const running = seedBucket(s3, stalling, { bucket, prefix: '' }, { checkpointEveryMs: 0 });
+    let recorded: string[] = [];
+    for (let i = 0; i < 200 && recorded.length < 10; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      try {
+        recorded = Object.keys(JSON.parse((await body(bucket, MANIFEST_NAME)).toString()).objects);
+      } catch { /* not saved yet */ }
+    }
+    expect(recorded.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`));
+    release();
+    expect(await running).toMatchObject({ complete: true, written: 15 });
+    expect(Object.keys(JSON.parse((await body(bucket, MANIFEST_NAME)).toString()).objects)).toHaveLength(15);
+  } finally {
+    release();
+    await opened.close();
+  }
+});
+
+test('a run whose request is no longer the place\'s (stillCurrent says so) stops before its next write, superseded', async () => {
+  const bucket = await newBucket();
+  const dir = tree({ 'a.txt': 'a', 'b.txt': 'b' });
+  let asked = 0;
+  const summary = await run(parseSourceSpec(dir), { bucket, prefix: '' }, { stillCurrent: async () => { asked++; return false; } });
+  expect(summary).toMatchObject({ superseded: true, complete: false, written: 0 });
+  expect(asked).toBe(1);
+  expect(await keys(bucket)).toEqual([]);
+});
+
+test('two runs on one place never save over each other\'s records: the later save is refused (a conditional write), and its run is not complete', async () => {
+  const bucket = await newBucket();
+  const target = { bucket, prefix: 'two/' };
+  const older = tree(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.txt`, `older ${i}`])));
+  const newer = tree({ 'f0.txt': 'newer 0' });
+  const opened = await openSource(parseSourceSpec(older));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  // The older run has read the manifest and stalls; meanwhile the newer run (a rollback, another deploy) completes.
+  const stalling: EntrySource = {
+    description: opened.source.description,
+    async *entries(): AsyncIterable<SeedEntry> {
+      let files = 0;
+      for await (const entry of opened.source.entries()) {
+        if (entry.type === 'file' && files++ === 3) await gate;
+        yield entry;
+      }
+    },
+  };
+  try {
+    const olderRun = seedBucket(s3, stalling, target);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await run(parseSourceSpec(newer), target)).toMatchObject({ complete: true, written: 1 });
+    const newerManifest = (await body(bucket, `two/${MANIFEST_NAME}`)).toString();
+    release();
+    const summary = await olderRun;
+    expect(summary).toMatchObject({ complete: false, failed: [] });
+    expect(summary.warnings.join(' ')).toMatch(/changed while this run went on \(another run of the place wrote it\)/);
+    expect((await body(bucket, `two/${MANIFEST_NAME}`)).toString()).toBe(newerManifest);
+  } finally {
+    release();
+    await opened.close();
+  }
+});
+
+test('a file written again leaves one version of the seed\'s: the one it replaced is deleted, so removal brings back what was there before the seed', async () => {
+  const bucket = await newBucket();
+  await put(bucket, 'w/a.txt', 'the application\'s, before the seed');
+  const dir = tree({ 'a.txt': 'one' });
+  const target = { bucket, prefix: 'w/' };
+  await run(parseSourceSpec(dir), target);
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'two');
+  await run(parseSourceSpec(dir), target);
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'three');
+  await run(parseSourceSpec(dir), target);
+  const versions = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'w/a.txt' }));
+  expect(versions.Versions?.length).toBe(2);
+  expect((await removeBucketSeed(s3, target)).removed).toBe(1);
+  expect((await body(bucket, 'w/a.txt')).toString()).toBe('the application\'s, before the seed');
+  // The manifest is gone with every version of it.
+  const left = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: 'w/.cdk-efs-kit/' }));
+  expect([...left.Versions ?? [], ...left.DeleteMarkers ?? []]).toEqual([]);
+});
+
 test('a forged manifest deletes nothing: paths that climb out are ignored, records of another version are not the seed\'s', async () => {
   const bucket = await newBucket();
   const dir = tree({ 'a.txt': 'a' });

@@ -3,7 +3,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import { AlarmThreshold, S3FilesAlarmOptions, S3FilesFileSystem, S3FilesMonitoring, S3FilesPricing, SharedFileSystem } from '../../../lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AlarmThreshold, S3FilesAlarmOptions, S3FilesFileSystem, S3FilesMonitoring, S3FilesPricing, SeedSource, SharedFileSystem } from '../../../lib';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
 import { AlarmProperties, alarmFires, evaluate } from '../../helpers/metric-math';
 
@@ -293,5 +294,28 @@ describe('probes', () => {
     // The test's own topic (no TLS policy) aside.
     expect(nagErrors(stack).filter((finding) => !/Test\/Topic/.test(finding))).toEqual([]);
     expect(cfnLintErrors(template.toJSON())).toEqual([]);
+  });
+});
+
+describe('seeds', () => {
+  test('a seed gets a row (objects written, failures) and a failure alarm in the health composite, which can be turned off', () => {
+    const files = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const seed = files.addSeed('Site', { source: SeedSource.s3(new s3.Bucket(stack, 'Source'), 'site/'), targetPath: '/www' });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: files, seeds: [seed] });
+    const template = Template.fromStack(stack);
+    expect(widgets(template).filter((w) => /^Seed/.test(w.properties.title ?? '')).map((w) => w.properties.title)).toEqual(['Seed files written', 'Seed failures']);
+    const failures = alarmNamed(template, /^Seed Test\/Files\/Site failed/);
+    expect(alarmFires(failures, { 'SeedFilesFailed:Sum': [1], 'SeedRunsFailed:Sum': [NaN] })).toBe(true);
+    expect(alarmFires(failures, { 'SeedFilesFailed:Sum': [NaN], 'SeedRunsFailed:Sum': [1] })).toBe(true);
+    expect(alarmFires(failures, { 'SeedFilesFailed:Sum': [NaN], 'SeedRunsFailed:Sum': [NaN] })).toBe(false);
+    const [unhealthy] = Object.values(template.findResources('AWS::CloudWatch::CompositeAlarm', { Properties: { AlarmDescription: Match.stringLikeRegexp('one of its alarms') } }));
+    expect(JSON.stringify(unhealthy.Properties.AlarmRule)).toMatch(/MonitoringSeedFailuresSite/);
+
+    stack = new Stack(new App(), 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+    vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 });
+    const quiet = new S3FilesFileSystem(stack, 'Files', { vpc });
+    const quietSeed = quiet.addSeed('Site', { source: SeedSource.s3(new s3.Bucket(stack, 'Source'), 'site/') });
+    new S3FilesMonitoring(stack, 'Monitoring', { fileSystem: quiet, seeds: [quietSeed], alarms: { seedFailures: false } });
+    expect(alarmsOf(Template.fromStack(stack)).filter((a) => /^Seed/.test(a.AlarmDescription))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import {
-  AccessLevel, AccessPointPreset, DirectS3Read, FileSystemKind, ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem, SeedSource,
+  AccessLevel, AccessPointPreset, DirectS3Read, FileSystemKind, ImportTrigger, MountTargetIpAddressType, S3FilesFileSystem,
 } from '../../../lib';
 import { nagErrors } from '../../helpers/checks';
 
@@ -325,11 +325,9 @@ describe('EC2', () => {
   });
 });
 
-describe('helpers that do not serve S3 Files yet', () => {
-  test('addSeed and addMonitoring refuse, naming the capability', () => {
+describe('helpers that do not serve S3 Files', () => {
+  test('addMonitoring refuses, naming the construct that does', () => {
     const files = new S3FilesFileSystem(stack, 'Files', { vpc });
-    const ap = files.addAccessPoint('A');
-    expect(() => files.addSeed('Seed', { accessPoint: ap as any, source: SeedSource.asset(__dirname) })).toThrow(/not supported for S3 Files yet: deploy-time seeding \(FileSystemSeed\)/);
     expect(() => files.addMonitoring('Monitoring')).toThrow(/FileSystemMonitoring watches EFS's metrics .* use new S3FilesMonitoring\(scope, 'Monitoring', \{ fileSystem \}\)/);
   });
 });

@@ -1,0 +1,91 @@
+import { isNormalEntryPath } from './entry-path';
+import { LAMBDA_MOUNT_PATH, MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS, SEED_FORMATS, SeedFormat } from './resource-properties';
+import { MAX_CONCURRENCY } from './limits';
+
+/**
+ * The contract between the S3FilesSeed construct (lib/seed/s3-files-seed.ts) and its handler
+ * (lambda/seed-s3-files/), checked at both ends as the EFS seed's properties are: the construct at
+ * synth, the handler on every request (it is the trust boundary). CloudFormation passes strings.
+ */
+export interface S3FilesSeedResourceProperties {
+  /** The source, as the EFS seed names it. */
+  readonly Bucket: string;
+  readonly Key: string;
+  readonly Format: SeedFormat;
+  readonly Fingerprint: string;
+  /** The file system's bucket, and the key prefix the seed fills ('' or ending in '/'): with the bucket, the seed's place. */
+  readonly TargetBucket: string;
+  readonly TargetPrefix: string;
+  /** Where the seed function mounts the file system's root (read only), and the target's path under it ('' for the root). */
+  readonly MountPath: string;
+  readonly VisiblePath: string;
+  /** How long a run waits for the seeded files to show through the mount, in seconds. */
+  readonly VisibilityTimeoutSeconds: string;
+  readonly Concurrency: string;
+  readonly InvocationTimeoutSeconds?: string;
+  readonly Prune: string;
+  readonly RemoveOnDelete: string;
+  readonly MetricsName?: string;
+  readonly MaxMemberBytes?: string;
+  readonly MaxTotalBytes?: string;
+  readonly MaxEntries?: string;
+  readonly MaxCompressionRatio?: string;
+}
+
+/**
+ * A visibility wait is at least a minute (S3 Files shows a change in a directory it imported about
+ * 30 s later) and runs inside one invocation, before its last minute and after the writes: at most
+ * the longest invocation less 2 minutes (less still for a shorter `timeout`, checked at synth).
+ */
+export const MIN_VISIBILITY_TIMEOUT_SECONDS = 60;
+export const MAX_VISIBILITY_TIMEOUT_SECONDS = MAX_INVOCATION_TIMEOUT_SECONDS - 120;
+
+const isFlag = (value: unknown) => value === 'true' || value === 'false';
+const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** A key prefix the seed fills: '' (the whole bucket) or a normal relative path ending in '/'. */
+export function isTargetPrefix(value: unknown): boolean {
+  return value === '' || (typeof value === 'string' && value.endsWith('/') && isNormalEntryPath(value.slice(0, -1)));
+}
+
+/** What is wrong with the properties, one line each; `isToken` says which values resolve only at deploy time. */
+export function s3FilesSeedPropertyProblems(props: Partial<Record<keyof S3FilesSeedResourceProperties, unknown>>, isToken: (value: unknown) => boolean = () => false): string[] {
+  const problems: string[] = [];
+  const need = (name: keyof S3FilesSeedResourceProperties, ok: (value: unknown) => boolean, problem: string, optional = false) => {
+    const value = props[name];
+    if ((optional && value === undefined) || isToken(value) || ok(value)) return;
+    problems.push(`${name} ${problem}, got ${JSON.stringify(value)}`);
+  };
+  const text = (value: unknown) => typeof value === 'string' && value !== '';
+  need('Bucket', text, 'must be a bucket name');
+  need('Key', (v) => typeof v === 'string', 'must be an S3 key or prefix');
+  need('Format', (v) => (SEED_FORMATS as readonly unknown[]).includes(v), `must be one of ${SEED_FORMATS.join(', ')}`);
+  need('Fingerprint', text, 'must be a non-empty string');
+  need('TargetBucket', (v) => typeof v === 'string' && BUCKET_NAME.test(v), 'must be an S3 bucket name');
+  need('TargetPrefix', isTargetPrefix, "must be '' or a relative key prefix ending in '/', without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
+  need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
+  need('VisiblePath', (v) => v === '' || isNormalEntryPath(v), "must be '' or a relative path without empty, '.' or '..' parts");
+  need('VisibilityTimeoutSeconds', (v) => isCount(v, MAX_VISIBILITY_TIMEOUT_SECONDS) && Number(v) >= MIN_VISIBILITY_TIMEOUT_SECONDS,
+    `must be a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS}`);
+  need('Concurrency', (v) => isCount(v, MAX_CONCURRENCY), `must be an integer from 1 to ${MAX_CONCURRENCY}`);
+  need('InvocationTimeoutSeconds', (v) => isCount(v, MAX_INVOCATION_TIMEOUT_SECONDS) && Number(v) >= MIN_INVOCATION_TIMEOUT_SECONDS,
+    `must be a whole number of seconds from ${MIN_INVOCATION_TIMEOUT_SECONDS} to ${MAX_INVOCATION_TIMEOUT_SECONDS}`, true);
+  need('Prune', isFlag, "must be 'true' or 'false'");
+  need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
+  for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
+    need(limit, (v) => isCount(v), 'must be a positive integer', true);
+    if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);
+  }
+  return problems;
+}
+
+/** The properties, checked: throws one error that lists every problem. */
+export function checkS3FilesSeedProperties(props: unknown): S3FilesSeedResourceProperties {
+  const problems = props !== null && typeof props === 'object' ? s3FilesSeedPropertyProblems(props) : ['the properties must be an object'];
+  if (problems.length > 0) throw new Error(`invalid S3 Files seed properties: ${problems.join('; ')}`);
+  return props as S3FilesSeedResourceProperties;
+}
+
+/** The place a seed fills, as its physical id names it: `s3://<bucket>/<prefix>`. */
+export const s3FilesSeedPlace = (props: Pick<S3FilesSeedResourceProperties, 'TargetBucket' | 'TargetPrefix'>) => `s3://${props.TargetBucket}/${props.TargetPrefix}`;
