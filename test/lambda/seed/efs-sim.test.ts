@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
-import { makeTree, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
+import { makeTree, tempDir, treeDigest, manifestPaths, readManifest } from '../../helpers/seed-fixtures';
 import { writtenIdentity } from '../../../lambda/seed/target/atomic-write';
 
 // The seed CLI (the compiled dist/bin, as users run it) against the EFS latency emulator: proof of
@@ -149,7 +149,7 @@ describeWithFuse('seed on efs-sim', () => {
     await new Promise((resolve) => child.once('exit', resolve));
     const recorded = manifestPaths(target).length;
     // The checkpoint says a run was under way: the next one checks each recorded file is as written.
-    expect(JSON.parse(fs.readFileSync(path.join(target, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).running).toBe(true);
+    expect(readManifest(target).running).toBe(true);
 
     // What the next run checks each recorded file against: as the target reports it now. On efs-sim that
     // can differ from what the writer's fstat read (see changedSinceRecorded): those it rewrites, no other.
@@ -229,7 +229,7 @@ describeWithFuse('seed on efs-sim', () => {
  * next run rightly takes such a file as changed: it writes it again, under a temporary name.
  */
 function changedSinceRecorded(target: string): string[] {
-  const { files } = JSON.parse(fs.readFileSync(path.join(target, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')) as { files: string[] };
+  const { files } = readManifest(target);
   const top = fs.readdirSync(target);
   const changed: string[] = [];
   for (let i = 0; i < files.length; i += 3) {
