@@ -224,9 +224,10 @@ describeWithFuse('seed on efs-sim', () => {
  * where they are: in their directory, or in its staging directory where it is not published yet. The
  * seed records what the writer's fstat read: with efs-sim's write-back cache the kernel's mtime, which
  * it keeps for as long as it caches the inode, while the server stamped the time the data reached it
- * (test/tools/efs-sim.test.ts). Where the kernel no longer caches a directory's inodes (seen after
- * kills under load, for the files of one staged directory), a lookup reads the server's, and the
- * next run rightly takes such a file as changed: it writes it again, under a temporary name.
+ * (test/tools/efs-sim.test.ts). Where the kernel no longer caches a directory's inodes, a lookup reads
+ * the server's, and the next run rightly takes such a file as changed: it writes it again, under a
+ * temporary name. Seen at load for one directory recorded whole and not yet renamed into place: a kill
+ * that interrupts the rename publishing it makes Linux's FUSE drop what it cached below it.
  */
 function changedSinceRecorded(target: string): string[] {
   const { files } = readManifest(target);
