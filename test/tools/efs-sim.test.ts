@@ -90,6 +90,23 @@ describeWithFuse('efs-sim', () => {
     expect(time(() => fs.utimesSync(path.join(s.mount, 'final0'), 1, 1))).toBeGreaterThanOrEqual(100);
   });
 
+  test('a written file\'s mtime is the kernel\'s while it caches the inode, the server\'s (when the data arrived) once it does not', async () => {
+    // With FUSE's write-back cache the kernel stamps a file's mtime at write() and keeps it for as
+    // long as it caches the inode, sending none at close; the server stamps its own when the data
+    // reaches it. A stalled write makes that arrival come later than the writer's fstat.
+    const s = await start({ profile: 'local', flags: ['--stall=200:write'] });
+    const seen = Array.from({ length: 3 }, (_, i) => {
+      const fd = fs.openSync(path.join(s.mount, `f${i}`), 'wx');
+      fs.writeSync(fd, 'data');
+      const { mtimeMs } = fs.fstatSync(fd);
+      fs.closeSync(fd);
+      return mtimeMs;
+    });
+    expect(seen.map((_, i) => fs.lstatSync(path.join(s.mount, `f${i}`)).mtimeMs)).toEqual(seen);
+    // What a lookup after the kernel dropped the inode reads (an EFS client's fstat would have read it too).
+    seen.forEach((mtimeMs, i) => expect(fs.lstatSync(path.join(s.backing, `f${i}`)).mtimeMs).toBeGreaterThan(mtimeMs));
+  });
+
   // Writes are gathered in the page cache (as an NFS client does), so a fault on write surfaces when
   // the file is closed or synced; a fault on flush is what close() itself returns.
   test.each([

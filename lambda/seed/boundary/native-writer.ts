@@ -16,6 +16,8 @@ export enum AtOp { MKDIR, UNLINK, RMDIR, RENAME, LINK, SYMLINK, READLINK, UTIMES
 export interface NativeAddon {
   /** `content` a buffer, or an open source file's descriptor read from its start, `sourceBytes` at most. */
   writeNewFile(dirFd: number, name: string, mode: number, content: Buffer | number, uid: number, gid: number, sourceBytes: number): Promise<Outcome>;
+  /** writeNewFile of the source file at `sourcePath` beneath `sourceRoot`, opened and fstat'ed by the job; nothing made where it is larger than `limit`. */
+  writeNewFileBeneath(dirFd: number, name: string, sourceRoot: number, sourcePath: string, uid: number, gid: number, limit: number): Promise<Outcome>;
   /** 0 where openat2 is in use, else the errno that refused it (the descriptor walk is in use). */
   beneathResolution(): number;
   /** A descriptor, or -errno. */
@@ -37,6 +39,17 @@ export interface NativeAddon {
 /** The calls write-new-file.c names a failure by, by number (the first makes the file). */
 const CALLS = ['', 'open', 'read', 'write', 'fchown', 'fstat', 'close'];
 const OPEN_TARGET = 1;
+/** writeNewFileBeneath's failures before the target file is made: the source's open, its fstat, what that fstat said. */
+const OPEN_SOURCE = 7;
+const FSTAT_SOURCE = 8;
+const SOURCE_NOT_REGULAR = 9;
+const SOURCE_TOO_LARGE = 10;
+
+/**
+ * Why writeNewFileBeneath made nothing, on the source's side: its open beneath the root failed (Node's
+ * error, naming the path), its fstat failed, it is not a regular file, or it is larger than the limit.
+ */
+export type SourceRefusal = { readonly call: 'open' | 'fstat'; readonly error: NodeJS.ErrnoException } | { readonly call: 'not a regular file' | 'too large' };
 
 /** undefined until first asked for; null where there is none. */
 let shared: NativeWriter | null | undefined;
@@ -121,10 +134,34 @@ export class NativeWriter {
       // As Node names them: the path for an open, none for a call on a descriptor.
       throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name).path : undefined);
     }
-    const [, bytes, ino, size, seconds, nanoseconds] = outcome;
-    // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.
-    return { bytes, ino, size, mtimeMs: seconds * 1e3 + nanoseconds / 1e6 };
+    return newFile(outcome);
   }
+
+  /**
+   * writeNewFile of a local source file in the same job: opened beneath the directory `sourceRoot`
+   * holds (`sourcePath`: 'a/b', as BeneathOpener opens it: openat2, or the walk; never through a link),
+   * fstat'ed, and copied up to the size that fstat gave, the new file taking its permission bits. One
+   * job instead of an open and an fstat on the JS thread and a close after. What the source refused
+   * (nothing is made then) is returned, for the caller to say; a failure on the target is thrown as
+   * writeNewFile throws it.
+   */
+  async writeNewFileBeneath(dir: Directory, name: string, sourceRoot: number, sourcePath: string, uid = -1, gid = -1, limit = Infinity): Promise<NewFile | SourceRefusal> {
+    const outcome = await this.addon.writeNewFileBeneath(dir.fd, name, sourceRoot, sourcePath, uid, gid, Math.min(limit, Number.MAX_VALUE));
+    if (outcome[0] === 0) return newFile(outcome);
+    const [errno, call] = outcome;
+    if (call === OPEN_SOURCE) return { call: 'open', error: systemError(errno, 'open', sourcePath) };
+    if (call === FSTAT_SOURCE) return { call: 'fstat', error: systemError(errno, 'fstat') };
+    if (call === SOURCE_NOT_REGULAR) return { call: 'not a regular file' };
+    if (call === SOURCE_TOO_LARGE) return { call: 'too large' };
+    if (call !== OPEN_TARGET) await this.addon.atCall(AtOp.UNLINK, dir.fd, name, -1, '', 0);
+    throw systemError(errno, CALLS[call], call === OPEN_TARGET ? dir.at(name).path : undefined);
+  }
+}
+
+/** The numbers the addon resolves a written file with, read by index (destructuring walks the array's iterator, per file). */
+function newFile(outcome: Outcome): NewFile {
+  // As Node computes Stats.mtimeMs, so that writtenIdentity reads the same from either.
+  return { bytes: outcome[1], ino: outcome[2], size: outcome[3], mtimeMs: outcome[4] * 1e3 + outcome[5] / 1e6 };
 }
 
 /** An error as Node's fs calls make them: `ENOENT: no such file or directory, open 'x'` (or `ENOSPC: ..., write`), with errno, code, syscall and any path. */

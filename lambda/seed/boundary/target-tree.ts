@@ -44,7 +44,7 @@ interface Node {
   /** What its first descriptor held, read before that descriptor is closed (undefined where fstat failed): what one opened again must hold. */
   identity?: Promise<Identity | undefined>;
   /** Whether it was still at its name under the root, as the check of round `round` found. */
-  checked?: { readonly round: number; readonly inPlace: Promise<boolean> };
+  checked?: { readonly round: number; readonly inPlace: Promise<boolean>; found?: boolean };
   /** Found moved out of the target: nothing more is written there. */
   movedOut?: boolean;
 }
@@ -195,6 +195,9 @@ export class TargetTree {
       return;
     }
     const node: Node = { key, parent: this.nodes.get(parentKey)!, name, fd, pins: 0 };
+    // Opened just now by its name in its parent: looked at in this round as far as its own name goes
+    // (no lstat of it again before its first write); whether its parent is in place is the parent's check.
+    this.record(node, this.inPlace(node.parent!));
     this.nodes.set(key, node);
     this.rest(node);
   }
@@ -245,11 +248,22 @@ export class TargetTree {
    * Whether the directory `key` is still at its name under the root, every directory on its path too,
    * looked at once per round: from the root down, one name at a time (lstat, which never follows the
    * last name, and each name above was found to be the directory held), each compared by device and
-   * inode with what the seed holds. One found moved out stays so: `pin` refuses it, and below it.
+   * inode with what the seed holds; a directory opened in this round (by its name in its parent) was
+   * looked at by that open, and only the directories above it are. One found moved out stays so:
+   * `pin` refuses it, and below it.
    */
   stillInPlace(key: string): Promise<boolean> {
     const node = this.nodes.get(key);
     return node ? this.inPlace(node) : Promise.resolve(true);
+  }
+
+  /**
+   * Whether this round's check already found `key` in place (so `stillInPlace` answers true, and every
+   * directory above it was found in place in this round too): what a file's copy asks before it waits.
+   */
+  knownInPlace(key: string): boolean {
+    const node = this.nodes.get(key);
+    return !node?.parent || (node.checked?.round === this.round && node.checked.found === true);
   }
 
   /** Throws MovedOutError, naming the outermost, where `key` or a directory above it was found moved out. */
@@ -262,20 +276,31 @@ export class TargetTree {
     if (!node.parent) return Promise.resolve(true);
     if (node.movedOut) return Promise.resolve(false);
     if (node.checked?.round !== this.round) {
-      const inPlace = this.inPlace(node.parent).then(async (above) => above && this.atItsName(node));
-      node.checked = { round: this.round, inPlace };
-      void inPlace.then((found) => { if (!found) node.movedOut = true; }, () => undefined);
+      this.record(node, this.inPlace(node.parent).then(async (above) => above && this.atItsName(node)));
     }
-    return node.checked.inPlace;
+    return node.checked!.inPlace;
+  }
+
+  /** `inPlace` as `node`'s check of this round; one found moved out stays so. */
+  private record(node: Node, inPlace: Promise<boolean>): void {
+    const checked: Node['checked'] = { round: this.round, inPlace };
+    node.checked = checked;
+    void inPlace.then((found) => {
+      checked!.found = found;
+      if (!found) node.movedOut = true;
+    }, () => undefined);
   }
 
   /** Whether `node`'s name in its parent (found in place) is the directory held; looked at again after a rename of the seed's own that raced it. */
   private async atItsName(node: Node): Promise<boolean> {
+    // The first look goes at the same time as the read of what is held (one round trip, not two).
+    const firstRenamesBefore = this.renamesDone;
+    const first = this.calls.lstatBeneath(this.root.fd, pathOf(node)).catch(() => undefined);
     const held = await this.identityOf(node);
     if (!held) return true; // nothing to compare: openAgain refuses such a directory anyway
     for (let attempt = 0; ; attempt++) {
-      const renamesBefore = this.renamesDone;
-      const seen = await this.calls.lstatBeneath(this.root.fd, pathOf(node)).catch(() => undefined);
+      const renamesBefore = attempt === 0 ? firstRenamesBefore : this.renamesDone;
+      const seen = attempt === 0 ? await first : await this.calls.lstatBeneath(this.root.fd, pathOf(node)).catch(() => undefined);
       if (seen?.isDirectory() && seen.dev === held.dev && seen.ino === held.ino) return true;
       if (attempt >= 3 || (this.renames.size === 0 && this.renamesDone === renamesBefore)) return false;
       await Promise.allSettled([...this.renames]);

@@ -375,7 +375,8 @@ export class CopyRun {
       // In a directory no reader sees yet, a file is written in place, unless an earlier run recorded it
       // whole there: rewritten in place and interrupted, it would later pass for that recorded file.
       inPlace = job.kind === 'file' && this.directories.unpublished(directory) && !this.manifest.files.has(relative);
-      if (!this.settings.dryRun) await this.refuseMovedOut(keyOf(directory));
+      // Once this round's check found the directory in place, nothing to wait for.
+      if (!this.settings.dryRun && !this.tree.knownInPlace(keyOf(directory))) await this.refuseMovedOut(keyOf(directory));
       const done = this.settings.dryRun ? await this.copier!.copy(job, undefined, async () => undefined) : await this.place(job, keyOf(directory), name, inPlace);
       if (done.written) {
         this.counts.written++;

@@ -152,23 +152,28 @@ class TreeWalk {
     this.wake?.();
   }
 
-  /** `rel`'s entry, from an lstat of `held` (its name through its directory's descriptor). */
+  /**
+   * `rel`'s entry, from an lstat of `held` (its name through its directory's descriptor). Its helpers
+   * are methods, not closures made per entry (the bundle names each closure it makes, per file).
+   */
   private entryOf(rel: string, held: HeldName): SeedEntry | Promise<SeedEntry> {
-    const failed = (err: Error): SeedEntry => ({ type: 'failed', path: rel, reason: `cannot read the source: ${err.message}` });
-    const entry = (s: fs.Stats): SeedEntry | Promise<SeedEntry> => {
-      if (s.isFile()) return new LocalFile(rel, this.rootFd, s, this.fast);
-      if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
-      if (s.isSymbolicLink()) return this.fast.readlink(held).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), failed);
-      return { type: 'special', path: rel, kind: specialKind(s) }; // no content to copy
-    };
     try {
       const stats = this.fast.lstatRun(held);
-      return isPromise(stats) ? stats.then(entry, failed) : entry(stats);
+      return isPromise(stats) ? stats.then((s) => this.entryFrom(rel, held, s), (err: Error) => unreadable(rel, err)) : this.entryFrom(rel, held, stats);
     } catch (err) {
-      return failed(err as Error); // gone since the listing, say
+      return unreadable(rel, err as Error); // gone since the listing, say
     }
   }
+
+  private entryFrom(rel: string, held: HeldName, s: fs.Stats): SeedEntry | Promise<SeedEntry> {
+    if (s.isFile()) return new LocalFile(rel, this.rootFd, s, this.fast);
+    if (s.isDirectory()) return { type: 'directory', path: rel, mode: s.mode & 0o7777 };
+    if (s.isSymbolicLink()) return this.fast.readlink(held).then((target): SeedEntry => ({ type: 'symlink', path: rel, target, identity: LINK_IDENTITY + target }), (err: Error) => unreadable(rel, err));
+    return { type: 'special', path: rel, kind: specialKind(s) }; // no content to copy
+  }
 }
+
+const unreadable = (rel: string, err: Error): SeedEntry => ({ type: 'failed', path: rel, reason: `cannot read the source: ${err.message}` });
 
 /** A source directory, opened to be listed; never through a link (the opener adds O_NOFOLLOW). */
 const OPEN_DIRECTORY = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY;

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { LocalFileContent } from './entry';
 import { BeneathOpener } from '../boundary/open-beneath';
+import type { SourceRefusal } from '../boundary/native-writer';
 
 /**
  * A local source file as the copy reads it: opened beneath the held source root (never through a
@@ -68,7 +69,22 @@ function explained(content: LocalFileContent, err: NodeJS.ErrnoException): Error
 function checked(content: LocalFileContent, fd: number, stats: { readonly mode: number; readonly size: number }, close: () => void): OpenedSourceFile {
   if ((stats.mode & fs.constants.S_IFMT) !== fs.constants.S_IFREG) {
     close();
-    throw Object.assign(new Error(`the source's ${content.path} is no longer a regular file (it was replaced during the seed); nothing is copied from it`), { code: 'EINVAL' });
+    throw notRegular(content);
   }
   return { fd, size: stats.size, mode: stats.mode & 0o7777 };
+}
+
+const notRegular = (content: LocalFileContent) => Object.assign(
+  new Error(`the source's ${content.path} is no longer a regular file (it was replaced during the seed); nothing is copied from it`), { code: 'EINVAL' });
+
+/**
+ * What the native writer's job found on opening `content`'s file itself (NativeWriter.writeNewFileBeneath),
+ * said as openSourceFile says it: a refused open, a failed fstat, not a regular file. (One larger than
+ * the job's limit is not a failure: the caller copies it call by call.)
+ */
+export function refusedSource(content: LocalFileContent, refusal: SourceRefusal): Error {
+  if (refusal.call === 'open') return explained(content, refusal.error);
+  if (refusal.call === 'fstat') return refusal.error;
+  if (refusal.call === 'not a regular file') return notRegular(content);
+  return new Error(`internal: the source's ${content.path} was refused as ${refusal.call}`);
 }

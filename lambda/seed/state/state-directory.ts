@@ -86,6 +86,9 @@ export class StateDirectory {
     return new StateDirectory(tree);
   }
 
+  /** The held directory's device and inode (see heldIdentity). */
+  private held?: Promise<{ dev: bigint; ino: bigint }>;
+
   private constructor(private readonly tree: TargetTree) {}
 
   /** Takes the target's lock (see TargetLock), then makes sure the directory is the seeding user's own and private. */
@@ -153,9 +156,21 @@ export class StateDirectory {
    * inode): a run whose state directory was renamed away must not go on beside one that made a new one.
    */
   async inPlace(): Promise<boolean> {
-    const held = await this.tree.using(STATE_DIR, (dir) => this.tree.calls.fstat(dir.fd)).catch(() => undefined);
-    const named = await this.tree.calls.lstatExact(this.tree.root.at(STATE_DIR)).catch(() => undefined);
+    const [held, named] = await Promise.all([this.heldIdentity(), this.tree.calls.lstatExact(this.tree.root.at(STATE_DIR)).catch(() => undefined)]);
     return held !== undefined && named?.dev === held.dev && named.ino === held.ino;
+  }
+
+  /**
+   * The device and inode of the directory held: read once (a descriptor's never change, and one
+   * opened again is refused unless it is the same directory), not at every save; a failed read is
+   * tried again next time.
+   */
+  private heldIdentity(): Promise<{ dev: bigint; ino: bigint } | undefined> {
+    this.held ??= this.tree.using(STATE_DIR, (dir) => this.tree.calls.fstat(dir.fd)).then(({ dev, ino }) => ({ dev, ino }));
+    return this.held.catch(() => {
+      this.held = undefined;
+      return undefined;
+    });
   }
 
   /**
@@ -197,7 +212,8 @@ export class StateDirectory {
 
   /**
    * Writes the manifest atomically (a new private file, then a rename over the old one). `running`
-   * marks a checkpoint of a run still under way.
+   * marks a checkpoint of a run still under way. The body is built before the first await (ManifestBook
+   * times that part as the save's work on the JS thread).
    */
   async saveManifest(manifest: Manifest, running: boolean): Promise<void> {
     await this.writeAtomically(MANIFEST, Buffer.from(serializeManifest(manifest, running)), 0o600);
@@ -212,6 +228,15 @@ export class StateDirectory {
     if (!await this.inPlace()) throw new StateMovedError(this.tree.where);
     await this.tree.using(STATE_DIR, async (dir) => {
       const tmp = saveTempName(name);
+      if (calls.native && !calls.fast && body.length <= MiB) {
+        // Made, written and closed in one trip to the thread pool (removed by the writer on failure), then renamed.
+        await calls.native.writeNewFile(dir, tmp, mode, body);
+        await calls.rename(dir.at(tmp), dir.at(name)).catch(async (err) => {
+          await calls.unlink(dir.at(tmp)).catch(() => undefined);
+          throw err;
+        });
+        return;
+      }
       const fd = await calls.open(dir.at(tmp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
       try {
         try {

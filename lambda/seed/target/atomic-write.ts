@@ -4,7 +4,7 @@ import { MiB } from '../../shared/sizes';
 import { FileContent, LocalFileContent } from '../sources/entry';
 import { FileSystemCalls } from '../boundary/file-system-calls';
 import { NativeWriter } from '../boundary/native-writer';
-import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile } from '../sources/source-file';
+import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile, refusedSource } from '../sources/source-file';
 import { temporaryName } from '../state/reserved-names';
 import { Directory, HeldName } from '../boundary/held-name';
 
@@ -101,6 +101,10 @@ export async function writeUnseenFile(calls: FileSystemCalls, dir: Directory, na
  * written with the mode that fstat gave (permission bits only) and no more than the size it gave.
  */
 async function writeSourceFile(calls: FileSystemCalls, dir: Directory, name: string, content: LocalFileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
+  if (calls.native && !calls.fast && options.mtimeMs === undefined && content.size <= WRITE_CHUNK_BYTES) {
+    const written = await writeSourceFileNatively(calls, calls.native, dir, name, content, options, replace);
+    if (written) return written;
+  }
   const now = content.calls.fast;
   const source = now ? openSourceFileNow(content) : await openSourceFile(content);
   const sourceOptions = { ...options, mode: source.mode & 0o777 };
@@ -175,6 +179,28 @@ async function wholeContent(content: Buffer | Readable, options: WriteOptions): 
  */
 async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | number, sourceBytes: number, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
   const file = await createNew(() => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid, sourceBytes), replace, () => calls.unlink(dir.at(name)));
+  try {
+    checkDelivered(file.bytes, options);
+  } catch (err) {
+    await calls.unlink(dir.at(name)).catch(() => undefined);
+    throw err;
+  }
+  return { bytes: file.bytes, identity: writtenIdentity(file) };
+}
+
+/**
+ * writeSourceFile on a slow file system through the native writer, the source's open (beneath its
+ * root) and fstat made by its job too: one trip to the thread pool per file, and nothing on the JS
+ * thread but the call. The same checks, in C: a regular file by that fstat, its permission bits, no
+ * more than the size it gave; undefined (nothing made) where that size is above a write request (the
+ * file grew since the walk), for the calls to copy.
+ */
+async function writeSourceFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: LocalFileContent, options: WriteOptions, replace: boolean): Promise<WrittenFile | undefined> {
+  const file = await createNew(() => native.writeNewFileBeneath(dir, name, content.root, content.path, options.uid, options.gid, WRITE_CHUNK_BYTES), replace, () => calls.unlink(dir.at(name)));
+  if (!('ino' in file)) {
+    if (file.call === 'too large') return undefined;
+    throw refusedSource(content, file);
+  }
   try {
     checkDelivered(file.bytes, options);
   } catch (err) {

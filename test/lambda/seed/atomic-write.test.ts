@@ -6,6 +6,7 @@ import { writeUnseenFile, writtenIdentity } from '../../../lambda/seed/target/at
 import { LocalFileContent } from '../../../lambda/seed/sources/entry';
 import { FileSystemCalls } from '../../../lambda/seed/boundary/file-system-calls';
 import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
+import { BeneathOpener } from '../../../lambda/seed/boundary/open-beneath';
 import { builtNativeWriter } from '../../helpers/native-writer';
 
 // A local file's copy onto real directories, every way it is made: synchronously while the file
@@ -135,13 +136,18 @@ describe.each(MODES)('content in memory, calls %s', (mode) => {
 
 test('on a slow file system the native writer makes a small file in one trip, and Node\'s calls make none of it', async () => {
   const native = builtNativeWriter();
-  const write = jest.spyOn(native, 'writeNewFile');
+  const write = jest.spyOn(native, 'writeNewFileBeneath');
   const calls = callsFor('native writer');
   const open = jest.spyOn(calls, 'open');
-  await writeUnseenFile(calls, tree.root, 'i.txt', sourceFile('i.txt', 'one job'), { mode: 0o644 }, false);
+  // The source file is opened beneath its root and fstat'ed by the writer's job, not on this thread.
+  const sourceOpen = jest.spyOn(BeneathOpener.shared(), 'openStatSync');
+  await writeUnseenFile(calls, tree.root, 'i.txt', sourceFile('i.txt', 'one job', undefined, 'synchronous', 0o640), { mode: 0o644 }, false);
   expect(write).toHaveBeenCalledTimes(1);
   expect(open).not.toHaveBeenCalled();
+  expect(sourceOpen).not.toHaveBeenCalled();
   expect(fs.readFileSync(target('i.txt'), 'utf8')).toBe('one job');
+  expect(fs.statSync(target('i.txt')).mode & 0o777).toBe(0o640); // the source's bits, from the job's fstat
+  sourceOpen.mockRestore();
   // A modification time to give (one more call) and a large file still go call by call.
   await writeUnseenFile(calls, tree.root, 'j.txt', sourceFile('j.txt', 'dated'), { mode: 0o644, mtimeMs: 1e12 }, false);
   await writeUnseenFile(calls, tree.root, 'k.bin', Buffer.alloc(2 * 1024 * 1024), { mode: 0o644 }, false);

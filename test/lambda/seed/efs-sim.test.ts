@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { promisify } from 'util';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
-import { makeTree, tempDir, treeDigest, manifestPaths } from '../../helpers/seed-fixtures';
+import { makeTree, tempDir, treeDigest, manifestPaths, readManifest } from '../../helpers/seed-fixtures';
+import { writtenIdentity } from '../../../lambda/seed/target/atomic-write';
 
 // The seed CLI (the compiled dist/bin, as users run it) against the EFS latency emulator: proof of
 // concurrency and of "an unchanged re-run only lists its directories" by operation counts, and of atomicity under
@@ -148,12 +149,15 @@ describeWithFuse('seed on efs-sim', () => {
     await new Promise((resolve) => child.once('exit', resolve));
     const recorded = manifestPaths(target).length;
     // The checkpoint says a run was under way: the next one checks each recorded file is as written.
-    expect(JSON.parse(fs.readFileSync(path.join(target, '.cdk-efs-kit', 'seed-manifest.json'), 'utf8')).running).toBe(true);
+    expect(readManifest(target).running).toBe(true);
+
+    // What the next run checks each recorded file against: as the target reports it now. On efs-sim that
+    // can differ from what the writer's fstat read (see changedSinceRecorded): those it rewrites, no other.
+    const changed = changedSinceRecorded(target);
 
     const rerun = JSON.parse((await runSeed(src, target)).stdout);
     expect(rerun).toMatchObject({ complete: true, failed: [] });
-    expect(rerun.written).toBeLessThanOrEqual(3000 - recorded);
-    expect(rerun.skipped).toBeGreaterThanOrEqual(recorded);
+    expect({ written: rerun.written, skipped: rerun.skipped }).toEqual({ written: 3000 - recorded + changed.length, skipped: recorded - changed.length });
     expect(treeDigest(target)).toEqual(treeDigest(src));
   });
 
@@ -213,6 +217,31 @@ describeWithFuse('seed on efs-sim', () => {
     expect(tempLeftovers(target)).toEqual([]);
   });
 });
+
+/**
+ * The files the manifest under `target` records (in directories one level down, as makeTree makes them)
+ * whose inode, size or modification time the target now reports otherwise than recorded, looked up
+ * where they are: in their directory, or in its staging directory where it is not published yet. The
+ * seed records what the writer's fstat read: with efs-sim's write-back cache the kernel's mtime, which
+ * it keeps for as long as it caches the inode, while the server stamped the time the data reached it
+ * (test/tools/efs-sim.test.ts). Where the kernel no longer caches a directory's inodes, a lookup reads
+ * the server's, and the next run rightly takes such a file as changed: it writes it again, under a
+ * temporary name. Seen at load for one directory recorded whole and not yet renamed into place: a kill
+ * that interrupts the rename publishing it makes Linux's FUSE drop what it cached below it.
+ */
+function changedSinceRecorded(target: string): string[] {
+  const { files } = readManifest(target);
+  const top = fs.readdirSync(target);
+  const changed: string[] = [];
+  for (let i = 0; i < files.length; i += 3) {
+    const [file, written] = [files[i], files[i + 2]];
+    const [dir, name] = file.split('/');
+    const at = top.includes(dir) ? dir : top.find((n) => n.startsWith('.cdk-efs-kit-new-') && n.endsWith(`-${dir}`));
+    const stats = at === undefined ? undefined : fs.lstatSync(path.join(target, at, name), { throwIfNoEntry: false });
+    if (stats === undefined || writtenIdentity(stats) !== written) changed.push(file);
+  }
+  return changed;
+}
 
 /** Files under root (whose names pass `keep`), tolerant of a tree that changes while it is read. */
 function countFiles(root: string, keep: (name: string) => boolean = () => true): number {

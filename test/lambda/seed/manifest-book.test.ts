@@ -7,9 +7,10 @@ import { TargetTree } from '../../../lambda/seed/boundary/target-tree';
 import { tempDir } from '../../helpers/seed-fixtures';
 
 // Staged directories are published after a save of the manifest that records them, and that save
-// waits its turn (20 times the last save took) while files are still copied. A save timed while the
-// run's own writes queued ahead of it looks slow: the turn it set must not hold a run that has
-// nothing left to copy. The clock is jest's; the saves are real, to a real state directory.
+// waits its turn while files are still copied (until what the saves took the JS thread, building their
+// bodies, is within a twentieth of the run's time); round trips set no turn. A turn must not hold a run
+// that has nothing left to copy.
+// The clock is jest's; the saves are real, to a real state directory.
 
 let work: string;
 let tree: TargetTree;
@@ -24,12 +25,16 @@ afterEach(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** A book on the target's state directory whose first save takes 10 s by the clock (the wait it sets is 200 s). */
-async function bookAfterSlowSave(): Promise<{ book: ManifestBook; state: StateDirectory }> {
+/**
+ * A book on the target's state directory whose first save takes 10 s by the clock: building its body
+ * (before its first await: the wait it sets is 200 s), or only its round trips (after).
+ */
+async function bookAfterSlowSave(slow: 'work' | 'round trips' = 'work'): Promise<{ book: ManifestBook; state: StateDirectory }> {
   const state = (await StateDirectory.open(tree, true))!;
   const book = new ManifestBook(emptyManifest(), { state, dryRun: false, useManifest: true, lockLost: () => false, warn: (message) => { throw new Error(message); } });
   const save = state.saveManifest.bind(state);
   jest.spyOn(state, 'saveManifest').mockImplementationOnce(async (manifest, running) => {
+    if (slow === 'round trips') await Promise.resolve();
     jest.setSystemTime(Date.now() + 10_000);
     await save(manifest, running);
   });
@@ -67,5 +72,11 @@ test('its turn comes by the clock too', async () => {
   expect(await settled(saved)).toBe(false);
   await jest.advanceTimersByTimeAsync(200_000);
   await saved;
+  expect([...(await state.readManifest()).files.keys()]).toEqual(['a.html']);
+});
+
+test('a save slow only by its round trips sets no turn: the next goes at once while files are copied', async () => {
+  const { book, state } = await bookAfterSlowSave('round trips');
+  expect(await settled(book.saveRecorded())).toBe(true);
   expect([...(await state.readManifest()).files.keys()]).toEqual(['a.html']);
 });

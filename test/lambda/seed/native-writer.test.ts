@@ -69,6 +69,78 @@ test('acts in the directory it holds, even after that directory is renamed and a
   expect(fs.readdirSync(path.join(work, 'outside'))).toEqual([]);
 });
 
+describe('a source file it opens itself beneath the source root (writeNewFileBeneath)', () => {
+  let root: number;
+  beforeEach(() => {
+    fs.mkdirSync(path.join(work, 'source', 'a'), { recursive: true });
+    root = fs.openSync(path.join(work, 'source'), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  });
+  afterEach(() => fs.closeSync(root));
+  const beneath = (name: string, relative: string, limit = 1024 * 1024) => builtNativeWriter().writeNewFileBeneath(dir, name, root, relative, -1, -1, limit);
+
+  test.each([['openat2', undefined], ['the descriptor walk', '0']])('copies it whole with the permission bits its fstat gives, by %s', async (_how, setting) => {
+    const content = Buffer.alloc(200_000);
+    for (let i = 0; i < content.length; i++) content[i] = i % 251;
+    fs.writeFileSync(path.join(work, 'source', 'a', 'b.bin'), content, { mode: 0o640 });
+    fs.chmodSync(path.join(work, 'source', 'a', 'b.bin'), 0o4750);
+    const file = setting === undefined ? await beneath('b.bin', 'a/b.bin') : await inProcessWith(setting, 'a/b.bin');
+    expect(file).toMatchObject({ bytes: 200_000 });
+    expect(fs.readFileSync(target('b.bin')).equals(content)).toBe(true);
+    expect((fs.statSync(target('b.bin')).mode & 0o7777).toString(8)).toBe('750');
+    if ('ino' in file) expect(writtenIdentity(file)).toBe(writtenIdentity(fs.lstatSync(target('b.bin'))));
+  });
+
+  /** The walk is decided once per process (CDK_EFS_KIT_OPENAT2=0): run in a child, the file written as above. */
+  async function inProcessWith(setting: string, relative: string) {
+    const addon = path.join(NATIVE_BUILD, `${process.platform}-${process.arch}.node`);
+    const out = execFileSync(process.execPath, ['-e', `
+      const fs = require('fs');
+      const m = { exports: {} }; process.dlopen(m, process.argv[1]);
+      const dir = fs.openSync(process.argv[2], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      const root = fs.openSync(process.argv[3], fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+      m.exports.writeNewFileBeneath(dir, 'b.bin', root, process.argv[4], -1, -1, 1048576).then((o) => console.log(JSON.stringify([m.exports.beneathResolution(), o])));`,
+    addon, path.join(work, 'target'), path.join(work, 'source'), relative], { encoding: 'utf8', env: { ...process.env, CDK_EFS_KIT_OPENAT2: setting } });
+    const [resolution, outcome] = JSON.parse(out) as [number, number[]];
+    expect(resolution).not.toBe(0); // the walk ran
+    expect(outcome[0]).toBe(0);
+    return { bytes: outcome[1] };
+  }
+
+  test('refuses a link anywhere on the path, and anything but a regular file, making nothing', async () => {
+    fs.writeFileSync(path.join(work, 'secret'), 'secret');
+    fs.symlinkSync(path.join(work, 'secret'), path.join(work, 'source', 'a', 'link'));
+    fs.symlinkSync(work, path.join(work, 'source', 'up'));
+    execFileSync('mkfifo', [path.join(work, 'source', 'a', 'fifo')]);
+    expect(await beneath('x', 'a/link')).toMatchObject({ call: 'open', error: { code: 'ELOOP', syscall: 'open', path: 'a/link' } });
+    expect(await beneath('x', 'up/secret')).toMatchObject({ call: 'open', error: { code: 'ELOOP' } });
+    expect(await beneath('x', 'a/missing')).toMatchObject({ call: 'open', error: { code: 'ENOENT', message: "ENOENT: no such file or directory, open 'a/missing'" } });
+    expect(await beneath('x', 'a/fifo')).toEqual({ call: 'not a regular file' });
+    expect(await beneath('x', 'a')).toEqual({ call: 'not a regular file' });
+    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+  });
+
+  test('makes nothing from a file larger than its limit (the caller copies it call by call)', async () => {
+    fs.writeFileSync(path.join(work, 'source', 'a', 'big'), Buffer.alloc(2048));
+    expect(await beneath('big', 'a/big', 2047)).toEqual({ call: 'too large' });
+    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+    expect(await beneath('big', 'a/big', 2048)).toMatchObject({ bytes: 2048 });
+  });
+
+  test('a path that would leave the root, or is not plain, before any call', async () => {
+    for (const relative of ['../secret', '/etc/passwd', 'a/../a/b', 'a//b', './a', '', 'a/\0b']) {
+      await expect(async () => beneath('y', relative)).rejects.toThrow('writeNewFileBeneath: the source path must be relative, of parts that are not empty, . or .., with no NUL');
+    }
+    expect(fs.readdirSync(path.join(work, 'target'))).toEqual([]);
+  });
+
+  test('a name that exists on the target: EEXIST as writeNewFile gives it, the source read by nobody', async () => {
+    fs.writeFileSync(path.join(work, 'source', 'a', 'c'), 'ours');
+    fs.writeFileSync(target('c'), 'theirs');
+    await expect(beneath('c', 'a/c')).rejects.toMatchObject({ code: 'EEXIST', syscall: 'open', path: dir.at('c').path });
+    expect(fs.readFileSync(target('c'), 'utf8')).toBe('theirs');
+  });
+});
+
 describe('the content buffer\'s memory', () => {
   test('writes the bytes the buffer held when called, though its memory is transferred and overwritten while the job waits', async () => {
     const memory = new ArrayBuffer(4096);
@@ -125,11 +197,20 @@ describe('under AddressSanitizer and UBSan', () => {
         const source = fs.openSync(process.argv[3], fs.constants.O_RDONLY);
         await writeNewFile(dir, 'copy', 0o644, source, -1, -1, 200000);
         await writeNewFile(dir, 'copy', 0o644, source, -1, -1, 200000).catch(() => undefined);
+        const { writeNewFileBeneath } = require(process.argv[1]);
+        const root = fs.openSync(require('path').dirname(process.argv[3]), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        const name = require('path').basename(process.argv[3]);
+        const outcomes = [];
+        for (const [to, from, limit] of [['beneath', name, 1e6], ['beneath', name, 1e6], ['small', name, 10], ['none', 'missing', 1e6], ['up', '../x', 1e6], ['long', 'a/' + 'b'.repeat(5000), 1e6]]) {
+          outcomes.push(await Promise.resolve().then(() => writeNewFileBeneath(dir, to, root, from, -1, -1, limit)).then((o) => o.slice(0, 2).join(), (e) => e.message.slice(0, 20)));
+        }
+        if (outcomes[0] !== '0,200000' || outcomes[1] !== '17,1' || outcomes[2] !== '27,10' || outcomes[3] !== '2,7') throw new Error(JSON.stringify(outcomes));
         console.log('clean');
       })();`;
     expect(run(driver)).toEqual({ status: 0, output: ['clean'] });
     expect(fs.readFileSync(target('f99'), 'utf8')).toBe('a'.repeat(4195));
     expect(fs.statSync(target('copy')).size).toBe(200000);
+    expect(fs.statSync(target('beneath')).size).toBe(200000);
   });
 
   // Every kind of path the beneath-opener meets, sync and on the thread pool, by openat2 and by the walk.

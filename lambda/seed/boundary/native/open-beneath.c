@@ -98,8 +98,8 @@ static int decided_refusal(void) {
   return refusal;
 }
 
-// A descriptor, or -errno.
-static int open_beneath(int dir_fd, const char *path, int flags, mode_t mode) {
+// A descriptor, or -errno (open-beneath.h).
+int open_beneath(int dir_fd, const char *path, int flags, mode_t mode) {
   if (path[0] == '/') return -EXDEV;
   int fd = decided_refusal() == 0 ? open_with_openat2(dir_fd, path, flags, mode) : open_by_walk(dir_fd, path, flags, mode);
   return fd < 0 ? -errno : fd;

@@ -2,9 +2,14 @@
 #ifndef CDK_EFS_KIT_OPEN_BENEATH_H
 #define CDK_EFS_KIT_OPEN_BENEATH_H
 #include <node_api.h>
+#include <sys/types.h>
 
 // Adds beneathResolution, openBeneathSync, openBeneath, openBeneathStatSync and closeBeneath to the addon's exports.
 void export_open_beneath(napi_env env, napi_value exports);
+
+// Opens `path` beneath `dir_fd` (openat2, or the walk where openat2 is refused; decided once per
+// process): a descriptor, or -errno. Callable on any thread.
+int open_beneath(int dir_fd, const char *path, int flags, mode_t mode);
 
 // Adds atCallSync and atCall (at-calls.c): the target's calls on one name in a held directory.
 void export_at_calls(napi_env env, napi_value exports);

@@ -1,6 +1,8 @@
 // The seed's small-file write as one job on libuv's thread pool: openat (a new file only, relative
 // to a directory descriptor the seed holds), write the content (given, or read from a source file
-// the caller opened, up to the size its fstat gave),
+// the caller opened, up to the size its fstat gave; or from a local source file the job opens itself
+// beneath the source root the seed holds, as open-beneath.c opens, and fstats: a regular file, its
+// permission bits and size from that fstat, copied up to that size),
 // fchown, statx (what Node's fstat calls: the identity a later run checks before deleting it) and
 // close. Node makes each of those a job of its own, and on a slow file system (EFS) every job costs
 // the JS thread a hop to the pool and back; one job per file costs one. A failure reports the call
@@ -20,7 +22,13 @@
 #include "open-beneath.h"
 
 // The calls a failure names, in the order lambda/seed/boundary/native-writer.ts lists them.
-enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CALL_FSTAT, CALL_CLOSE, CALL_OPEN_SOURCE };
+enum failed_call { CALL_NONE, CALL_OPEN, CALL_READ, CALL_WRITE, CALL_FCHOWN, CALL_FSTAT, CALL_CLOSE, CALL_OPEN_SOURCE, CALL_FSTAT_SOURCE,
+                   SOURCE_NOT_REGULAR, SOURCE_TOO_LARGE };
+
+// How the job opens a source file beneath the source root: never a link (at any component: openat2's
+// RESOLVE_NO_SYMLINKS, or O_NOFOLLOW on each in the walk), and a FIFO swapped in is opened without
+// waiting for a writer, then refused by its fstat.
+#define OPEN_SOURCE (O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
 
 #define COPY_BUFFER_BYTES (64 * 1024)
 
@@ -31,6 +39,11 @@ typedef struct {
   char *name;
   int source_fd;         // read from here (from offset 0, source_bytes at most) when there is no content buffer
   double source_bytes;
+  // Or the source file at source_path beneath source_root, opened by the job: larger than source_limit
+  // by its fstat, nothing is made (SOURCE_TOO_LARGE).
+  int source_root;
+  char *source_path;
+  double source_limit;
   // A copy of the content buffer's bytes: a reference to the Buffer keeps the object alive, not its
   // memory, which an ArrayBuffer transferred or detached meanwhile would free under the job.
   char *content;
@@ -48,6 +61,7 @@ typedef struct {
 static void free_job(write_job *job) {
   free(job->name);
   free(job->content);
+  free(job->source_path);
   free(job);
 }
 
@@ -92,17 +106,48 @@ static double copy_file(int input, double limit, int fd, enum failed_call *faile
   return total;
 }
 
+// Opens the job's source file beneath its root and fstats it: its descriptor, with the job's mode
+// (permission bits) and source_bytes from that fstat; or -1 with the job's failure set, nothing open.
+static int open_source(write_job *job) {
+  int source = open_beneath(job->source_root, job->source_path, OPEN_SOURCE, 0);
+  if (source < 0) {
+    job->error = -source;
+    job->failed = CALL_OPEN_SOURCE;
+    return -1;
+  }
+  struct statx st;
+  if (statx(source, "", AT_EMPTY_PATH, STATX_TYPE | STATX_MODE | STATX_SIZE, &st) < 0) {
+    job->error = errno;
+    job->failed = CALL_FSTAT_SOURCE;
+  } else if (!S_ISREG(st.stx_mode)) {
+    job->error = EINVAL;
+    job->failed = SOURCE_NOT_REGULAR;
+  } else if ((double)st.stx_size > job->source_limit) {
+    job->error = EFBIG;
+    job->failed = SOURCE_TOO_LARGE;
+  } else {
+    job->mode = st.stx_mode & 0777;
+    job->source_bytes = (double)st.stx_size;
+    return source;
+  }
+  close(source);
+  return -1;
+}
+
 static void execute(napi_env env, void *data) {
   (void)env;
   write_job *job = data;
+  int source = job->source_fd;
+  if (job->source_path != NULL && (source = open_source(job)) < 0) return;
   int fd = openat(job->dir_fd, job->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, job->mode);
   if (fd < 0) {
     job->error = errno;
     job->failed = CALL_OPEN;
+    if (job->source_path != NULL) close(source);
     return;
   }
-  if (job->source_fd >= 0) {
-    job->bytes = copy_file(job->source_fd, job->source_bytes, fd, &job->failed);
+  if (source >= 0) {
+    job->bytes = copy_file(source, job->source_bytes, fd, &job->failed);
   } else if (write_all(fd, job->content, job->content_bytes) < 0) {
     job->failed = CALL_WRITE;
   } else {
@@ -118,6 +163,8 @@ static void execute(napi_env env, void *data) {
     job->error = errno;
     job->failed = CALL_CLOSE;
   }
+  // Read only: its close has nothing to report.
+  if (job->source_path != NULL) close(source);
 }
 
 
@@ -210,10 +257,66 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+// writeNewFileBeneath(dirFd, name, sourceRoot, sourcePath, uid, gid, limit): Promise<number[]>: writeNewFile
+// of the source file at sourcePath beneath the directory sourceRoot holds ('a/b', no '.', '..' or empty
+// part), opened and fstat'ed by the job; the new file gets its permission bits. Resolves as
+// writeNewFile, or with [errno, call] where the source's open or fstat failed, it is not a regular
+// file, or it is larger than `limit` (nothing is made then).
+static napi_value write_new_file_beneath(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != 7) return js_type_error(env, "writeNewFileBeneath takes 7 arguments");
+  int32_t dir_fd, root, uid, gid;
+  double limit;
+  if (napi_get_value_int32(env, argv[0], &dir_fd) != napi_ok || napi_get_value_int32(env, argv[2], &root) != napi_ok
+      || napi_get_value_int32(env, argv[4], &uid) != napi_ok || napi_get_value_int32(env, argv[5], &gid) != napi_ok
+      || napi_get_value_double(env, argv[6], &limit) != napi_ok) {
+    return js_type_error(env, "writeNewFileBeneath: the descriptors, uid, gid and limit must be numbers");
+  }
+  if (dir_fd < 0 || root < 0) return js_type_error(env, "writeNewFileBeneath: the directory descriptors must be open descriptors");
+  if (!(limit >= 0)) return js_type_error(env, "writeNewFileBeneath: the limit must be 0 or more");
+  write_job *job = calloc(1, sizeof(write_job));
+  if (job == NULL) return js_type_error(env, "writeNewFileBeneath: out of memory");
+  job->dir_fd = dir_fd;
+  job->source_fd = -1;
+  job->source_root = root;
+  job->source_limit = limit;
+  job->uid = (uid_t)uid;
+  job->gid = (gid_t)gid;
+  job->name = js_string_copy(env, argv[1]);
+  job->source_path = js_string_copy(env, argv[3]);
+  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
+    free_job(job);
+    return js_type_error(env, "writeNewFileBeneath: the name must be one path component (not . or ..) with no NUL");
+  }
+  // A relative path of plain parts: what RESOLVE_BENEATH would refuse, refused before the job (the
+  // walk refuses it too, part by part).
+  bool plain = job->source_path != NULL && job->source_path[0] != '\0' && job->source_path[0] != '/';
+  for (char *part = job->source_path; plain && part != NULL;) {
+    char *slash = strchr(part, '/');
+    size_t length = slash == NULL ? strlen(part) : (size_t)(slash - part);
+    plain = length > 0 && !(length == 1 && part[0] == '.') && !(length == 2 && part[0] == '.' && part[1] == '.');
+    part = slash == NULL ? NULL : slash + 1;
+  }
+  if (!plain) {
+    free_job(job);
+    return js_type_error(env, "writeNewFileBeneath: the source path must be relative, of parts that are not empty, . or .., with no NUL");
+  }
+  napi_value promise = js_queue_work(env, "cdk-efs-kit:writeNewFileBeneath", execute, complete, job, &job->deferred, &job->work);
+  if (promise == NULL) {
+    free_job(job);
+    return js_type_error(env, "writeNewFileBeneath: the job could not be queued");
+  }
+  return promise;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "writeNewFile", NAPI_AUTO_LENGTH, write_new_file, NULL, &fn);
   napi_set_named_property(env, exports, "writeNewFile", fn);
+  napi_create_function(env, "writeNewFileBeneath", NAPI_AUTO_LENGTH, write_new_file_beneath, NULL, &fn);
+  napi_set_named_property(env, exports, "writeNewFileBeneath", fn);
   export_open_beneath(env, exports);
   export_at_calls(env, exports);
   return exports;
