@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import * as path from 'path';
 import { PlaceClaim } from './place-claim';
-import { waitUntilVisible } from '../seed-bucket/boundary/mount-visibility';
+import { VisibleFile, waitUntilVisible } from '../seed-bucket/boundary/mount-visibility';
 import { removeBucketSeed } from '../seed-bucket/bucket-removal';
 import { seedBucket } from '../seed-bucket/bucket-seed';
 import type { BucketSeedSummary } from '../seed-bucket/bucket-seed-summary';
@@ -11,8 +11,10 @@ import { describeResource, identityOf, ofAnotherStack, sameResource } from '../s
 import { SAFETY_MARGIN_MS, sliceDeadline } from '../seed/handler/slice-deadline';
 import { archiveLimitsOf } from '../seed/sources/archive-limits';
 import { openSource } from '../seed/sources/open-source';
+import { S3ObjectsSource } from '../seed/sources/s3-objects';
 import { printable } from '../shared/printable';
 import { DEPLOY_TIME_LIMIT_SECONDS, describeSeconds, TimeLimitProperties, timeLimitSeconds } from '../../lib/core/contract/deploy-time-limit';
+import { safeEntryPath } from '../../lib/seed/contract/entry-path';
 import { checkS3FilesSeedProperties, S3FilesSeedResourceProperties, s3FilesSeedPlace } from '../../lib/seed/contract/s3-files-seed-properties';
 
 /**
@@ -71,19 +73,29 @@ export async function isComplete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps)
   const request = requestOf(event);
   if (!await claim.heldFor(request)) throw supersededError(event);
   const deadline = sliceDeadline(deps.remainingMs(), runDeadline);
-  const summary = await runSlice(event, props, claim, deps, deadline);
-  if (summary.superseded) throw supersededError(event);
-  if (!summary.complete) return { IsComplete: false };
+  let files: ReadonlyArray<VisibleFile>;
+  let data: Data;
+  if (props.CopiedBy === 'dataSync') {
+    // A DataSync task copied the prefix before this request: what it should have written is what the source lists.
+    files = await sourceFiles(props, deps.s3);
+    data = { Complete: 'true', Files: files.length };
+  } else {
+    const summary = await runSlice(event, props, claim, deps, deadline);
+    if (summary.superseded) throw supersededError(event);
+    if (!summary.complete) return { IsComplete: false };
+    files = summary.seededFiles ?? [];
+    data = dataOf(summary);
+  }
   // Visible through the mount before the stack's consumers start; a wait cut short by the slice goes on in the next one.
   const visibilityMs = Number(props.VisibilityTimeoutSeconds) * 1000;
   const waitMs = Math.min(visibilityMs, deadline + SAFETY_MARGIN_MS / 2 - Date.now());
   const where = path.join(props.MountPath, props.VisiblePath);
-  const visibility = await waitUntilVisible(where, summary.seededFiles ?? [], { timeoutMs: Math.max(0, waitMs) });
+  const visibility = await waitUntilVisible(where, files, { timeoutMs: Math.max(0, waitMs) });
   console.log(JSON.stringify({ message: 'seed visibility', where, visible: visibility.visible, missing: visibility.missing.length, seconds: visibility.seconds }));
-  if (visibility.missing.length === 0) return { IsComplete: true, Data: dataOf(summary) };
+  if (visibility.missing.length === 0) return { IsComplete: true, Data: data };
   if (waitMs < visibilityMs) return { IsComplete: false };
   const shown = printable(visibility.missing.slice(0, 5).map((m) => `${m.path} (${m.reason})`).join('; '));
-  throw new Error(`seed: ${visibility.missing.length} of ${summary.seededFiles?.length} files written to ${s3FilesSeedPlace(props)} did not show through the mount `
+  throw new Error(`seed: ${visibility.missing.length} of ${files.length} files written to ${s3FilesSeedPlace(props)} did not show through the mount `
     + `(${where}) within ${describeSeconds(visibilityMs / 1000)}: ${shown}${visibility.missing.length > 5 ? '; ...' : ''}. The objects stay, and a deploy again checks again; `
     + 'look at the file system\'s ImportFailures and ImportAge metrics, or raise visibilityTimeout.');
 }
@@ -106,6 +118,30 @@ async function claimPlace(claim: PlaceClaim, request: string, identity: string, 
     if (await claim.write({ request, resource: identity, ...previous ? { previous } : {} }, etag)) return;
   }
   throw new Error(`seed: the claim of ${physicalId} kept changing while this request claimed it (another request for the same place at the same time); deploy again.`);
+}
+
+/**
+ * The files of the S3 source, by their path under the place, as DataSync copies them (each key less
+ * the prefix; a key ending in '/' is a folder). A key the seed would refuse (not a normal path, or one
+ * of its own names) fails the request, named: DataSync copied it as it is, but no check can say where
+ * S3 Files shows it, nor must the seed trust it.
+ */
+async function sourceFiles(props: S3FilesSeedResourceProperties, s3: S3Client): Promise<VisibleFile[]> {
+  const files: VisibleFile[] = [];
+  const refused: string[] = [];
+  for await (const entry of new S3ObjectsSource(s3, props.Bucket, props.Key).entries()) {
+    if (entry.type !== 'file') continue;
+    try {
+      files.push({ path: safeEntryPath(entry.path), size: entry.size });
+    } catch (err) {
+      refused.push((err as Error).message);
+    }
+  }
+  if (refused.length > 0) {
+    throw new Error(`seed: the source s3://${props.Bucket}/${props.Key} has ${refused.length} key${refused.length === 1 ? '' : 's'} the seed refuses, which DataSync copied as they are: `
+      + `${printable(refused.slice(0, 5).join('; '))}${refused.length > 5 ? '; ...' : ''}. Rename or remove them in the source, and the objects DataSync wrote for them under ${s3FilesSeedPlace(props)}.`);
+  }
+  return files;
 }
 
 async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourceProperties, claim: PlaceClaim, deps: S3FilesSeedDeps, deadline: number): Promise<BucketSeedSummary> {
@@ -214,9 +250,10 @@ function fromOf(event: S3FilesSeedEvent): { from?: string } {
   return typeof from === 'string' ? { from } : {};
 }
 
-/** Settings whose change means the place may differ from the source: the source, the place, pruning. */
+/** Settings whose change means the place may differ from the source: the source, the place, pruning, the copier. */
 function needsRun(old: S3FilesSeedResourceProperties, now: S3FilesSeedResourceProperties): boolean {
-  return old.Fingerprint !== now.Fingerprint || old.TargetBucket !== now.TargetBucket || old.TargetPrefix !== now.TargetPrefix || old.Prune !== now.Prune;
+  return old.Fingerprint !== now.Fingerprint || old.TargetBucket !== now.TargetBucket || old.TargetPrefix !== now.TargetPrefix || old.Prune !== now.Prune
+    || old.CopiedBy !== now.CopiedBy;
 }
 
 function limitSecondsOf(event: S3FilesSeedEvent): number {

@@ -2,6 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } fr
 import { S3Attempts } from '../seed/sources/s3-retry';
 import type { BucketTarget } from '../seed-bucket/bucket-target';
 import { deleteEveryVersion } from '../seed-bucket/version-deletion';
+import { S3_FILES_SEED_CLAIM_NAME } from '../../lib/seed/contract/s3-files-seed-properties';
 
 /**
  * Which request of which resource a place (a key prefix of the file system's bucket) is for, kept
@@ -21,14 +22,13 @@ export interface Claim {
   readonly previous?: string;
 }
 
-export const CLAIM_NAME = '.cdk-efs-kit/claim.json';
 const MAX_CLAIM_BYTES = 16 * 1024;
 
 export class PlaceClaim {
   constructor(private readonly client: S3Client, private readonly target: BucketTarget) {}
 
   private get key(): string {
-    return this.target.prefix + CLAIM_NAME;
+    return this.target.prefix + S3_FILES_SEED_CLAIM_NAME;
   }
 
   /**

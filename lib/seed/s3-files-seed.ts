@@ -1,4 +1,5 @@
-import { CfnResource, Duration, Token } from 'aws-cdk-lib';
+import { CfnResource, Duration, Fn, Token } from 'aws-cdk-lib';
+import type * as datasync from 'aws-cdk-lib/aws-datasync';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -13,6 +14,7 @@ import { MAX_INVOCATION_TIMEOUT_SECONDS, SeedResourceProperties, seedPropertyPro
 import {
   MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
 } from './contract/s3-files-seed-properties';
+import { s3FilesDataSyncRun } from './engines/s3-files-datasync';
 import { bucketPath, mountPath, s3FilesSeedFunctions, S3_FILES_SEED_MOUNT_PATH } from './engines/s3-files-seed-functions';
 import type { SeedArchiveLimits } from './file-system-seed';
 import { claimS3FilesSeedPlace, startS3FilesClientsAfter } from './s3-files-seed-places';
@@ -67,8 +69,10 @@ export interface S3FilesSeedOptions {
    */
   readonly accessPoint?: IS3FilesAccessPoint;
   /**
-   * The engine that copies: only `SeedEngine.singleFunction()` on S3 Files (its `memorySize`, `vcpus`
-   * and `timeout` apply).
+   * The engine that copies: `SeedEngine.singleFunction()` (its `memorySize`, `vcpus` and `timeout`
+   * apply), or, for large S3 prefixes through the bucket, `SeedEngine.dataSync()`: a DataSync task
+   * in Enhanced mode from the source prefix to the seed's key prefix, without prune or removal. The
+   * Distributed Map engine does not serve S3 Files.
    * @default SeedEngine.singleFunction()
    */
   readonly engine?: SeedEngine;
@@ -138,6 +142,18 @@ function accessPointRoot(seed: Construct, where: string, props: S3FilesSeedProps
   return rootPath.replace(/^\/+|\/+$/g, '');
 }
 
+/** Engines that cannot serve the path the seed writes through are refused. */
+function refuseEngine(seed: Construct, where: string, engine: SeedEngine, through: SeedThrough): void {
+  if (engine.kind === SeedEngineKind.DISTRIBUTED_MAP) {
+    throw new ValidationError(`${where}: ${engine} does not serve S3 Files; use SeedEngine.dataSync() for a large S3 prefix (a DataSync task in Enhanced mode, S3 to S3, with no file-count quota) `
+      + `or SeedEngine.singleFunction(), got ${engine}.`, seed);
+  }
+  if (engine.kind === SeedEngineKind.DATASYNC && through === SeedThrough.MOUNT) {
+    throw new ValidationError(`${where}: ${engine} writes the bucket only (DataSync has no S3 Files location); use ${propName('through')} SeedThrough.BUCKET, `
+      + 'or SeedEngine.singleFunction() through the mount, got SeedThrough.MOUNT.', seed);
+  }
+}
+
 /**
  * Fills an S3 Files file system at deploy time. By default it writes its bucket: each file of the
  * source becomes an object under the file system's prefix (copied server-side from an S3 source,
@@ -171,6 +187,10 @@ export class S3FilesSeed extends Construct {
   public readonly resource: CustomResource;
   /** The key prefix of the file system's bucket that the seed fills (`''` for the whole bucket, else ending in '/'). */
   public readonly keyPrefix: string;
+  /** The DataSync task that copies, with `SeedEngine.dataSync()`. */
+  public readonly dataSyncTask?: datasync.CfnTask;
+
+  private readonly dataSyncFailures?: cloudwatch.IMetric;
 
   private readonly metricsName: string;
 
@@ -179,11 +199,9 @@ export class S3FilesSeed extends Construct {
     brand(this, 'S3FilesSeed');
     const where = `S3FilesSeed(${this.node.path})`;
     const engine = props.engine ?? SeedEngine.singleFunction();
-    if (engine.kind !== SeedEngineKind.SINGLE_FUNCTION) {
-      throw new ValidationError(`${where}: engine ${engine} does not serve S3 Files yet; use SeedEngine.singleFunction() (it writes the bucket, with S3's parallelism), got ${engine}.`, this);
-    }
     const through = props.through ?? SeedThrough.BUCKET;
     this.through = through;
+    refuseEngine(this, where, engine, through);
     const targetPath = props.targetPath ?? '/';
     const subPath = targetPath.replace(/^\/+|\/+$/g, '');
     check(targetPath.startsWith('/') && targetSubPathProblem(subPath) === undefined, where, 'targetPath', targetPath,
@@ -212,14 +230,21 @@ export class S3FilesSeed extends Construct {
       MetricsName: this.metricsName,
       ...archiveLimitProperties(this, where, props.archiveLimits, source.format),
     };
+    // DataSync copies first; the seed's resource then claims the place and checks what shows through the mount.
+    const dataSync = engine.kind === SeedEngineKind.DATASYNC ? s3FilesDataSyncRun(this, where, props, engine, source, this.keyPrefix) : undefined;
     const path = through === SeedThrough.MOUNT
       ? this.throughMount(where, props, common, subPath)
-      : this.throughBucket(where, props, common, subPath);
+      : this.throughBucket(where, props, common, subPath, dataSync !== undefined);
     claimS3FilesSeedPlace(this, where, files, placePath);
 
     const wired = s3FilesSeedFunctions(this, where, props, engine, source, path);
     this.function = wired.function;
     this.resource = wired.resource;
+    if (dataSync) {
+      this.resource.node.addDependency(dataSync.resource);
+      this.dataSyncTask = dataSync.task;
+      this.dataSyncFailures = dataSync.metricFailedExecutions();
+    }
     if (through === SeedThrough.MOUNT) {
       // As on EFS: which place the resource seeds, for another seed resource's Delete to read.
       (this.resource.node.defaultChild as CfnResource).addMetadata(SEED_PLACE_METADATA, placeId(files.fileSystemId, props.accessPoint!.accessPointId, subPath));
@@ -229,7 +254,7 @@ export class S3FilesSeed extends Construct {
   }
 
   /** Objects written to the bucket, complete once they show through the mount. */
-  private throughBucket(where: string, props: S3FilesSeedProps, common: CommonProperties, subPath: string) {
+  private throughBucket(where: string, props: S3FilesSeedProps, common: CommonProperties, subPath: string, copiedByDataSync: boolean) {
     if (props.accessPoint) {
       throw new ValidationError(`${where}: ${propName('accessPoint')} applies to ${propName('through')} SeedThrough.MOUNT only: through the bucket the seed writes objects, which no access point's user owns; leave it out, or write through the mount.`, this);
     }
@@ -241,6 +266,7 @@ export class S3FilesSeed extends Construct {
       `must be from ${MIN_VISIBILITY_TIMEOUT_SECONDS / 60} minute to 2 minutes less than the engine's timeout (${invocation / 60} minutes): the wait runs inside one invocation`, this);
     const settings: S3FilesSeedResourceProperties = {
       ...common, TargetBucket: props.fileSystem.bucket.bucketName, TargetPrefix: this.keyPrefix, VisiblePath: subPath, VisibilityTimeoutSeconds: String(visibility),
+      ...copiedByDataSync ? { CopiedBy: 'dataSync' as const } : {},
     };
     const problems = s3FilesSeedPropertyProblems(settings, (value) => Token.isUnresolved(value));
     if (problems.length > 0) throw new ValidationError(`${where}: ${problems.join('; ')}.`, this);
@@ -263,8 +289,14 @@ export class S3FilesSeed extends Construct {
     return mountPath(props.fileSystem, props.accessPoint, { ...settings });
   }
 
-  /** Objects written per period (Sum of `SeedFilesWritten`). */
-  public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
+  /** Objects written per period: Sum of `SeedFilesWritten`, or of DataSync's `FilesTransferred` for the task. */
+  public metricFilesWritten(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+    if (this.dataSyncTask) {
+      return new cloudwatch.Metric({
+        namespace: 'AWS/DataSync', metricName: 'FilesTransferred', dimensionsMap: { TaskId: Fn.select(1, Fn.split('/', this.dataSyncTask.attrTaskArn)) },
+        unit: cloudwatch.Unit.COUNT, statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
+      });
+    }
     return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
@@ -273,14 +305,19 @@ export class S3FilesSeed extends Construct {
     return this.seedMetric(SEED_METRIC.failed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
-  /** Failures of this seed per period: failed files and failed requests (the time limit and files that did not show through the mount included). */
+  /**
+   * Failures of this seed per period: failed files and failed requests (the time limit and files that
+   * did not show through the mount included), and DataSync executions that ended in ERROR.
+   */
   public metricFailures(options: cloudwatch.MathExpressionOptions = {}): cloudwatch.MathExpression {
+    const usingMetrics: Record<string, cloudwatch.IMetric> = {
+      files_failed: this.metricFilesFailed(),
+      runs_failed: this.seedMetric(SEED_METRIC.runsFailed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM),
+      ...this.dataSyncFailures ? { failed_executions: this.dataSyncFailures } : {},
+    };
     return new cloudwatch.MathExpression({
-      expression: 'FILL(files_failed, 0) + FILL(runs_failed, 0)',
-      usingMetrics: {
-        files_failed: this.metricFilesFailed(),
-        runs_failed: this.seedMetric(SEED_METRIC.runsFailed, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM),
-      },
+      expression: Object.keys(usingMetrics).map((id) => `FILL(${id}, 0)`).join(' + '),
+      usingMetrics,
       label: 'Seed failures',
       period: DEFAULT_METRIC_PERIOD,
       ...options,

@@ -30,7 +30,13 @@ export interface VisibilityResult {
   readonly rounds: number;
 }
 
-export async function waitUntilVisible(mount: string, files: ReadonlyArray<{ readonly path: string; readonly size: number }>, options: VisibilityOptions = {}): Promise<VisibilityResult> {
+/** A file that should show through the mount: its path under the mounted directory, and its size in bytes. */
+export interface VisibleFile {
+  readonly path: string;
+  readonly size: number;
+}
+
+export async function waitUntilVisible(mount: string, files: ReadonlyArray<VisibleFile>, options: VisibilityOptions = {}): Promise<VisibilityResult> {
   const started = Date.now();
   const deadline = started + (options.timeoutMs ?? 120_000);
   const interval = options.intervalMs ?? 1000;

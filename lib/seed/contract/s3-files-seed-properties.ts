@@ -22,6 +22,12 @@ export interface S3FilesSeedResourceProperties {
   /** How long a run waits for the seeded files to show through the mount, in seconds. */
   readonly VisibilityTimeoutSeconds: string;
   readonly Concurrency: string;
+  /**
+   * Who copies the source into the place: absent, the seed function itself; 'dataSync', a DataSync
+   * task that ran before the request (S3 objects only, no prune or removal), so the function claims
+   * the place and checks that the source's files show through the mount.
+   */
+  readonly CopiedBy?: 'dataSync';
   readonly InvocationTimeoutSeconds?: string;
   readonly Prune: string;
   readonly RemoveOnDelete: string;
@@ -73,6 +79,13 @@ export function s3FilesSeedPropertyProblems(props: Partial<Record<keyof S3FilesS
     `must be a whole number of seconds from ${MIN_INVOCATION_TIMEOUT_SECONDS} to ${MAX_INVOCATION_TIMEOUT_SECONDS}`, true);
   need('Prune', isFlag, "must be 'true' or 'false'");
   need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
+  need('CopiedBy', (v) => v === 'dataSync', "must be 'dataSync' where given", true);
+  if (props.CopiedBy === 'dataSync') {
+    // DataSync copies objects as they are, keeps no record of what it wrote, and removes what the source lacks, the application's objects too.
+    if (props.Format !== 's3-objects') problems.push(`Format must be s3-objects with CopiedBy dataSync (DataSync extracts no archive), got ${JSON.stringify(props.Format)}`);
+    if (props.Prune !== 'false') problems.push(`Prune must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.Prune)}`);
+    if (props.RemoveOnDelete !== 'false') problems.push(`RemoveOnDelete must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.RemoveOnDelete)}`);
+  }
   for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
     need(limit, (v) => isCount(v), 'must be a positive integer', true);
     if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);
@@ -86,6 +99,9 @@ export function checkS3FilesSeedProperties(props: unknown): S3FilesSeedResourceP
   if (problems.length > 0) throw new Error(`invalid S3 Files seed properties: ${problems.join('; ')}`);
   return props as S3FilesSeedResourceProperties;
 }
+
+/** Where, under its key prefix, a seed keeps its claim on the place (lambda/seed-s3-files/place-claim.ts). */
+export const S3_FILES_SEED_CLAIM_NAME = '.cdk-efs-kit/claim.json';
 
 /** The place a seed fills, as its physical id names it: `s3://<bucket>/<prefix>`. */
 export const s3FilesSeedPlace = (props: Pick<S3FilesSeedResourceProperties, 'TargetBucket' | 'TargetPrefix'>) => `s3://${props.TargetBucket}/${props.TargetPrefix}`;

@@ -31,14 +31,17 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       requireNonRootUser(context);
       const run = new DataSyncSeedRun(context.seed, 'DataSync', {
         ...options,
-        fileSystem: props.fileSystem,
-        accessPoint: props.accessPoint,
-        vpc: props.fileSystem.vpc,
-        subnet: props.fileSystem.mountTargetSubnets.subnets[0],
-        mountTargetsReady: props.fileSystem.mountTargetsReady,
         bucket: source.bucket,
         prefix: source.key,
-        subdirectory: `/${settings.TargetSubPath}`,
+        into: {
+          kind: 'efs',
+          fileSystem: props.fileSystem,
+          accessPoint: props.accessPoint,
+          vpc: props.fileSystem.vpc,
+          subnet: props.fileSystem.mountTargetSubnets.subnets[0],
+          mountTargetsReady: props.fileSystem.mountTargetsReady,
+          subdirectory: `/${settings.TargetSubPath}`,
+        },
         trigger: source.fingerprint,
         target: targetOf(context),
         removeDeletedFiles,

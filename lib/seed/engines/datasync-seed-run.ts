@@ -17,9 +17,11 @@ import { acknowledgeWildcard, nagRef, nagResource } from '../../core/nag';
 import { dependOnRulesBetween } from '../../core/security-group-rules';
 import { DEFAULT_METRIC_PERIOD } from '../../core/metric-period';
 
-export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
-  /** Wait for the execution within the deploy's time limit, or only start it. */
-  readonly waitForCompletion: boolean;
+/** Where a seed's DataSync task writes: an EFS access point (Basic mode), or a key prefix of a bucket (Enhanced mode, S3 to S3). */
+export type DataSyncSeedInto = DataSyncIntoEfs | DataSyncIntoS3;
+
+export interface DataSyncIntoEfs {
+  readonly kind: 'efs';
   readonly fileSystem: efs.IFileSystem;
   readonly accessPoint: efs.IAccessPoint;
   /** A subnet with a mount target, where DataSync puts its network interfaces. */
@@ -27,28 +29,41 @@ export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
   /** The file system's readiness gate: DataSync mounts it from the task's network interfaces like any client. */
   readonly mountTargetsReady: IDependable;
   readonly vpc: ec2.IVpc;
-  readonly bucket: s3.IBucket;
-  /** Key prefix in the bucket, '' for the whole bucket. */
-  readonly prefix: string;
   /** Directory under the access point to copy into, '/' for its root. */
   readonly subdirectory: string;
+}
+
+export interface DataSyncIntoS3 {
+  readonly kind: 's3';
+  readonly bucket: s3.IBucket;
+  /** The key prefix to write under: '' or ending in '/'. */
+  readonly prefix: string;
+}
+
+export interface DataSyncSeedRunProps extends DataSyncEngineOptions {
+  /** Wait for the execution within the deploy's time limit, or only start it. */
+  readonly waitForCompletion: boolean;
+  /** The source: a bucket, and a key prefix in it ('' for the whole bucket). */
+  readonly bucket: s3.IBucket;
+  readonly prefix: string;
+  readonly into: DataSyncSeedInto;
   /** Changing it starts a new execution on the next deploy. */
   readonly trigger: string;
   /**
-   * Where the copy lands (file system, access point, target path), as tokens the template resolves.
-   * A new access point or path updates the EFS location in place, so the task's ARN does not say
-   * it: a change must start a new run.
+   * Where the copy lands, as tokens the template resolves. A new access point, path or prefix
+   * updates the destination location in place, so the task's ARN does not say it: a change must
+   * start a new run.
    */
   readonly target: string;
 }
 
 /**
- * An S3 -> EFS DataSync task (locations, roles, logging) and a custom resource that runs it at
- * deploy time and waits for it, or only starts it.
+ * A DataSync task from an S3 prefix (locations, roles, logging) into EFS, or into another S3 prefix
+ * in Enhanced mode (an S3 Files file system's bucket), and a custom resource that runs it at deploy
+ * time and waits for it, or only starts it.
  */
 export class DataSyncSeedRun extends Construct {
   public readonly task: datasync.CfnTask;
-  public readonly logGroup: logs.LogGroup;
   /**
    * Matches this task's failed executions, at deploy time or on the schedule; its `MatchedEvents`
    * metric (namespace AWS/Events) counts them for alarms.
@@ -59,44 +74,47 @@ export class DataSyncSeedRun extends Construct {
 
   constructor(scope: Construct, id: string, props: DataSyncSeedRunProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-
     const source = this.s3Location(props);
-    const destination = this.efsLocation(props);
-
-    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
-    this.logGroup.addToResourcePolicy(new iam.PolicyStatement({
-      principals: [new iam.ServicePrincipal('datasync.amazonaws.com')],
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [this.logGroup.logGroupArn],
-      conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-    }));
-
+    const into = props.into;
+    const destination = into.kind === 'efs' ? this.efsLocation(into) : this.s3Destination(into);
+    const logGroup = into.kind === 'efs' ? this.logGroup(props.logRetention) : undefined;
+    const common = {
+      verifyMode: props.verifyMode ?? DataSyncVerifyMode.ONLY_FILES_TRANSFERRED,
+      transferMode: props.transferAll ? 'ALL' : 'CHANGED',
+      preserveDeletedFiles: props.removeDeletedFiles ? 'REMOVE' : 'PRESERVE',
+      overwriteMode: 'ALWAYS',
+      logLevel: 'BASIC',
+      taskQueueing: 'ENABLED',
+    };
     this.task = new datasync.CfnTask(this, 'Task', {
       sourceLocationArn: source.attrLocationArn,
       destinationLocationArn: destination.attrLocationArn,
-      cloudWatchLogGroupArn: this.logGroup.logGroupArn,
-      options: {
-        // The destination is an access point that enforces a POSIX user, and "the transferred files
-        // and folders are set to the access point's user and group IDs. When this happens, task
-        // verification fails" if the task copies ownership (INT_VALUE, the default): so it must not
-        // (https://docs.aws.amazon.com/datasync/latest/userguide/create-efs-location.html). S3 objects
-        // carry no owner anyway. Permissions and times are still copied, and verified.
-        uid: 'NONE',
-        gid: 'NONE',
-        verifyMode: props.verifyMode ?? DataSyncVerifyMode.ONLY_FILES_TRANSFERRED,
-        transferMode: props.transferAll ? 'ALL' : 'CHANGED',
-        preserveDeletedFiles: props.removeDeletedFiles ? 'REMOVE' : 'PRESERVE',
-        overwriteMode: 'ALWAYS',
-        logLevel: 'BASIC',
-        taskQueueing: 'ENABLED',
-        bytesPerSecond: props.bytesPerSecond ?? -1,
+      ...into.kind === 'efs' ? {
+        cloudWatchLogGroupArn: logGroup!.logGroupArn,
+        options: {
+          ...common,
+          // The destination is an access point that enforces a POSIX user, and "the transferred files
+          // and folders are set to the access point's user and group IDs. When this happens, task
+          // verification fails" if the task copies ownership (INT_VALUE, the default): so it must not
+          // (https://docs.aws.amazon.com/datasync/latest/userguide/create-efs-location.html). S3 objects
+          // carry no owner anyway. Permissions and times are still copied, and verified.
+          uid: 'NONE',
+          gid: 'NONE',
+          bytesPerSecond: props.bytesPerSecond ?? -1,
+        },
+      } : {
+        // Enhanced mode: no file-count quota, listing and copying in parallel; S3 to S3 only. It logs
+        // to the log group /aws/datasync of its own accord (CreateTask, CloudWatchLogGroupArn), and
+        // takes no bandwidth limit. Object tags are not copied: S3 Files does not show them, and
+        // copying them would need tagging permissions on both buckets.
+        taskMode: 'ENHANCED',
+        options: { ...common, objectTags: 'NONE' },
       },
       includes: props.includes?.length ? [{ filterType: 'SIMPLE_PATTERN', value: props.includes.join('|') }] : undefined,
-      excludes: props.excludes?.length ? [{ filterType: 'SIMPLE_PATTERN', value: props.excludes.join('|') }] : undefined,
+      excludes: excludesOf(props),
       schedule: props.scheduleExpression ? { scheduleExpression: props.scheduleExpression } : undefined,
     });
-    this.task.node.addDependency(this.logGroup);
+    if (logGroup) this.task.node.addDependency(logGroup);
 
     this.failureRule = new events.Rule(this, 'ExecutionFailed', {
       description: `DataSync executions of ${this.node.path} that ended in ERROR`,
@@ -123,6 +141,18 @@ export class DataSyncSeedRun extends Construct {
       label: 'Failed DataSync executions',
       ...options,
     });
+  }
+
+  /** The Basic-mode task's log group, which DataSync may write to. */
+  private logGroup(retention: logs.RetentionDays | undefined): logs.LogGroup {
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: retention ?? logs.RetentionDays.ONE_MONTH });
+    logGroup.addToResourcePolicy(new iam.PolicyStatement({
+      principals: [new iam.ServicePrincipal('datasync.amazonaws.com')],
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+    }));
+    return logGroup;
   }
 
   private s3Location(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
@@ -153,7 +183,45 @@ export class DataSyncSeedRun extends Construct {
     return location;
   }
 
-  private efsLocation(props: DataSyncSeedRunProps): datasync.CfnLocationEFS {
+  /**
+   * The prefix of the bucket the task writes, with a role that may write objects there and list the
+   * bucket. Of the permissions DataSync's guide lists for an S3 location, s3:DeleteObject is left
+   * out (the task never removes: PreserveDeletedFiles PRESERVE, refused otherwise by S3FilesSeed) and
+   * so are the tagging ones (ObjectTags NONE). The listing is not narrowed to the prefix: DataSync
+   * documents no prefix it lists with (CreateLocationS3 tests access by listing the bucket).
+   */
+  private s3Destination(into: DataSyncIntoS3): datasync.CfnLocationS3 {
+    const role = new iam.Role(this, 'DestinationAccessRole', {
+      assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
+      description: 'DataSync writes the seed into the S3 Files file system\'s bucket',
+    });
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+      resources: [into.bucket.bucketArn],
+    }));
+    const objects = into.bucket.arnForObjects(`${into.prefix}*`);
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+      resources: [objects],
+    }));
+    // The seed's own names (its claim and manifest) are never DataSync's to write, whatever the source holds.
+    role.addToPolicy(new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: ['s3:PutObject'],
+      resources: RESERVED_PATTERNS.map((pattern) => into.bucket.arnForObjects(`${into.prefix}${pattern}`)),
+    }));
+    into.bucket.encryptionKey?.grantEncryptDecrypt(role);
+    acknowledgeWildcard(role, nagResource(this, objects), 'DataSync writes the objects under the seed\'s key prefix of the file system\'s bucket, and only those.');
+    const location = new datasync.CfnLocationS3(this, 'Destination', {
+      s3BucketArn: into.bucket.bucketArn,
+      s3Config: { bucketAccessRoleArn: role.roleArn },
+      subdirectory: `/${into.prefix}`,
+    });
+    location.node.addDependency(role);
+    return location;
+  }
+
+  private efsLocation(props: DataSyncIntoEfs): datasync.CfnLocationEFS {
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       description: 'DataSync network interfaces that write the seed to EFS',
@@ -219,6 +287,16 @@ export class DataSyncSeedRun extends Construct {
     }
     return run;
   }
+}
+
+/** Keys (below the prefix) with a name of the seed's own, which starts with .cdk-efs-kit, at the top or deeper: as IAM resources, and as DataSync filters. */
+const RESERVED_PATTERNS = ['.cdk-efs-kit*', '*/.cdk-efs-kit*'];
+const RESERVED_FILTERS = ['/.cdk-efs-kit*', '*/.cdk-efs-kit*'];
+
+/** The task's exclude filter: the user's patterns, and into a bucket, the seed's own names (which the role may not write either). */
+function excludesOf(props: DataSyncSeedRunProps): datasync.CfnTask.FilterRuleProperty[] | undefined {
+  const patterns = [...props.excludes ?? [], ...props.into.kind === 's3' ? RESERVED_FILTERS : []];
+  return patterns.length > 0 ? [{ filterType: 'SIMPLE_PATTERN', value: patterns.join('|') }] : undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import { IS3FilesAccessPoint, S3FilesAccessPoint } from '../../s3-files/s3-files
 import type { IS3FilesFileSystem } from '../../s3-files/s3-files-file-system-base';
 import { DirectS3Read } from '../../s3-files/s3-files-mount-options';
 import { MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS } from '../contract/resource-properties';
+import { S3_FILES_SEED_CLAIM_NAME } from '../contract/s3-files-seed-properties';
 import type { S3FilesSeedProps } from '../s3-files-seed';
 import type { SeedEngine } from '../seed-engine';
 import { grantOwnStackRead, grantSourceRead } from '../seed-grants';
@@ -75,7 +76,7 @@ export function bucketPath(files: IS3FilesFileSystem, keyPrefix: string, propert
       // Looks files up (never reads their data, never writes) and cannot wait for the seeds it runs.
       files.mountOnLambda(fn, accessPoint, { mountPath: S3_FILES_SEED_MOUNT_PATH, readOnly: true, waitForSeeds: false, directS3Read: DirectS3Read.DISABLED });
     },
-    grant: (fn) => grantPlace(fn, files, keyPrefix),
+    grant: (fn) => (properties.CopiedBy === 'dataSync' ? grantClaim(fn, files, keyPrefix) : grantPlace(fn, files, keyPrefix)),
     resourceType: 'Custom::CdkEfsKitS3FilesSeed',
     properties,
   };
@@ -157,6 +158,16 @@ export function s3FilesSeedFunctions(seed: Construct, where: string, props: S3Fi
   requireRoute(caller, S3_ROUTE);
   if (path.resourceType === 'Custom::CdkEfsKitSeed' && props.removeOnDelete) requireRoute(caller, CLOUDFORMATION_ROUTE);
   return { function: handlers.onEvent, resource };
+}
+
+/** Where DataSync copies: reading and writing the seed's claim, listed before it is read, and nothing else of the bucket. */
+function grantClaim(fn: lambda.Function, files: IS3FilesFileSystem, keyPrefix: string): void {
+  const claim = files.bucket.arnForObjects(`${keyPrefix}${S3_FILES_SEED_CLAIM_NAME}`);
+  fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [claim] }));
+  fn.addToRolePolicy(new iam.PolicyStatement({
+    actions: ['s3:ListBucket'], resources: [files.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${keyPrefix}${S3_FILES_SEED_CLAIM_NAME}`] } },
+  }));
+  files.bucket.encryptionKey?.grantEncryptDecrypt(fn);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CreateBucketCommand, GetObjectCommand, ListObjectVersionsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'child_process';
 import { createHash, randomUUID } from 'crypto';
 import * as fs from 'fs';
@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { AccessPointPreset, S3FilesFileSystem, SeedSource, SeedThrough } from '../../../lib';
+import { AccessPointPreset, S3FilesFileSystem, SeedEngine, SeedSource, SeedThrough } from '../../../lib';
 import { describeWithFuse, EfsSim, startEfsSim } from '../../helpers/efs-sim';
 import { lambdaMountOf, removeLambdaMounts } from '../../helpers/lambda-mount';
 import { CfnRequest, CfnResponse, CREATE_FAILED_PHYSICAL_ID_MARKER, ProviderFramework } from '../../helpers/provider-framework';
@@ -51,6 +51,10 @@ describeWithFuse('S3FilesSeed under CloudFormation (moto + efs-sim s3files)', ()
     fs.rmSync(path.join(SOURCES.v2, 'old'), { recursive: true });
     makeTree(path.join(SOURCES.v2, 'added'), 2, 20, [64, 128]);
     for (const version of ['v1', 'v2'] as const) {
+      // As objects under assets/<version>/ too, the S3 prefix a DataSync seed copies.
+      for (const name of Object.keys(sourceContent(SOURCES[version]))) {
+        await s3Client.send(new PutObjectCommand({ Bucket: 'assets', Key: `${version}/${name}`, Body: fs.readFileSync(path.join(SOURCES[version], name)) }));
+      }
       execFileSync('zip', ['-qr', path.join(work, `${version}.zip`), '.'], { cwd: SOURCES[version] });
       await s3Client.send(new PutObjectCommand({ Bucket: 'assets', Key: `${version}.zip`, Body: fs.readFileSync(path.join(work, `${version}.zip`)) }));
     }
@@ -78,6 +82,8 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     readonly targetPath: string;
     readonly removeOnDelete?: boolean;
     readonly prune?: boolean;
+    /** Copied by SeedEngine.dataSync() from the prefix assets/<version>/, not by the seed function from an archive. */
+    readonly dataSync?: boolean;
   }
 
   const templates = new Map<string, Record<string, any>>();
@@ -89,8 +95,11 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
       const stack = new Stack(new App(), 'Test');
       const files = new S3FilesFileSystem(stack, 'Files', { vpc: new ec2.Vpc(stack, 'Vpc', { maxAzs: 2, natGateways: 1 }), bucket: s3.Bucket.fromBucketName(stack, 'FilesBucket', filesBucket) });
       const version = deploy.version ?? 'v1';
+      const assets = new s3.Bucket(stack, 'Assets');
       files.addSeed('Content', {
-        source: SeedSource.archive(new s3.Bucket(stack, 'Assets'), `${version}.zip`, { version }),
+        ...deploy.dataSync
+          ? { source: SeedSource.s3(assets, `${version}/`, { version }), engine: SeedEngine.dataSync() }
+          : { source: SeedSource.archive(assets, `${version}.zip`, { version }) },
         targetPath: deploy.targetPath, removeOnDelete: deploy.removeOnDelete, prune: deploy.prune,
       });
       const [seed] = Object.values<any>(Template.fromStack(stack).findResources('Custom::CdkEfsKitS3FilesSeed'));
@@ -317,4 +326,68 @@ with zipfile.ZipFile(sys.argv[1], 'w') as z:
     const response = await cfn.deliver({ ...request, ResourceProperties: { ...request.ResourceProperties, MountPath: elsewhere } });
     expect(response).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/101 of 101 files written to s3:\/\/.*\/invisible\/ did not show through the mount .* within 1 minute/) });
   }, 120_000);
+  describe('with SeedEngine.dataSync(): DataSync copies, then the seed\'s resource claims the place and checks that the files show through the mount', () => {
+    // DataSync cannot run here. dataSyncCopies does what the Enhanced-mode task S3FilesSeed synthesizes
+    // does between two S3 locations (DataSync User Guide; TransferMode CHANGED, PreserveDeletedFiles
+    // PRESERVE): each object under the source prefix, server side, to the same key under the place's
+    // prefix, and never a deletion. `except` leaves objects out, as a run that failed part way would.
+    // What follows it is the real handler, through the Provider framework.
+    async function dataSyncCopies(deploy: Deploy, except: string[] = []): Promise<void> {
+      const from = `${deploy.version ?? 'v1'}/`;
+      const listing = await s3Client.send(new ListObjectsV2Command({ Bucket: 'assets', Prefix: from }));
+      for (const object of listing.Contents ?? []) {
+        const relative = object.Key!.slice(from.length);
+        if (except.includes(relative)) continue;
+        await s3Client.send(new CopyObjectCommand({ Bucket: filesBucket, Key: `${prefixOf(deploy)}${relative}`, CopySource: `assets/${object.Key}` }));
+      }
+    }
+
+    test('Create and Update complete once the source\'s files show through the mount; the seed writes no object of its own but its claim, and its Delete leaves every object', async () => {
+      const v1: Deploy = { targetPath: '/datasync/www', dataSync: true };
+      await dataSyncCopies(v1);
+      const cfn = new Stackish();
+      expect(await cfn.create(v1)).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: `seed:s3://${filesBucket}/datasync/www/`, Data: { Files: 101 } });
+      expect(await placeContent(v1)).toEqual(sourceContent(SOURCES.v1));
+      expect(sourceContent(path.join(sim.mount, 'datasync', 'www'))).toMatchObject(sourceContent(SOURCES.v1));
+      expect((await everyVersion(v1)).filter((key) => key.startsWith('.cdk-efs-kit/'))).toEqual(['.cdk-efs-kit/claim.json']);
+      // The application writes an object; DataSync's next run (v2) removes nothing, and neither does the seed.
+      await s3Client.send(new PutObjectCommand({ Bucket: filesBucket, Key: 'datasync/www/app.txt', Body: 'the application\'s' }));
+      const v2: Deploy = { ...v1, version: 'v2' };
+      await dataSyncCopies(v2);
+      expect(await cfn.update(v2, v1)).toMatchObject({ Status: 'SUCCESS', Data: { Files: 81 } });
+      expect(await placeContent(v2)).toMatchObject({ ...sourceContent(SOURCES.v2), 'app.txt': sha(Buffer.from('the application\'s')) });
+      const before = await placeContent(v2);
+      expect(await cfn.remove(v2)).toMatchObject({ Status: 'SUCCESS' });
+      expect(await placeContent(v2)).toEqual(before);
+    });
+
+    test('an engine change from a single-function seed with removeOnDelete keeps the files: the DataSync seed\'s resource takes the place over first', async () => {
+      const single: Deploy = { targetPath: '/switched', removeOnDelete: true };
+      const first = new Stackish('Content');
+      await first.create(single);
+      // A new resource of the same stack (its functions, sized otherwise, are another provider's): created, then the old one deleted.
+      const viaDataSync: Deploy = { targetPath: '/switched', dataSync: true };
+      await dataSyncCopies(viaDataSync);
+      expect(await new Stackish('ContentDataSync', first.stackId).create(viaDataSync)).toMatchObject({ Status: 'SUCCESS' });
+      expect(await first.remove(single)).toMatchObject({ Status: 'SUCCESS' });
+      expect(await placeContent(viaDataSync)).toEqual(sourceContent(SOURCES.v1));
+      // A twin stack's DataSync seed of the same place is refused, naming the holder.
+      expect(await new Stackish('Content').create(viaDataSync)).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/is the place of resource ContentDataSync of stack Test .* cannot seed it too/) });
+    });
+
+    test('a source key the seed refuses fails the request, named, before any lookup', async () => {
+      const deploy: Deploy = { targetPath: '/refused', dataSync: true, version: 'bad' };
+      await s3Client.send(new PutObjectCommand({ Bucket: 'assets', Key: 'bad/good.txt', Body: 'good' }));
+      await s3Client.send(new PutObjectCommand({ Bucket: 'assets', Key: 'bad/.cdk-efs-kit/manifest.json', Body: '{}' }));
+      expect(await new Stackish().create(deploy)).toMatchObject({
+        Status: 'FAILED', Reason: expect.stringMatching(/has 1 key the seed refuses, which DataSync copied as they are: refused "\.cdk-efs-kit\/manifest\.json": names starting with \.cdk-efs-kit are reserved/),
+      });
+    });
+
+    test('a file DataSync did not copy fails the request once the wait is over, named', async () => {
+      const deploy: Deploy = { targetPath: '/partial', dataSync: true };
+      await dataSyncCopies(deploy, ['x.html']);
+      expect(await new Stackish().create(deploy)).toMatchObject({ Status: 'FAILED', Reason: expect.stringMatching(/1 of 101 files written to s3:\/\/.*\/partial\/ did not show through the mount .* x\.html/) });
+    }, 120_000);
+  });
 });

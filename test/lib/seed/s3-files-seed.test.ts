@@ -131,6 +131,89 @@ describe('through the mount (SeedThrough.MOUNT)', () => {
   });
 });
 
+describe('with SeedEngine.dataSync(): an Enhanced-mode task from the source prefix into the seed\'s key prefix', () => {
+  let seeded = 0;
+  const dataSyncSeed = (options: Record<string, unknown> = {}, engineOptions = {}) => files.addSeed(`Large${seeded++}`, {
+    source: SeedSource.s3(sourceBucket, 'datasets/', { version: 'v1' }), targetPath: '/datasets', engine: SeedEngine.dataSync(engineOptions), ...options,
+  });
+
+  test('an S3 to S3 task in Enhanced mode that never removes, then the seed\'s resource checks the files show through the mount', () => {
+    const seed = dataSyncSeed();
+    const task = Object.values(template().findResources('AWS::DataSync::Task'))[0] as any;
+    expect(task.Properties).toMatchObject({
+      TaskMode: 'ENHANCED',
+      Options: { VerifyMode: 'ONLY_FILES_TRANSFERRED', TransferMode: 'CHANGED', PreserveDeletedFiles: 'PRESERVE', OverwriteMode: 'ALWAYS', ObjectTags: 'NONE' },
+      Excludes: [{ FilterType: 'SIMPLE_PATTERN', Value: '/.cdk-efs-kit*|*/.cdk-efs-kit*' }],
+    });
+    // Enhanced mode logs to /aws/datasync by itself and takes no bandwidth limit.
+    expect(task.Properties.CloudWatchLogGroupArn).toBeUndefined();
+    expect(task.Properties.Options.BytesPerSecond).toBeUndefined();
+    const locations = template().findResources('AWS::DataSync::LocationS3');
+    expect(Object.values(locations).map((l: any) => l.Properties.Subdirectory).sort()).toEqual(['/data/datasets/', '/datasets/']);
+    template().resourceCountIs('AWS::DataSync::LocationEFS', 0);
+    // The seed's resource: the visibility check on the shared functions, after the run.
+    const [resource] = seeds();
+    expect(resource.Properties).toMatchObject({ CopiedBy: 'dataSync', TargetPrefix: 'data/datasets/', Prune: 'false', RemoveOnDelete: 'false' });
+    expect(s3FilesSeedPropertyProblems(resource.Properties, (v) => typeof v !== 'string')).toEqual([]);
+    // The handler refuses what DataSync cannot have done, whoever wrote the properties.
+    expect(s3FilesSeedPropertyProblems({ ...resource.Properties, Format: 'zip', Prune: 'true', RemoveOnDelete: 'true' }, (v) => typeof v !== 'string')).toEqual([
+      'Format must be s3-objects with CopiedBy dataSync (DataSync extracts no archive), got "zip"',
+      'Prune must be \'false\' with CopiedBy dataSync, got "true"',
+      'RemoveOnDelete must be \'false\' with CopiedBy dataSync, got "true"',
+    ]);
+    expect(s3FilesSeedPropertyProblems({ ...resource.Properties, CopiedBy: 'rsync' }, (v) => typeof v !== 'string')).toEqual(['CopiedBy must be \'dataSync\' where given, got "rsync"']);
+    const run = Object.entries(template().findResources('Custom::CdkEfsKitDataSyncSeed'))[0];
+    expect(resource.DependsOn).toContain(run[0]);
+    expect((run[1] as any).Properties).toMatchObject({ Target: { 'Fn::Join': ['', ['s3://', { Ref: expect.stringMatching(/^FilesBucket/) }, '/data/datasets/']] }, WaitForCompletion: 'true' });
+    expect(seed.dataSyncTask).toBeDefined();
+    expect(JSON.stringify(stack.resolve(seed.metricFailures().toMetricConfig()))).toContain('failed_executions');
+    expect(stack.resolve(seed.metricFilesWritten().namespace)).toBe('AWS/DataSync');
+  });
+
+  test('DataSync may write the seed\'s prefix and list the bucket, never delete or write the seed\'s own names; the check function may touch only the claim', () => {
+    dataSyncSeed();
+    const roles = Object.entries(template().findResources('AWS::IAM::Policy')).filter(([id]) => id.includes('DestinationAccessRole'));
+    expect(roles).toHaveLength(1);
+    const destination = (roles[0][1] as any).Properties.PolicyDocument.Statement as any[];
+    const writes = destination.find((st) => st.Effect === 'Allow' && JSON.stringify(st.Action).includes('s3:PutObject'));
+    expect(writes.Action).toEqual(['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts']);
+    expect(JSON.stringify(writes.Resource)).toContain('/data/datasets/*');
+    expect(JSON.stringify(destination)).not.toMatch(/DeleteObject|Tagging/);
+    const deny = destination.find((st) => st.Effect === 'Deny');
+    expect(JSON.stringify(deny.Resource)).toMatch(/data\/datasets\/\.cdk-efs-kit\*.*data\/datasets\/\*\/\.cdk-efs-kit\*/);
+    const check = Object.entries(template().findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('CdkEfsKitSeedS3Files'));
+    const onBucket = check.flatMap(([, p]: [string, any]) => p.Properties.PolicyDocument.Statement).filter((st: any) => JSON.stringify(st).includes('FilesBucket'));
+    // The same two statements on each of the two functions (onEvent and its resume function).
+    expect(new Set(onBucket.map((st: any) => JSON.stringify(st.Action)))).toEqual(new Set(['["s3:GetObject","s3:PutObject"]', '"s3:ListBucket"']));
+    expect(JSON.stringify(onBucket)).toContain('data/datasets/.cdk-efs-kit/claim.json');
+  });
+
+  test('shares the check functions with the single-function seeds of the file system; the app is clean for cdk-nag and cfn-lint', () => {
+    dataSyncSeed();
+    files.addSeed('Site', { source: SeedSource.s3(sourceBucket, 'site/'), targetPath: '/www' });
+    const [a, b] = seeds();
+    expect(a.Properties.ServiceToken).toEqual(b.Properties.ServiceToken);
+    expect(nagErrors(stack).filter((f) => !/ at Test\/(Vpc|Source)\//.test(f))).toEqual([]);
+    expect(cfnLintErrors(template().toJSON())).toEqual([]);
+  });
+
+  test('what DataSync cannot do on S3 Files is refused, named', () => {
+    expect(() => dataSyncSeed({ prune: true })).toThrow(/prune does not apply to SeedEngine.dataSync\(\) on S3 Files: DataSync would remove every object .* the application's too/);
+    expect(() => dataSyncSeed({ removeOnDelete: true, targetPath: '/r' })).toThrow(/removeOnDelete \(remove_on_delete\) does not apply .* keeps no record/);
+    expect(() => dataSyncSeed({ concurrency: 8, targetPath: '/c' })).toThrow(/concurrency does not apply/);
+    expect(() => dataSyncSeed({ targetPath: '/m' }, { removeDeletedFiles: true })).toThrow(/removeDeletedFiles \(remove_deleted_files\) does not apply on S3 Files/);
+    expect(() => dataSyncSeed({ targetPath: '/b' }, { bytesPerSecond: 1e6 })).toThrow(/bytesPerSecond \(bytes_per_second\) does not apply on S3 Files: Enhanced mode/);
+    expect(() => dataSyncSeed({ targetPath: '/e' }, { excludes: ['*.tmp'] })).toThrow(/excludes does not apply on S3 Files/);
+    expect(() => dataSyncSeed({ targetPath: '/l' }, { logRetention: 7 })).toThrow(/logRetention \(log_retention\) does not apply/);
+    expect(() => dataSyncSeed({ targetPath: '/v' }, { verifyMode: 'POINT_IN_TIME_CONSISTENT' })).toThrow(/POINT_IN_TIME_CONSISTENT is not supported in Enhanced mode/);
+    expect(() => files.addSeed('Archive', { source: SeedSource.archive(sourceBucket, 'a.zip'), targetPath: '/z', engine: SeedEngine.dataSync() }))
+      .toThrow(/cannot extract archives or upload assets; use SeedSource.s3\(bucket, prefix\)/);
+    const web = files.addAccessPoint('Web', AccessPointPreset.applicationUser('/web'));
+    expect(() => files.addSeed('Mount', { source: SeedSource.s3(sourceBucket, 'a/'), through: SeedThrough.MOUNT, accessPoint: web, engine: SeedEngine.dataSync() }))
+      .toThrow(/writes the bucket only \(DataSync has no S3 Files location\)/);
+  });
+});
+
 describe('refused at synth, naming the problem', () => {
   test('two seeds on one place, or one inside the other', () => {
     files.addSeed('A', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/www' });
@@ -140,7 +223,7 @@ describe('refused at synth, naming the problem', () => {
   });
 
   test('an engine that does not serve S3 Files, a bad target path, visibility timeout or concurrency', () => {
-    expect(() => files.addSeed('Dm', { source: SeedSource.s3(sourceBucket, 'a/'), engine: SeedEngine.distributedMap() })).toThrow(/engine SeedEngine.distributedMap\(\) does not serve S3 Files yet/);
+    expect(() => files.addSeed('Dm', { source: SeedSource.s3(sourceBucket, 'a/'), engine: SeedEngine.distributedMap() })).toThrow(/SeedEngine.distributedMap\(\) does not serve S3 Files; use SeedEngine.dataSync\(\)/);
     expect(() => files.addSeed('Dots', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/a/../b' })).toThrow(/targetPath \(target_path\) must be an absolute path of the file system/);
     expect(() => files.addSeed('Own', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/.cdk-efs-kit' })).toThrow(/targetPath/);
     expect(() => files.addSeed('Short', { source: SeedSource.s3(sourceBucket, 'a/'), targetPath: '/s', visibilityTimeout: Duration.seconds(10) })).toThrow(/visibilityTimeout \(visibility_timeout\) must be from 1 minute to 2 minutes less than the engine's timeout \(15 minutes\).*got "10 s"/);
