@@ -9,6 +9,7 @@ import type { BucketTarget } from '../seed-bucket/bucket-target';
 import { publishSeedMetrics } from '../seed/handler/metrics';
 import { describeResource, identityOf, ofAnotherStack, sameResource } from '../seed/handler/resource-identity';
 import { SAFETY_MARGIN_MS, sliceDeadline } from '../seed/handler/slice-deadline';
+import { failedEntriesError, firstFive, progressLogger } from '../seed/handler/slice-report';
 import { archiveLimitsOf } from '../seed/sources/archive-limits';
 import { openSource } from '../seed/sources/open-source';
 import { S3ObjectsSource } from '../seed/sources/s3-objects';
@@ -94,9 +95,8 @@ export async function isComplete(event: S3FilesSeedEvent, deps: S3FilesSeedDeps)
   console.log(JSON.stringify({ message: 'seed visibility', where, visible: visibility.visible, missing: visibility.missing.length, seconds: visibility.seconds }));
   if (visibility.missing.length === 0) return { IsComplete: true, Data: data };
   if (waitMs < visibilityMs) return { IsComplete: false };
-  const shown = printable(visibility.missing.slice(0, 5).map((m) => `${m.path} (${m.reason})`).join('; '));
   throw new Error(`seed: ${visibility.missing.length} of ${files.length} files written to ${s3FilesSeedPlace(props)} did not show through the mount `
-    + `(${where}) within ${describeSeconds(visibilityMs / 1000)}: ${shown}${visibility.missing.length > 5 ? '; ...' : ''}. The objects stay, and a deploy again checks again; `
+    + `(${where}) within ${describeSeconds(visibilityMs / 1000)}: ${firstFive(visibility.missing.map((m) => `${m.path} (${m.reason})`))}. The objects stay, and a deploy again checks again; `
     + 'look at the file system\'s ImportFailures and ImportAge metrics, or raise visibilityTimeout.');
 }
 
@@ -139,7 +139,7 @@ async function sourceFiles(props: S3FilesSeedResourceProperties, s3: S3Client): 
   }
   if (refused.length > 0) {
     throw new Error(`seed: the source s3://${props.Bucket}/${props.Key} has ${refused.length} key${refused.length === 1 ? '' : 's'} the seed refuses, which DataSync copied as they are: `
-      + `${printable(refused.slice(0, 5).join('; '))}${refused.length > 5 ? '; ...' : ''}. Rename or remove them in the source, and the objects DataSync wrote for them under ${s3FilesSeedPlace(props)}.`);
+      + `${firstFive(refused)}. Rename or remove them in the source, and the objects DataSync wrote for them under ${s3FilesSeedPlace(props)}.`);
   }
   return files;
 }
@@ -148,7 +148,6 @@ async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourcePrope
   const request = requestOf(event);
   const opened = await openSource({ format: props.Format, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: BucketSeedSummary;
-  let lastLog = 0;
   try {
     summary = await seedBucket(deps.s3, opened.source, targetOf(props), {
       concurrency: Number(props.Concurrency),
@@ -157,11 +156,7 @@ async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourcePrope
       listFiles: true,
       run: { to: props.Fingerprint, ...fromOf(event) },
       stillCurrent: () => claim.heldFor(request),
-      onProgress: (p) => {
-        if (Date.now() - lastLog < 10_000) return;
-        lastLog = Date.now();
-        console.log(JSON.stringify({ message: 'seed progress', ...p }));
-      },
+      onProgress: progressLogger(),
     });
   } finally {
     await opened.close();
@@ -170,11 +165,7 @@ async function runSlice(event: S3FilesSeedEvent, props: S3FilesSeedResourcePrope
   const { seededFiles, ...logged } = summary;
   console.log(JSON.stringify({ message: 'seed slice done', ...logged, failed: summary.failed.slice(0, 20), kept: summary.kept.slice(0, 20), files: seededFiles?.length ?? summary.files }));
   for (const warning of summary.warnings) console.warn(JSON.stringify({ message: 'seed warning', warning }));
-  if (summary.failed.length > 0) {
-    // CloudFormation shows the reason on the deploying terminal: names from the source are escaped.
-    const shown = printable(summary.failed.slice(0, 5).map((f) => f.error).join('; '));
-    throw new Error(`seed of ${opened.source.description} into ${s3FilesSeedPlace(props)} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
-  }
+  if (summary.failed.length > 0) throw failedEntriesError(opened.source.description, s3FilesSeedPlace(props), summary.failed);
   return summary;
 }
 
@@ -256,14 +247,8 @@ function needsRun(old: S3FilesSeedResourceProperties, now: S3FilesSeedResourcePr
     || old.CopiedBy !== now.CopiedBy;
 }
 
-function limitSecondsOf(event: S3FilesSeedEvent): number {
-  try {
-    return timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS;
-  } catch (err) {
-    if (event.RequestType !== 'Delete') throw err;
-    return DEPLOY_TIME_LIMIT_SECONDS;
-  }
-}
+/** The run's time limit (a Delete, done within onEvent, has none). */
+const limitSecondsOf = (event: S3FilesSeedEvent) => timeLimitSeconds(event.ResourceProperties) ?? DEPLOY_TIME_LIMIT_SECONDS;
 
 const supersededError = (event: S3FilesSeedEvent) => new Error(`seed: a newer request for this place (another deploy, or CloudFormation's rollback) `
   + `took over from request ${requestOf(event)}, which stopped; what it wrote is recorded, and the newer request decides what stays.`);

@@ -5,7 +5,8 @@ import * as efs from 'aws-cdk-lib/aws-efs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
-import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
+import { SEED_METRIC } from './contract/metric-names';
+import { seedMetric } from './seed-metric';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
 import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { enterSeedLane } from './seed-lanes';
@@ -272,16 +273,9 @@ export class FileSystemSeed extends Construct {
   }
 
   private seedMetric(metricName: string, unit: cloudwatch.Unit, statistic: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: SEED_METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
-      unit,
-      statistic,
-      period: DEFAULT_METRIC_PERIOD,
-      ...options,
-    });
+    return seedMetric(this.metricsName, metricName, unit, statistic, options);
   }
+
 
   /** AWS/DataSync metrics of the task (dimension TaskId), as DataSync publishes them per execution. */
   private dataSyncMetric(metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {

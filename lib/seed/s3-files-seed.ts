@@ -9,7 +9,8 @@ import { Construct } from 'constructs';
 import { archiveLimitProperties } from './archive-limit-properties';
 import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
-import { SEED_METRIC, SEED_METRICS_NAMESPACE, SEED_METRICS_SERVICE } from './contract/metric-names';
+import { SEED_METRIC } from './contract/metric-names';
+import { seedMetric } from './seed-metric';
 import { MAX_INVOCATION_TIMEOUT_SECONDS, SeedResourceProperties, seedPropertyProblems, targetSubPathProblem } from './contract/resource-properties';
 import {
   MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
@@ -325,14 +326,7 @@ export class S3FilesSeed extends Construct {
   }
 
   private seedMetric(metricName: string, unit: cloudwatch.Unit, statistic: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: SEED_METRICS_NAMESPACE,
-      metricName,
-      dimensionsMap: { service: SEED_METRICS_SERVICE, Seed: this.metricsName },
-      unit,
-      statistic,
-      period: DEFAULT_METRIC_PERIOD,
-      ...options,
-    });
+    return seedMetric(this.metricsName, metricName, unit, statistic, options);
   }
+
 }

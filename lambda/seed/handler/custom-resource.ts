@@ -9,6 +9,7 @@ import { checkSeedProperties, SeedResourceProperties } from '../../../lib/seed/c
 import { describeResource, identityOf, ofAnotherStack, sameResource } from './resource-identity';
 import { physicalIdOf, Place, placeOf } from './seed-place';
 import { sliceDeadline } from './slice-deadline';
+import { failedEntriesError, progressLogger } from './slice-report';
 import { archiveLimitsOf } from '../sources/archive-limits';
 import { openSource } from '../sources/open-source';
 import { printable } from '../../shared/printable';
@@ -131,7 +132,6 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
   const request = requestOf(event);
   const opened = await openSource({ format: props.Format, bucket: props.Bucket, key: props.Key }, { client: deps.s3, s3: {}, limits: archiveLimitsOf(props) });
   let summary: SeedSummary;
-  let lastLog = 0;
   try {
     // The sub-path's directories are the file system's, which other clients write: none may be a link.
     summary = await seed(opened.source, props.MountPath, {
@@ -143,11 +143,7 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
       request: { id: request, resource: identity, current: () => place.claimedFor(request), source: sourceChangeOf(event, props) },
       lockWaitMs: Math.max(0, Math.min(SUPERSEDED_WAIT_MS, deadline - Date.now())),
       onLockWait: (holder) => console.log(JSON.stringify({ message: 'waiting for the run that holds the place\'s lock to stop', holder })),
-      onProgress: (p) => {
-        if (Date.now() - lastLog < 10_000) return;
-        lastLog = Date.now();
-        console.log(JSON.stringify({ message: 'seed progress', ...p }));
-      },
+      onProgress: progressLogger(),
     });
   } finally {
     await opened.close();
@@ -156,11 +152,7 @@ async function runSlice(event: SeedEvent, props: SeedResourceProperties, place: 
   publishSeedMetrics(props.MetricsName ?? event.LogicalResourceId ?? target, summary);
   console.log(JSON.stringify({ message: 'seed slice done', ...summary, failed: summary.failed.slice(0, 20), specialFiles: summary.specialFiles.slice(0, 20) }));
   for (const warning of summary.warnings) console.warn(JSON.stringify({ message: 'seed warning', warning }));
-  if (summary.failed.length > 0) {
-    // CloudFormation shows the reason on the deploying terminal: names from the source are escaped.
-    const shown = printable(summary.failed.slice(0, 5).map((f) => f.error).join('; '));
-    throw new Error(`seed of ${opened.source.description} into ${target} failed for ${summary.failed.length} entr${summary.failed.length === 1 ? 'y' : 'ies'}: ${shown}${summary.failed.length > 5 ? '; ...' : ''}`);
-  }
+  if (summary.failed.length > 0) throw failedEntriesError(opened.source.description, target, summary.failed);
   return summary;
 }
 

@@ -71,39 +71,62 @@ export function targetSubPathProblem(subPath: string): string | undefined {
 }
 
 const isFlag = (value: unknown) => value === 'true' || value === 'false';
-const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;
+export const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;
+
+/** Records a problem with property `name` unless `ok` holds for its value, it resolves only at deploy time, or it is optional and absent. */
+export type NeedProperty<K extends string> = (name: K, ok: (value: unknown) => boolean, problem: string, optional?: boolean) => void;
 
 /**
- * What is wrong with the properties, one line each; empty when they are sound. `isToken` says which
- * values are resolved only at deploy time (the construct skips those; the handler sees them resolved).
+ * What is wrong with `props`, one line each (empty when they are sound), as `check` finds it with
+ * `need`. `isToken` says which values are resolved only at deploy time (the construct skips those;
+ * the handler sees them resolved).
  */
-export function seedPropertyProblems(props: Partial<Record<keyof SeedResourceProperties, unknown>>, isToken: (value: unknown) => boolean = () => false): string[] {
+export function propertyProblems<K extends string>(props: Partial<Record<K, unknown>>, isToken: (value: unknown) => boolean,
+  check: (need: NeedProperty<K>, problems: string[]) => void): string[] {
   const problems: string[] = [];
-  const need = (name: keyof SeedResourceProperties, ok: (value: unknown) => boolean, problem: string, optional = false) => {
+  check((name, ok, problem, optional = false) => {
     const value = props[name];
     if ((optional && value === undefined) || isToken(value) || ok(value)) return;
     problems.push(`${name} ${problem}, got ${JSON.stringify(value)}`);
-  };
+  }, problems);
+  return problems;
+}
+
+/** The properties every seed resource holds alike, EFS and S3 Files: the source, the mount path, the run's settings, the archive limits. */
+export type SharedSeedProperty = 'Bucket' | 'Key' | 'Format' | 'Fingerprint' | 'MountPath' | 'Concurrency' | 'InvocationTimeoutSeconds' | 'Prune' | 'RemoveOnDelete'
+| 'MaxMemberBytes' | 'MaxTotalBytes' | 'MaxEntries' | 'MaxCompressionRatio';
+
+/** The problems of the properties every seed resource holds alike. */
+export function sharedSeedProblems(props: Partial<Record<SharedSeedProperty, unknown>>, need: NeedProperty<SharedSeedProperty>, problems: string[]): void {
   const text = (value: unknown) => typeof value === 'string' && value !== '';
   need('Bucket', text, 'must be a bucket name');
   need('Key', (v) => typeof v === 'string', 'must be an S3 key or prefix');
   need('Format', (v) => (SEED_FORMATS as readonly unknown[]).includes(v), `must be one of ${SEED_FORMATS.join(', ')}`);
   need('Fingerprint', text, 'must be a non-empty string');
   need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
-  need('TargetSubPath', (v) => typeof v === 'string' && targetSubPathProblem(v) === undefined, targetSubPathProblem('..')!);
   need('Concurrency', (v) => isCount(v, MAX_CONCURRENCY), `must be an integer from 1 to ${MAX_CONCURRENCY}`);
   need('InvocationTimeoutSeconds', (v) => isCount(v, MAX_INVOCATION_TIMEOUT_SECONDS) && Number(v) >= MIN_INVOCATION_TIMEOUT_SECONDS,
     `must be a whole number of seconds from ${MIN_INVOCATION_TIMEOUT_SECONDS} to ${MAX_INVOCATION_TIMEOUT_SECONDS}`, true);
   need('Prune', isFlag, "must be 'true' or 'false'");
   need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
-  need('KeysUrlEncoded', isFlag, "must be 'true' or 'false'", true);
-  need('FileSystemId', (v) => typeof v === 'string' && /^fs-[0-9a-f]+$/.test(v), 'must be a file system id (fs-...)', true);
-  need('AccessPointId', (v) => typeof v === 'string' && /^fsap-[0-9a-f]+$/.test(v), 'must be an access point id (fsap-...)', true);
   for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
     need(limit, (v) => isCount(v), 'must be a positive integer', true);
     if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);
   }
-  return problems;
+}
+
+/**
+ * What is wrong with the properties, one line each; empty when they are sound. `isToken` says which
+ * values are resolved only at deploy time (the construct skips those; the handler sees them resolved).
+ */
+export function seedPropertyProblems(props: Partial<Record<keyof SeedResourceProperties, unknown>>, isToken: (value: unknown) => boolean = () => false): string[] {
+  return propertyProblems<keyof SeedResourceProperties>(props, isToken, (need, problems) => {
+    sharedSeedProblems(props, need, problems);
+    need('TargetSubPath', (v) => typeof v === 'string' && targetSubPathProblem(v) === undefined, targetSubPathProblem('..')!);
+    need('KeysUrlEncoded', isFlag, "must be 'true' or 'false'", true);
+    need('FileSystemId', (v) => typeof v === 'string' && /^fs-[0-9a-f]+$/.test(v), 'must be a file system id (fs-...)', true);
+    need('AccessPointId', (v) => typeof v === 'string' && /^fsap-[0-9a-f]+$/.test(v), 'must be an access point id (fsap-...)', true);
+  });
 }
 
 /** The properties, checked: throws one error that lists every problem. */

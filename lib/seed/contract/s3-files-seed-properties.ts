@@ -1,6 +1,5 @@
 import { isNormalEntryPath } from './entry-path';
-import { LAMBDA_MOUNT_PATH, MAX_INVOCATION_TIMEOUT_SECONDS, MIN_INVOCATION_TIMEOUT_SECONDS, SEED_FORMATS, SeedFormat } from './resource-properties';
-import { MAX_CONCURRENCY } from './limits';
+import { isCount, MAX_INVOCATION_TIMEOUT_SECONDS, propertyProblems, SeedFormat, sharedSeedProblems } from './resource-properties';
 
 /**
  * The contract between the S3FilesSeed construct (lib/seed/s3-files-seed.ts) and its handler
@@ -46,8 +45,6 @@ export interface S3FilesSeedResourceProperties {
 export const MIN_VISIBILITY_TIMEOUT_SECONDS = 60;
 export const MAX_VISIBILITY_TIMEOUT_SECONDS = MAX_INVOCATION_TIMEOUT_SECONDS - 120;
 
-const isFlag = (value: unknown) => value === 'true' || value === 'false';
-const isCount = (value: unknown, max = Number.MAX_SAFE_INTEGER) => typeof value === 'string' && /^[1-9]\d*$/.test(value) && Number(value) <= max;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** A key prefix the seed fills: '' (the whole bucket) or a normal relative path ending in '/'. */
@@ -57,40 +54,21 @@ export function isTargetPrefix(value: unknown): boolean {
 
 /** What is wrong with the properties, one line each; `isToken` says which values resolve only at deploy time. */
 export function s3FilesSeedPropertyProblems(props: Partial<Record<keyof S3FilesSeedResourceProperties, unknown>>, isToken: (value: unknown) => boolean = () => false): string[] {
-  const problems: string[] = [];
-  const need = (name: keyof S3FilesSeedResourceProperties, ok: (value: unknown) => boolean, problem: string, optional = false) => {
-    const value = props[name];
-    if ((optional && value === undefined) || isToken(value) || ok(value)) return;
-    problems.push(`${name} ${problem}, got ${JSON.stringify(value)}`);
-  };
-  const text = (value: unknown) => typeof value === 'string' && value !== '';
-  need('Bucket', text, 'must be a bucket name');
-  need('Key', (v) => typeof v === 'string', 'must be an S3 key or prefix');
-  need('Format', (v) => (SEED_FORMATS as readonly unknown[]).includes(v), `must be one of ${SEED_FORMATS.join(', ')}`);
-  need('Fingerprint', text, 'must be a non-empty string');
-  need('TargetBucket', (v) => typeof v === 'string' && BUCKET_NAME.test(v), 'must be an S3 bucket name');
-  need('TargetPrefix', isTargetPrefix, "must be '' or a relative key prefix ending in '/', without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
-  need('MountPath', (v) => typeof v === 'string' && LAMBDA_MOUNT_PATH.test(v), 'must be /mnt/<name>');
-  need('VisiblePath', (v) => v === '' || isNormalEntryPath(v), "must be '' or a relative path without empty, '.' or '..' parts");
-  need('VisibilityTimeoutSeconds', (v) => isCount(v, MAX_VISIBILITY_TIMEOUT_SECONDS) && Number(v) >= MIN_VISIBILITY_TIMEOUT_SECONDS,
-    `must be a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS}`);
-  need('Concurrency', (v) => isCount(v, MAX_CONCURRENCY), `must be an integer from 1 to ${MAX_CONCURRENCY}`);
-  need('InvocationTimeoutSeconds', (v) => isCount(v, MAX_INVOCATION_TIMEOUT_SECONDS) && Number(v) >= MIN_INVOCATION_TIMEOUT_SECONDS,
-    `must be a whole number of seconds from ${MIN_INVOCATION_TIMEOUT_SECONDS} to ${MAX_INVOCATION_TIMEOUT_SECONDS}`, true);
-  need('Prune', isFlag, "must be 'true' or 'false'");
-  need('RemoveOnDelete', isFlag, "must be 'true' or 'false'");
-  need('CopiedBy', (v) => v === 'dataSync', "must be 'dataSync' where given", true);
-  if (props.CopiedBy === 'dataSync') {
-    // DataSync copies objects as they are, keeps no record of what it wrote, and removes what the source lacks, the application's objects too.
-    if (props.Format !== 's3-objects') problems.push(`Format must be s3-objects with CopiedBy dataSync (DataSync extracts no archive), got ${JSON.stringify(props.Format)}`);
-    if (props.Prune !== 'false') problems.push(`Prune must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.Prune)}`);
-    if (props.RemoveOnDelete !== 'false') problems.push(`RemoveOnDelete must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.RemoveOnDelete)}`);
-  }
-  for (const limit of ['MaxMemberBytes', 'MaxTotalBytes', 'MaxEntries', 'MaxCompressionRatio'] as const) {
-    need(limit, (v) => isCount(v), 'must be a positive integer', true);
-    if (props[limit] !== undefined && props.Format === 's3-objects') problems.push(`${limit} applies to archive sources only, not to Format s3-objects`);
-  }
-  return problems;
+  return propertyProblems<keyof S3FilesSeedResourceProperties>(props, isToken, (need, problems) => {
+    sharedSeedProblems(props, need, problems);
+    need('TargetBucket', (v) => typeof v === 'string' && BUCKET_NAME.test(v), 'must be an S3 bucket name');
+    need('TargetPrefix', isTargetPrefix, "must be '' or a relative key prefix ending in '/', without empty, '.' or '..' parts or names starting with .cdk-efs-kit");
+    need('VisiblePath', (v) => v === '' || isNormalEntryPath(v), "must be '' or a relative path without empty, '.' or '..' parts");
+    need('VisibilityTimeoutSeconds', (v) => isCount(v, MAX_VISIBILITY_TIMEOUT_SECONDS) && Number(v) >= MIN_VISIBILITY_TIMEOUT_SECONDS,
+      `must be a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS}`);
+    need('CopiedBy', (v) => v === 'dataSync', "must be 'dataSync' where given", true);
+    if (props.CopiedBy === 'dataSync') {
+      // DataSync copies objects as they are, keeps no record of what it wrote, and removes what the source lacks, the application's objects too.
+      if (props.Format !== 's3-objects') problems.push(`Format must be s3-objects with CopiedBy dataSync (DataSync extracts no archive), got ${JSON.stringify(props.Format)}`);
+      if (props.Prune !== 'false') problems.push(`Prune must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.Prune)}`);
+      if (props.RemoveOnDelete !== 'false') problems.push(`RemoveOnDelete must be 'false' with CopiedBy dataSync, got ${JSON.stringify(props.RemoveOnDelete)}`);
+    }
+  });
 }
 
 /** The properties, checked: throws one error that lists every problem. */

@@ -15,13 +15,13 @@ import { propName } from '../../core/contract/prop-name';
 
 const DEFAULT_SEED_MEMORY_MIB = 2048;
 
-const S3_ROUTE: RouteNeed = {
+export const S3_ROUTE: RouteNeed = {
   service: 's3', name: 'S3', does: 'read the source from S3', endpoint: 'an S3 endpoint on their route tables',
   fix: 'add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint(\'S3\', { service: ec2.GatewayVpcEndpointAwsService.S3 })',
   warningId: 'cdk-efs-kit:seedS3Route',
 };
 
-const CLOUDFORMATION_ROUTE: RouteNeed = {
+export const CLOUDFORMATION_ROUTE: RouteNeed = {
   service: 'cloudformation', name: 'CloudFormation', endpoint: 'a CloudFormation interface endpoint',
   does: `read the stack's resources from CloudFormation (with ${propName('removeOnDelete')}, a Delete leaves the place when another live seed resource of the stack serves it, as after an engine change)`,
   fix: 'add a CloudFormation interface endpoint to the VPC: vpc.addInterfaceEndpoint(\'CloudFormation\', { service: ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION })',

@@ -2,7 +2,7 @@ import { CustomResource, Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { functionSize } from './engine-requirements';
+import { CLOUDFORMATION_ROUTE, functionSize, S3_ROUTE } from './engine-requirements';
 import { LargestAsked } from './largest-asked';
 import { seedFunctionNetwork, seedFunctionPlacement } from './seed-function-placement';
 import { resourceIdVia, sharedSeedProvider } from './shared-seed-provider';
@@ -23,19 +23,7 @@ import type { SeedSourceConfig } from '../seed-source';
 /** Where the seed functions mount the file system (its root, or the seed's access point). */
 export const S3_FILES_SEED_MOUNT_PATH = '/mnt/seed';
 
-const S3_ROUTE: RouteNeed = {
-  service: 's3', name: 'S3', does: 'read the source from S3 (and, through the bucket, write the file system\'s objects)', endpoint: 'an S3 endpoint on their route tables',
-  fix: 'add an S3 gateway endpoint to the VPC (free): vpc.addGatewayEndpoint(\'S3\', { service: ec2.GatewayVpcEndpointAwsService.S3 })',
-  warningId: 'cdk-efs-kit:seedS3Route',
-};
-
-const CLOUDFORMATION_ROUTE: RouteNeed = {
-  service: 'cloudformation', name: 'CloudFormation', endpoint: 'a CloudFormation interface endpoint',
-  does: 'read the stack\'s resources from CloudFormation (with removeOnDelete, a Delete leaves the place when another live seed resource of the stack serves it)',
-  fix: 'add a CloudFormation interface endpoint to the VPC: vpc.addInterfaceEndpoint(\'CloudFormation\', { service: ec2.InterfaceVpcEndpointAwsService.CLOUDFORMATION })',
-  otherwise: 'leave removeOnDelete unset',
-  warningId: 'cdk-efs-kit:seedCloudFormationRoute',
-};
+const S3_FILES_S3_ROUTE: RouteNeed = { ...S3_ROUTE, does: 'read the source from S3 (and, through the bucket, write the file system\'s objects)' };
 
 /** How the functions of one of the two S3 Files paths are built, mount, and are granted. */
 interface SeedPath {
@@ -155,7 +143,7 @@ export function s3FilesSeedFunctions(seed: Construct, where: string, props: S3Fi
     runsIn: `the seed functions run in ${placement.given ? 'the seed\'s vpcSubnets' : 'the file system\'s subnets'}`,
     other: placement.given ? 'give the seed vpcSubnets with egress' : 'give the file system vpcSubnets with egress',
   };
-  requireRoute(caller, S3_ROUTE);
+  requireRoute(caller, S3_FILES_S3_ROUTE);
   if (path.resourceType === 'Custom::CdkEfsKitSeed' && props.removeOnDelete) requireRoute(caller, CLOUDFORMATION_ROUTE);
   return { function: handlers.onEvent, resource };
 }

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import { AccessPointPreset, S3FilesFileSystem, S3FilesSeed, SeedEngine, SeedSource, SeedThrough } from '../../../lib';
+import { AccessPointPreset, DataSyncVerifyMode, S3FilesFileSystem, S3FilesSeed, SeedEngine, SeedSource, SeedThrough } from '../../../lib';
 import { seedPropertyProblems } from '../../../lib/seed/contract/resource-properties';
 import { s3FilesSeedPropertyProblems } from '../../../lib/seed/contract/s3-files-seed-properties';
 import { cfnLintErrors, nagErrors } from '../../helpers/checks';
@@ -68,6 +68,25 @@ test('seeds on one file system share their functions; each keeps its own resourc
   expect(a.Properties.ServiceToken).toEqual(b.Properties.ServiceToken);
   expect([a.Properties.Concurrency, b.Properties.VisibilityTimeoutSeconds]).toEqual(['8', '120']);
   template().resourceCountIs('AWS::S3Files::AccessPoint', 1);
+});
+
+test('every per-seed setting changes in place: the ServiceToken stays (CloudFormation refuses to change it)', () => {
+  const tokenOf = (options: Record<string, unknown>) => {
+    const app = new App();
+    const s = new Stack(app, 'Test', { env: { account: '123456789012', region: 'us-east-1' } });
+    const f = new S3FilesFileSystem(s, 'Files', { vpc: new ec2.Vpc(s, 'Vpc', { maxAzs: 2, natGateways: 1 }), prefix: 'data/' });
+    f.addSeed('Site', { source: SeedSource.s3(new s3.Bucket(s, 'Source'), 'site/'), ...options });
+    const resources = Template.fromStack(s).toJSON().Resources;
+    return Object.values<any>(resources).filter((r) => /^Custom::CdkEfsKit(S3Files|DataSync)Seed$/.test(r.Type)).map((r) => JSON.stringify(r.Properties.ServiceToken)).sort();
+  };
+  const base = tokenOf({});
+  for (const change of [{ concurrency: 8 }, { prune: true }, { removeOnDelete: true }, { visibilityTimeout: Duration.minutes(2) }, { targetPath: '/elsewhere' }]) {
+    expect(tokenOf(change)).toEqual(base);
+  }
+  // A DataSync seed's run and check: its options are its task's and its properties', never the shared functions'.
+  const dataSync = tokenOf({ engine: SeedEngine.dataSync() });
+  expect(dataSync).toContain(base[0]);
+  expect(tokenOf({ engine: SeedEngine.dataSync({ transferAll: true, verifyMode: DataSyncVerifyMode.NONE }), targetPath: '/elsewhere' })).toEqual(dataSync);
 });
 
 test('clients mounted with the helpers start after the seed, whichever was declared first', () => {
