@@ -1,5 +1,5 @@
 /**
- * Every engine and construct of cdk-efs-kit on both kinds of file system, for the strict-synth
+ * Every engine and construct of cdk-efs-kit on every kind of file system, for the strict-synth
  * checks: test/lib/every-construct.test.ts synthesizes it here and checks its annotations,
  * test/package/peer-range.test.ts runs `cdk synth --strict` on it with JSII_DEPRECATED=fail on the lowest and
  * the newest aws-cdk-lib. A SharedFileSystem gets every mount helper, a seed per engine and source
@@ -7,6 +7,8 @@
  * efs.IFileSystem (BenchmarkProbe, FileSystemMonitoring); an existing file system imported with
  * SharedFileSystem.fromFileSystemAttributes gets seeds, every mount helper, a probe and monitoring.
  * The SharedFileSystem replicates to a new Regional file system, the plain one into the imported one.
+ * An S3FilesFileSystem gets a seed each way (through the bucket, through the mount, by DataSync), a
+ * probe and its monitoring.
  *
  *   npx cdk synth --strict --app 'npx tsx test/apps/every-construct.ts'
  */
@@ -21,7 +23,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  AccessPointPreset, BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, SeedEngine, SeedSource, SharedFileSystem,
+  AccessPointPreset, BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, S3FilesFileSystem, S3FilesMonitoring, SeedEngine, SeedSource, SeedThrough, SharedFileSystem,
 } from '../../lib';
 
 export class EveryConstructStack extends Stack {
@@ -47,6 +49,7 @@ export class EveryConstructStack extends Stack {
     this.probeAndMonitoring('Plain', plain, vpc, dashboard);
     this.probeAndMonitoring('Imported', imported, vpc, dashboard, efs.ThroughputMode.ELASTIC);
     this.existingFileSystem(vpc, bucket, dashboard);
+    this.s3FilesFileSystem(vpc, bucket, dashboard);
     Validations.of(this).acknowledge({ id: 'AwsSolutions-L1', reason: 'nodejs22.x is the runtime cdk-efs-kit pins and tests its handlers on.' });
   }
 
@@ -133,6 +136,19 @@ export class EveryConstructStack extends Stack {
 
     files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
     files.addMonitoring('Monitoring', { dashboard, title: 'Existing' });
+  }
+
+  /** An S3 Files file system over a bucket of its own: a seed each way (the bucket, the mount, DataSync), a probe and monitoring. */
+  private s3FilesFileSystem(vpc: ec2.IVpc, bucket: s3.IBucket, dashboard: cloudwatch.Dashboard): void {
+    const files = new S3FilesFileSystem(this, 'S3Files', { vpc });
+    const app = files.addAccessPoint('App', AccessPointPreset.applicationUser('/app'));
+    const seeds = [
+      files.addSeed('Site', { source: SeedSource.asset(path.join(__dirname, 'every-construct-site')), targetPath: '/site', prune: true, removeOnDelete: true }),
+      files.addSeed('Release', { source: SeedSource.archive(bucket, 'releases/site.tar.gz'), through: SeedThrough.MOUNT, accessPoint: app, targetPath: '/release' }),
+      files.addSeed('Datasets', { source: SeedSource.s3(bucket, 'datasets/'), targetPath: '/datasets', engine: SeedEngine.dataSync() }),
+    ];
+    const probe = files.addProbe('Probe', { canary: { interval: Duration.minutes(30) } });
+    new S3FilesMonitoring(this, 'S3FilesMonitoring', { fileSystem: files, dashboard, title: 'S3 Files', seeds, probes: [probe] });
   }
 
   /** A Fargate task definition with one nginx container, its logs kept a month. */

@@ -2,7 +2,7 @@ import { App, CfnElement, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as efs from 'aws-cdk-lib/aws-efs';
 import { IConstruct } from 'constructs';
-import { BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, SeedEngineKind, SharedFileSystem } from '../../lib';
+import { BenchmarkProbe, FileSystemMonitoring, FileSystemSeed, S3FilesSeed, SeedEngineKind, SeedThrough, SharedFileSystem } from '../../lib';
 import { createApp } from '../apps/every-construct';
 import { cfnLintErrors, nagErrors } from '../helpers/checks';
 
@@ -31,6 +31,12 @@ describe('the app', () => {
   test('seeds with every engine', () => {
     const engines = new Set(all(FileSystemSeed.isFileSystemSeed).map((seed) => seed.engineKind));
     expect([...engines].sort()).toEqual(Object.values(SeedEngineKind).sort());
+  });
+
+  test('seeds an S3 Files file system each way: through the bucket, through the mount, and by DataSync in Enhanced mode', () => {
+    const seeds = all(S3FilesSeed.isS3FilesSeed);
+    expect(seeds.map((seed) => [seed.through, seed.dataSyncTask !== undefined])).toEqual([[SeedThrough.BUCKET, false], [SeedThrough.MOUNT, false], [SeedThrough.BUCKET, true]]);
+    expect(stack.resolve(seeds[2].dataSyncTask!.taskMode)).toBe('ENHANCED');
   });
 
   test('probes and monitors a SharedFileSystem, a plain efs.FileSystem, an imported one, and an existing one imported with the helpers', () => {
