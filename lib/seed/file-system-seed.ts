@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC } from './contract/metric-names';
-import { seedMetric } from './seed-metric';
+import { dataSyncMetric, seedMetric } from './seed-metric';
 import { seedPropertyProblems, SeedResourceProperties, targetSubPathProblem } from './contract/resource-properties';
 import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { enterSeedLane } from './seed-lanes';
@@ -235,7 +235,7 @@ export class FileSystemSeed extends Construct {
    * which publish the seed's own metrics), or of DataSync's `FilesTransferred` for the task.
    */
   public metricFilesWritten(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    if (this.dataSyncTaskId) return this.dataSyncMetric('FilesTransferred', cloudwatch.Unit.COUNT, options);
+    if (this.dataSyncTaskId) return dataSyncMetric(this.dataSyncTaskId, 'FilesTransferred', cloudwatch.Unit.COUNT, options);
     return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
@@ -246,7 +246,7 @@ export class FileSystemSeed extends Construct {
 
   /** Bytes the seed went through, per period: Sum of `SeedBytes`, or of DataSync's `BytesTransferred` for the task. */
   public metricBytes(options?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    if (this.dataSyncTaskId) return this.dataSyncMetric('BytesTransferred', cloudwatch.Unit.BYTES, options);
+    if (this.dataSyncTaskId) return dataSyncMetric(this.dataSyncTaskId, 'BytesTransferred', cloudwatch.Unit.BYTES, options);
     return this.seedMetric(SEED_METRIC.bytes, cloudwatch.Unit.BYTES, cloudwatch.Stats.SUM, options);
   }
 
@@ -276,14 +276,6 @@ export class FileSystemSeed extends Construct {
     return seedMetric(this.metricsName, metricName, unit, statistic, options);
   }
 
-
-  /** AWS/DataSync metrics of the task (dimension TaskId), as DataSync publishes them per execution. */
-  private dataSyncMetric(metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: 'AWS/DataSync', metricName, dimensionsMap: { TaskId: this.dataSyncTaskId! }, unit,
-      statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
-    });
-  }
 
   /** Options the engine cannot honour are an error: nothing given is silently ignored. */
   private refuseUnsupportedOptions(props: FileSystemSeedProps, engine: SeedEngine): void {

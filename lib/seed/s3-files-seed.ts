@@ -1,4 +1,4 @@
-import { CfnResource, Duration, Fn, Token } from 'aws-cdk-lib';
+import { CfnResource, Duration, Token } from 'aws-cdk-lib';
 import type * as datasync from 'aws-cdk-lib/aws-datasync';
 import * as s3files from 'aws-cdk-lib/aws-s3files';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -10,7 +10,7 @@ import { archiveLimitProperties } from './archive-limit-properties';
 import { placeId, SEED_PLACE_METADATA } from './contract/seed-place';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './contract/limits';
 import { SEED_METRIC } from './contract/metric-names';
-import { seedMetric } from './seed-metric';
+import { dataSyncMetric, seedMetric } from './seed-metric';
 import { MAX_INVOCATION_TIMEOUT_SECONDS, SeedResourceProperties, seedPropertyProblems, targetSubPathProblem } from './contract/resource-properties';
 import {
   MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS, S3FilesSeedResourceProperties, s3FilesSeedPropertyProblems,
@@ -163,7 +163,8 @@ function refuseEngine(seed: Construct, where: string, engine: SeedEngine, throug
  * again), prune and removal only of the objects the seed wrote and nobody changed since (by
  * version), and the resource completes once every seeded file shows through the mount. POSIX owner,
  * mode and times are not carried (objects have none). Where they matter, `SeedThrough.MOUNT` writes
- * through an access point with the EFS seed's copier instead. Clients mounted with the file
+ * through an access point with the EFS seed's copier instead. For a large S3 prefix,
+ * `SeedEngine.dataSync()` copies with a DataSync task in Enhanced mode. Clients mounted with the file
  * system's mountOn* helpers start after its seeds. See docs/seed-s3-files.md.
  *
  * @example
@@ -191,9 +192,10 @@ export class S3FilesSeed extends Construct {
   /** The DataSync task that copies, with `SeedEngine.dataSync()`. */
   public readonly dataSyncTask?: datasync.CfnTask;
 
-  private readonly dataSyncFailures?: cloudwatch.IMetric;
-
   private readonly metricsName: string;
+  /** The DataSync task's id (`task-...`), the dimension of its AWS/DataSync metrics, and its failed executions. */
+  private readonly dataSyncTaskId?: string;
+  private readonly dataSyncFailures?: cloudwatch.IMetric;
 
   constructor(scope: Construct, id: string, props: S3FilesSeedProps) {
     super(scope, id);
@@ -244,6 +246,7 @@ export class S3FilesSeed extends Construct {
     if (dataSync) {
       this.resource.node.addDependency(dataSync.resource);
       this.dataSyncTask = dataSync.task;
+      this.dataSyncTaskId = dataSync.taskId;
       this.dataSyncFailures = dataSync.metricFailedExecutions();
     }
     if (through === SeedThrough.MOUNT) {
@@ -292,12 +295,7 @@ export class S3FilesSeed extends Construct {
 
   /** Objects written per period: Sum of `SeedFilesWritten`, or of DataSync's `FilesTransferred` for the task. */
   public metricFilesWritten(options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
-    if (this.dataSyncTask) {
-      return new cloudwatch.Metric({
-        namespace: 'AWS/DataSync', metricName: 'FilesTransferred', dimensionsMap: { TaskId: Fn.select(1, Fn.split('/', this.dataSyncTask.attrTaskArn)) },
-        unit: cloudwatch.Unit.COUNT, statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
-      });
-    }
+    if (this.dataSyncTaskId) return dataSyncMetric(this.dataSyncTaskId, 'FilesTransferred', cloudwatch.Unit.COUNT, options);
     return this.seedMetric(SEED_METRIC.written, cloudwatch.Unit.COUNT, cloudwatch.Stats.SUM, options);
   }
 
@@ -328,5 +326,4 @@ export class S3FilesSeed extends Construct {
   private seedMetric(metricName: string, unit: cloudwatch.Unit, statistic: string, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
     return seedMetric(this.metricsName, metricName, unit, statistic, options);
   }
-
 }

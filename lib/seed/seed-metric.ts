@@ -14,3 +14,10 @@ export function seedMetric(seed: string, metricName: string, unit: cloudwatch.Un
     ...options,
   });
 }
+
+/** A metric DataSync publishes for each execution of a task (namespace AWS/DataSync; dimension TaskId, the task's `task-...` id). */
+export function dataSyncMetric(taskId: string, metricName: string, unit: cloudwatch.Unit, options: cloudwatch.MetricOptions = {}): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: 'AWS/DataSync', metricName, dimensionsMap: { TaskId: taskId }, unit, statistic: cloudwatch.Stats.SUM, period: DEFAULT_METRIC_PERIOD, ...options,
+  });
+}

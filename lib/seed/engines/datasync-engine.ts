@@ -1,4 +1,3 @@
-import { Fn } from 'aws-cdk-lib';
 import { DataSyncSeedRun } from './datasync-seed-run';
 import { requireNonRootUser, requireObjects } from './engine-requirements';
 import { EngineWiring, SeedWiringContext, targetOf } from './seed-wiring';
@@ -49,7 +48,7 @@ export function dataSyncEngine(options: DataSyncEngineOptions): EngineWiring {
       });
       return {
         resource: run.resource,
-        dataSyncTaskId: Fn.select(1, Fn.split('/', run.task.attrTaskArn)),
+        dataSyncTaskId: run.taskId,
         failureMetrics: { failed_executions: run.metricFailedExecutions() },
       };
     },

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, Stack } from 'aws-cdk-lib';
+import { CustomResource, Duration, Fn, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as datasync from 'aws-cdk-lib/aws-datasync';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -127,6 +127,11 @@ export class DataSyncSeedRun extends Construct {
     });
 
     this.resource = this.runAtDeploy(props);
+  }
+
+  /** The task's id (`task-...`), the dimension of its AWS/DataSync metrics. */
+  public get taskId(): string {
+    return Fn.select(1, Fn.split('/', this.task.attrTaskArn));
   }
 
   /** Failed executions per period: `MatchedEvents` of the failure rule (Sum). */
