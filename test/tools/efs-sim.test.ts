@@ -90,7 +90,7 @@ describeWithFuse('efs-sim', () => {
     expect(time(() => fs.utimesSync(path.join(s.mount, 'final0'), 1, 1))).toBeGreaterThanOrEqual(100);
   });
 
-  test('a written file\'s mtime is the kernel\'s while it caches the inode, the server\'s (when the data arrived) once it does not', async () => {
+  test('a written file\'s mtime is the kernel\'s while it caches the inode, the server\'s (when the data arrived, never earlier) once it does not', async () => {
     // With FUSE's write-back cache the kernel stamps a file's mtime at write() and keeps it for as
     // long as it caches the inode, sending none at close; the server stamps its own when the data
     // reaches it. A stalled write makes that arrival come later than the writer's fstat.
@@ -103,8 +103,10 @@ describeWithFuse('efs-sim', () => {
       return mtimeMs;
     });
     expect(seen.map((_, i) => fs.lstatSync(path.join(s.mount, `f${i}`)).mtimeMs)).toEqual(seen);
-    // What a lookup after the kernel dropped the inode reads (an EFS client's fstat would have read it too).
-    seen.forEach((mtimeMs, i) => expect(fs.lstatSync(path.join(s.backing, `f${i}`)).mtimeMs).toBeGreaterThan(mtimeMs));
+    // What a lookup after the kernel dropped the inode reads (an EFS client's fstat would have read it too):
+    // never earlier than the writer's, later as a rule, the same where the kernel sent its own time back
+    // (it did once, on a machine under load).
+    seen.forEach((mtimeMs, i) => expect(fs.lstatSync(path.join(s.backing, `f${i}`)).mtimeMs).toBeGreaterThanOrEqual(mtimeMs));
   });
 
   // Writes are gathered in the page cache (as an NFS client does), so a fault on write surfaces when
