@@ -3,7 +3,7 @@ import { Readable } from 'stream';
 import { MiB } from '../../shared/sizes';
 import { FileContent, LocalFileContent } from '../sources/entry';
 import { FileSystemCalls } from '../boundary/file-system-calls';
-import { NativeWriter } from '../boundary/native-writer';
+import { NativeWriter, NewFile } from '../boundary/native-writer';
 import { closeSourceFile, openSourceFile, openSourceFileNow, OpenedSourceFile, refusedSource } from '../sources/source-file';
 import { temporaryName } from '../state/reserved-names';
 import { Directory, HeldName } from '../boundary/held-name';
@@ -179,13 +179,7 @@ async function wholeContent(content: Buffer | Readable, options: WriteOptions): 
  */
 async function writeSmallFileNatively(calls: FileSystemCalls, native: NativeWriter, dir: Directory, name: string, content: Buffer | number, sourceBytes: number, options: WriteOptions, replace: boolean): Promise<WrittenFile> {
   const file = await createNew(() => native.writeNewFile(dir, name, options.mode, content, options.uid, options.gid, sourceBytes), replace, () => calls.unlink(dir.at(name)));
-  try {
-    checkDelivered(file.bytes, options);
-  } catch (err) {
-    await calls.unlink(dir.at(name)).catch(() => undefined);
-    throw err;
-  }
-  return { bytes: file.bytes, identity: writtenIdentity(file) };
+  return nativelyWritten(calls, dir, name, file, options);
 }
 
 /**
@@ -201,6 +195,11 @@ async function writeSourceFileNatively(calls: FileSystemCalls, native: NativeWri
     if (file.call === 'too large') return undefined;
     throw refusedSource(content, file);
   }
+  return nativelyWritten(calls, dir, name, file, options);
+}
+
+/** A file the native writer made, once it holds the size the source declared; removed where it does not. */
+async function nativelyWritten(calls: FileSystemCalls, dir: Directory, name: string, file: NewFile, options: WriteOptions): Promise<WrittenFile> {
   try {
     checkDelivered(file.bytes, options);
   } catch (err) {

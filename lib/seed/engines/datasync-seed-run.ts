@@ -74,7 +74,7 @@ export class DataSyncSeedRun extends Construct {
 
   constructor(scope: Construct, id: string, props: DataSyncSeedRunProps) {
     super(scope, id);
-    const source = this.s3Location(props);
+    const source = this.s3Source(props);
     const into = props.into;
     const destination = into.kind === 'efs' ? this.efsLocation(into) : this.s3Destination(into);
     const logGroup = into.kind === 'efs' ? this.logGroup(props.logRetention) : undefined;
@@ -160,55 +160,22 @@ export class DataSyncSeedRun extends Construct {
     return logGroup;
   }
 
-  private s3Location(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
-    const role = new iam.Role(this, 'S3AccessRole', {
-      assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
-      description: 'DataSync reads the seed source from S3',
-    });
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
-      resources: [props.bucket.bucketArn],
-    }));
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetObject', 's3:GetObjectTagging', 's3:GetObjectVersion', 's3:GetObjectVersionTagging'],
-      resources: [props.bucket.arnForObjects(`${props.prefix}*`)],
-    }));
+  /** The source: the seed prefix, read (object versions and tags too) by a role of its own. */
+  private s3Source(props: DataSyncSeedRunProps): datasync.CfnLocationS3 {
+    const { location, role } = this.s3Location('Source', 'S3AccessRole', 'DataSync reads the seed source from S3', props.bucket, props.prefix,
+      ['s3:GetObject', 's3:GetObjectTagging', 's3:GetObjectVersion', 's3:GetObjectVersionTagging'], 'DataSync reads every object under the seed prefix, and only those.');
     props.bucket.encryptionKey?.grantDecrypt(role);
-    acknowledgeWildcard(role, nagResource(this, props.bucket.arnForObjects(`${props.prefix}*`)),
-      'DataSync reads every object under the seed prefix, and only those.');
-    const location = new datasync.CfnLocationS3(this, 'Source', {
-      s3BucketArn: props.bucket.bucketArn,
-      s3Config: { bucketAccessRoleArn: role.roleArn },
-      subdirectory: `/${props.prefix}`,
-    });
-    // CreateLocationS3 tests access with the role ("could not perform s3:ListObjectsV2" when it
-    // cannot), so the role's policies must exist first; the location names only the role, whose
-    // policies CloudFormation would otherwise create alongside it.
-    location.node.addDependency(role);
     return location;
   }
 
   /**
-   * The prefix of the bucket the task writes, with a role that may write objects there and list the
-   * bucket. Of the permissions DataSync's guide lists for an S3 location, s3:DeleteObject is left
-   * out (the task never removes: PreserveDeletedFiles PRESERVE, refused otherwise by S3FilesSeed) and
-   * so are the tagging ones (ObjectTags NONE). The listing is not narrowed to the prefix: DataSync
-   * documents no prefix it lists with (CreateLocationS3 tests access by listing the bucket).
+   * The prefix of the bucket the task writes. Of the permissions DataSync's guide lists for an S3
+   * location, s3:DeleteObject is left out (the task never removes: PreserveDeletedFiles PRESERVE,
+   * refused otherwise by S3FilesSeed) and so are the tagging ones (ObjectTags NONE).
    */
   private s3Destination(into: DataSyncIntoS3): datasync.CfnLocationS3 {
-    const role = new iam.Role(this, 'DestinationAccessRole', {
-      assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'),
-      description: 'DataSync writes the seed into the S3 Files file system\'s bucket',
-    });
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
-      resources: [into.bucket.bucketArn],
-    }));
-    const objects = into.bucket.arnForObjects(`${into.prefix}*`);
-    role.addToPolicy(new iam.PolicyStatement({
-      actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-      resources: [objects],
-    }));
+    const { location, role } = this.s3Location('Destination', 'DestinationAccessRole', 'DataSync writes the seed into the S3 Files file system\'s bucket', into.bucket, into.prefix,
+      ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'], 'DataSync writes the objects under the seed\'s key prefix of the file system\'s bucket, and only those.');
     // The seed's own names (its claim and manifest) are never DataSync's to write, whatever the source holds.
     role.addToPolicy(new iam.PolicyStatement({
       effect: iam.Effect.DENY,
@@ -216,14 +183,34 @@ export class DataSyncSeedRun extends Construct {
       resources: RESERVED_PATTERNS.map((pattern) => into.bucket.arnForObjects(`${into.prefix}${pattern}`)),
     }));
     into.bucket.encryptionKey?.grantEncryptDecrypt(role);
-    acknowledgeWildcard(role, nagResource(this, objects), 'DataSync writes the objects under the seed\'s key prefix of the file system\'s bucket, and only those.');
-    const location = new datasync.CfnLocationS3(this, 'Destination', {
-      s3BucketArn: into.bucket.bucketArn,
-      s3Config: { bucketAccessRoleArn: role.roleArn },
-      subdirectory: `/${into.prefix}`,
-    });
-    location.node.addDependency(role);
     return location;
+  }
+
+  /**
+   * An S3 location of the task at `prefix` of `bucket`, with a role of its own that may do
+   * `objectActions` on the objects there and list the bucket. The listing is not narrowed to the
+   * prefix: DataSync documents no prefix it lists with.
+   */
+  private s3Location(id: string, roleId: string, description: string, bucket: s3.IBucket, prefix: string, objectActions: string[], why: string):
+  { location: datasync.CfnLocationS3; role: iam.Role } {
+    const role = new iam.Role(this, roleId, { assumedBy: new iam.ServicePrincipal('datasync.amazonaws.com'), description });
+    role.addToPolicy(new iam.PolicyStatement({
+      actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+      resources: [bucket.bucketArn],
+    }));
+    const objects = bucket.arnForObjects(`${prefix}*`);
+    role.addToPolicy(new iam.PolicyStatement({ actions: objectActions, resources: [objects] }));
+    acknowledgeWildcard(role, nagResource(this, objects), why);
+    const location = new datasync.CfnLocationS3(this, id, {
+      s3BucketArn: bucket.bucketArn,
+      s3Config: { bucketAccessRoleArn: role.roleArn },
+      subdirectory: `/${prefix}`,
+    });
+    // CreateLocationS3 tests access with the role ("could not perform s3:ListObjectsV2" when it
+    // cannot), so the role's policies must exist first; the location names only the role, whose
+    // policies CloudFormation would otherwise create alongside it.
+    location.node.addDependency(role);
+    return { location, role };
   }
 
   private efsLocation(props: DataSyncIntoEfs): datasync.CfnLocationEFS {

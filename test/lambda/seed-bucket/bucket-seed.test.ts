@@ -248,23 +248,29 @@ test('a deadline stops new writes; the next run goes on from what the manifest r
   expect(await run(parseSourceSpec(dir), target)).toMatchObject({ written: 0, skipped: 30 });
 });
 
-test('a run records what it wrote before its end (a checkpoint), so a run killed midway leaves its objects recorded as the seed\'s', async () => {
-  const bucket = await newBucket();
-  const dir = tree(Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `${i}`])));
-  const opened = await openSource(parseSourceSpec(dir));
+/** `source`, stalled before its file number `files` (counting from 0) until `release` is called. */
+function stallAfter(source: EntrySource, files: number): { stalling: EntrySource; release: () => void } {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => { release = resolve; });
-  // The source stalls after its first 10 files, as a run that is killed there would never go on.
   const stalling: EntrySource = {
-    description: opened.source.description,
+    description: source.description,
     async *entries(): AsyncIterable<SeedEntry> {
-      let files = 0;
-      for await (const entry of opened.source.entries()) {
-        if (entry.type === 'file' && files++ === 10) await gate;
+      let seen = 0;
+      for await (const entry of source.entries()) {
+        if (entry.type === 'file' && seen++ === files) await gate;
         yield entry;
       }
     },
   };
+  return { stalling, release };
+}
+
+test('a run records what it wrote before its end (a checkpoint), so a run killed midway leaves its objects recorded as the seed\'s', async () => {
+  const bucket = await newBucket();
+  const dir = tree(Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${String(i).padStart(2, '0')}.txt`, `${i}`])));
+  const opened = await openSource(parseSourceSpec(dir));
+  // The source stalls after its first 10 files, as a run that is killed there would never go on.
+  const { stalling, release } = stallAfter(opened.source, 10);
   try {
     const running = seedBucket(s3, stalling, { bucket, prefix: '' }, { checkpointEveryMs: 0 });
     let recorded: string[] = [];
@@ -300,19 +306,8 @@ test('two runs on one place never save over each other\'s records: the later sav
   const older = tree(Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.txt`, `older ${i}`])));
   const newer = tree({ 'f0.txt': 'newer 0' });
   const opened = await openSource(parseSourceSpec(older));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
   // The older run has read the manifest and stalls; meanwhile the newer run (a rollback, another deploy) completes.
-  const stalling: EntrySource = {
-    description: opened.source.description,
-    async *entries(): AsyncIterable<SeedEntry> {
-      let files = 0;
-      for await (const entry of opened.source.entries()) {
-        if (entry.type === 'file' && files++ === 3) await gate;
-        yield entry;
-      }
-    },
-  };
+  const { stalling, release } = stallAfter(opened.source, 3);
   try {
     const olderRun = seedBucket(s3, stalling, target);
     await new Promise((r) => setTimeout(r, 300));

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <node_api.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -191,7 +192,24 @@ static void complete(napi_env env, napi_status status, void *data) {
   free_job(job);
 }
 
+// One name in the directory held open: never a path, nor one that leads out of it (NULL is no name).
+static bool is_one_name(const char *name) {
+  return name != NULL && name[0] != '\0' && strchr(name, '/') == NULL && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
 
+// The job on the thread pool, and the promise it settles; freed and refused where it cannot be queued.
+static napi_value queue_job(napi_env env, write_job *job, const char *call) {
+  char resource[64];
+  snprintf(resource, sizeof resource, "cdk-efs-kit:%s", call);
+  napi_value promise = js_queue_work(env, resource, execute, complete, job, &job->deferred, &job->work);
+  if (promise == NULL) {
+    free_job(job);
+    char message[96];
+    snprintf(message, sizeof message, "%s: the job could not be queued", call);
+    return js_type_error(env, message);
+  }
+  return promise;
+}
 
 // writeNewFile(dirFd, name, mode, content: Buffer | number (an open source file's descriptor), uid, gid, sourceBytes): Promise<number[]>
 static napi_value write_new_file(napi_env env, napi_callback_info info) {
@@ -222,8 +240,7 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
   job->uid = (uid_t)uid;
   job->gid = (gid_t)gid;
   job->name = js_string_copy(env, argv[1]);
-  // One name in the directory held open: never a path, nor one that leads out of it.
-  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
+  if (!is_one_name(job->name)) {
     free_job(job);
     return js_type_error(env, "writeNewFile: the name must be one path component (not . or ..) with no NUL");
   }
@@ -249,12 +266,7 @@ static napi_value write_new_file(napi_env env, napi_callback_info info) {
     return js_type_error(env, "writeNewFile: the source must be an open descriptor, with a size of 0 or more");
   }
 
-  napi_value promise = js_queue_work(env, "cdk-efs-kit:writeNewFile", execute, complete, job, &job->deferred, &job->work);
-  if (promise == NULL) {
-    free_job(job);
-    return js_type_error(env, "writeNewFile: the job could not be queued");
-  }
-  return promise;
+  return queue_job(env, job, "writeNewFile");
 }
 
 // writeNewFileBeneath(dirFd, name, sourceRoot, sourcePath, uid, gid, limit): Promise<number[]>: writeNewFile
@@ -286,7 +298,7 @@ static napi_value write_new_file_beneath(napi_env env, napi_callback_info info) 
   job->gid = (gid_t)gid;
   job->name = js_string_copy(env, argv[1]);
   job->source_path = js_string_copy(env, argv[3]);
-  if (job->name == NULL || job->name[0] == '\0' || strchr(job->name, '/') != NULL || strcmp(job->name, ".") == 0 || strcmp(job->name, "..") == 0) {
+  if (!is_one_name(job->name)) {
     free_job(job);
     return js_type_error(env, "writeNewFileBeneath: the name must be one path component (not . or ..) with no NUL");
   }
@@ -303,12 +315,7 @@ static napi_value write_new_file_beneath(napi_env env, napi_callback_info info) 
     free_job(job);
     return js_type_error(env, "writeNewFileBeneath: the source path must be relative, of parts that are not empty, . or .., with no NUL");
   }
-  napi_value promise = js_queue_work(env, "cdk-efs-kit:writeNewFileBeneath", execute, complete, job, &job->deferred, &job->work);
-  if (promise == NULL) {
-    free_job(job);
-    return js_type_error(env, "writeNewFileBeneath: the job could not be queued");
-  }
-  return promise;
+  return queue_job(env, job, "writeNewFileBeneath");
 }
 
 NAPI_MODULE_INIT() {
