@@ -14,7 +14,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { AccessLevel, AccessPointPreset, IMountableFileSystem, ${cls} } from ${JSON.stringify(LIB)};
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { AccessLevel, AccessPointPreset, IMountableFileSystem, SeedEngine, SeedSource, ${cls} } from ${JSON.stringify(LIB)};
 
 const stack = new Stack(new App(), 'S');
 const vpc = new ec2.Vpc(stack, 'Vpc', { maxAzs: 2 });
@@ -28,6 +29,10 @@ const task = new ecs.FargateTaskDefinition(stack, 'Task');
 task.addContainer('app', { image: ecs.ContainerImage.fromRegistry('public.ecr.aws/nginx/nginx:stable') });
 files.mountOnEcsTask(task, web, { containerPath: '/data' });
 files.grantAccess(task.taskRole, AccessLevel.READ_ONLY, web);
+// Each kind declares its own seed options; these compile with both (at synth, S3 Files takes an
+// access point only with through: SeedThrough.MOUNT, and says so).
+files.addSeed('Datasets', { accessPoint: web, source: SeedSource.s3(new s3.Bucket(stack, 'Sources'), 'datasets/'), engine: SeedEngine.dataSync() });
+files.addProbe('Probe');
 const helpers: IMountableFileSystem = files;
 helpers.grantClientAccess(fn, AccessLevel.READ_ONLY);
 export const names = [helpers.fileSystemDnsName, helpers.mountTargetDnsName('zone')];
