@@ -105,7 +105,7 @@ describeWithFuse('efs-sim', () => {
     expect(seen.map((_, i) => fs.lstatSync(path.join(s.mount, `f${i}`)).mtimeMs)).toEqual(seen);
     // What a lookup after the kernel dropped the inode reads (an EFS client's fstat would have read it too):
     // never earlier than the writer's, later as a rule, the same where the kernel sent its own time back
-    // (it did once, on a machine under load).
+    // (it did once, in a full test run).
     seen.forEach((mtimeMs, i) => expect(fs.lstatSync(path.join(s.backing, `f${i}`)).mtimeMs).toBeGreaterThanOrEqual(mtimeMs));
   });
 
