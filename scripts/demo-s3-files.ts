@@ -15,6 +15,7 @@ import { smallFileTree, Workload } from '../bench/lib/workloads';
 import { EfsSim, startEfsSim } from '../tools/efs-sim/mount';
 import { Moto, motoInstalled, startMoto } from '../tools/moto/server';
 import { efsSimRemedy, prepareEfsSim } from './demo-efs-sim';
+import { stopRunningClis } from './demo-cli';
 import { probeOutcome, probeS3FilesMount } from './demo-s3-files-probe';
 import { DemoBucket, differences, filesUnder, objectsInBucket, seedBucket, viewThroughMount } from './demo-s3-files-seed';
 
@@ -31,6 +32,7 @@ let cleaning: Promise<void> | undefined;
 function cleanUp(): Promise<void> {
   cleaning ??= (async () => {
     console.log('\n== Cleaning up');
+    await stopRunningClis();
     for (let c = cleanups.pop(); c; c = cleanups.pop()) {
       try {
         await c.undo();
